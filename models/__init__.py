@@ -1,0 +1,39 @@
+"""Geometry, puzzles, the model builder and text formats: everything but solving."""
+
+from .formats import (
+    Entry,
+    ParseError,
+    format_candidates,
+    format_grid,
+    format_line,
+    parse_puzzle,
+    read_file,
+    read_text,
+)
+from .geometry import BOX_SHAPES, SIZES, Geometry, Unit, geometry
+from .model import AllDifferent, Constraint, Model, build_model
+from .puzzle import Clash, Grid, Puzzle, is_solution
+
+__all__ = [
+    "BOX_SHAPES",
+    "SIZES",
+    "AllDifferent",
+    "Clash",
+    "Constraint",
+    "Entry",
+    "Geometry",
+    "Grid",
+    "Model",
+    "ParseError",
+    "Puzzle",
+    "Unit",
+    "build_model",
+    "format_candidates",
+    "format_grid",
+    "format_line",
+    "geometry",
+    "is_solution",
+    "parse_puzzle",
+    "read_file",
+    "read_text",
+]

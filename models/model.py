@@ -1,0 +1,83 @@
+"""The model a backend consumes: variables with domains, and constraints.
+
+The model knows nothing of solving. It is built once from a puzzle and handed unchanged
+to any backend; no backend re-derives Sudoku rules by itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .geometry import Geometry
+from .puzzle import Puzzle
+
+
+@dataclass(frozen=True)
+class AllDifferent:
+    """The cells of one unit take pairwise different values."""
+
+    cells: tuple[int, ...]
+    name: str
+
+    kind = "alldifferent"
+
+
+#: Every constraint type a model can hold; later issues add ``Sum`` for cages.
+Constraint = AllDifferent
+
+
+@dataclass(frozen=True)
+class Model:
+    """Variables (one per cell), their domains, and the constraints over them.
+
+    ``domains[cell]`` is the ascending tuple of values the cell may take: the given alone
+    for a given, 1..n otherwise. Constraints come from the geometry's units, so a variant
+    with extra units (diagonals, jigsaw regions) needs no change in any backend.
+    """
+
+    puzzle: Puzzle
+    domains: tuple[tuple[int, ...], ...]
+    constraints: tuple[Constraint, ...]
+
+    @property
+    def geometry(self) -> Geometry:
+        """The puzzle's geometry."""
+        return self.puzzle.geometry
+
+    @property
+    def size(self) -> int:
+        """Values are 1..size."""
+        return self.puzzle.geometry.size
+
+    @property
+    def variables(self) -> range:
+        """One variable per cell, named by its index."""
+        return self.puzzle.geometry.cells
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """The constraint kinds used, so a backend can say whether it accepts them."""
+        return frozenset(c.kind for c in self.constraints)
+
+    @property
+    def givens(self) -> tuple[int, ...]:
+        """The puzzle's givens (0 = blank)."""
+        return self.puzzle.givens
+
+
+def _constraints_of(geometry: Geometry) -> tuple[Constraint, ...]:
+    # Cached on the geometry object itself (immutable, shared), so building a model
+    # per puzzle costs only the domains.
+    cached = geometry.__dict__.get("_constraints")
+    if cached is None:
+        cached = tuple(AllDifferent(u.cells, u.name) for u in geometry.units)
+        object.__setattr__(geometry, "_constraints", cached)
+    return cached
+
+
+def build_model(puzzle: Puzzle) -> Model:
+    """The model of a puzzle: a variable per cell, AllDifferent for every unit."""
+    full = tuple(puzzle.geometry.values)
+    singletons = {v: (v,) for v in full}
+    domains = tuple(singletons[v] if v else full for v in puzzle.givens)
+    return Model(puzzle, domains, _constraints_of(puzzle.geometry))

@@ -1,0 +1,327 @@
+"""The native engine, Python reference: candidates as bit masks, propagate, then guess.
+
+This is the readable implementation a teacher can show; the compiled core must match it
+solution for solution and count for count.
+
+State
+    ``masks[cell]`` holds the cell's candidates, bit ``v-1`` for value ``v``.
+    ``placed[cell]`` is 1 once a value has been placed in the cell (then its mask is that
+    value's bit alone). A cell whose mask becomes 0 is a contradiction: the state is dead.
+
+Propagation (what placing value ``v`` in a cell does), weakest first:
+    ``none``     check only: the placement is refused if a peer already holds ``v``
+                 (plain backtracking; candidates are never pruned).
+    ``forward``  forward checking: ``v`` is removed from the candidates of every peer; a
+                 peer left with no candidate is a contradiction.
+    ``singles``  forward, and every cell left with one candidate (a *naked single*) is
+                 placed in turn, to a fixpoint.
+    ``hidden``   singles, and every value with one place left in a unit (a *hidden
+                 single*) is placed there, to a fixpoint; a value with no place left in a
+                 unit is a contradiction. The default.
+    These rules only ever remove candidates, so the fixpoint (or the contradiction) does
+    not depend on the order they are applied in: a second implementation may propagate in
+    any order and reach the same states.
+
+Order (which cell the search branches on):
+    ``mrv``    the unplaced cell with the fewest candidates, lowest index on ties (default).
+    ``first``  the first unplaced cell, row-major.
+    Under ``none`` no candidate is ever removed, so ``mrv`` ties everywhere and picks the
+    same cell as ``first``.
+
+Search
+    Depth-first with an explicit stack. The root is the empty grid with every given placed
+    (in cell order, each with the chosen propagation). At each state the search picks one
+    cell and tries its candidates in ascending order; each candidate is placed in a copy
+    of the state and propagated. If every candidate of that one cell fails, the state is
+    dead (no other cell needs to be tried). A state with every cell placed is a solution;
+    the search goes on until ``limit`` solutions are found, the space is exhausted, or the
+    deadline passes.
+
+Statistics (defined so that another implementation can match them exactly)
+    ``nodes``       states reached without contradiction: the root (when its propagation
+                    succeeds) plus every guess whose propagation succeeds.
+    ``guesses``     candidate values tried at branching cells, whether their propagation
+                    succeeded or not.
+    ``backtracks``  branching cells abandoned after all their candidates were tried: each
+                    time the search returns past a cell to the choice before it.
+    Solutions are grids, returned in the order the search finds them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden")
+ORDERS: tuple[str, ...] = ("mrv", "first")
+
+#: How often (in guesses) the search looks at the clock; a power of two minus one.
+_CLOCK_EVERY = 255
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one search found: solutions, whether it finished, and its counters."""
+
+    solutions: tuple[tuple[int, ...], ...]
+    complete: bool  # the search space was exhausted: the count is exact
+    timed_out: bool  # the deadline stopped the search
+    nodes: int
+    guesses: int
+    backtracks: int
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Everything about a grid shape the engine needs, derived once per shape."""
+
+    size: int
+    units: tuple[tuple[int, ...], ...]
+    units_of: tuple[tuple[int, ...], ...]
+    peers: tuple[tuple[int, ...], ...]
+    full: int  # mask with every value
+
+
+@lru_cache(maxsize=32)
+def tables(size: int, units: tuple[tuple[int, ...], ...]) -> Tables:
+    """Peers and unit membership of every cell, for a size and a list of units."""
+    count = size * size
+    units_of: list[list[int]] = [[] for _ in range(count)]
+    peer_sets: list[set[int]] = [set() for _ in range(count)]
+    for index, unit in enumerate(units):
+        for cell in unit:
+            units_of[cell].append(index)
+            peer_sets[cell].update(unit)
+    peers = tuple(tuple(sorted(s - {c})) for c, s in enumerate(peer_sets))
+    return Tables(size, units, tuple(map(tuple, units_of)), peers, (1 << size) - 1)
+
+
+class Engine:
+    """Propagate-and-backtrack search over one grid shape with fixed knobs.
+
+    >>> from sudokulab.models import geometry
+    >>> units = tuple(u.cells for u in geometry(4).units)
+    >>> engine = Engine(4, units, propagation="hidden", order="mrv")
+    >>> out = engine.search([1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1], limit=2)
+    >>> out.solutions, out.complete
+    (((1, 2, 4, 3, 4, 3, 1, 2, 3, 1, 2, 4, 2, 4, 3, 1),), True)
+    """
+
+    def __init__(
+        self,
+        size: int,
+        units: tuple[tuple[int, ...], ...],
+        propagation: str = "hidden",
+        order: str = "mrv",
+    ) -> None:
+        if propagation not in PROPAGATIONS:
+            raise ValueError(
+                f"unknown propagation {propagation!r}: choose one of {', '.join(PROPAGATIONS)}"
+            )
+        if order not in ORDERS:
+            raise ValueError(f"unknown order {order!r}: choose one of {', '.join(ORDERS)}")
+        self.tables = tables(size, units)
+        self.propagation = propagation
+        self.order = order
+        self._place = {
+            "none": self._place_check,
+            "forward": self._place_forward,
+            "singles": self._place_singles,
+            "hidden": self._place_singles,
+        }[propagation]
+        self._hidden = propagation == "hidden"
+        self._choose = self._choose_mrv if order == "mrv" else self._choose_first
+        # Under singles/hidden an unplaced cell always keeps two or more candidates, so a
+        # cell with two is already the best MRV can find; under forward, one.
+        self._fewest_possible = 2 if propagation in ("singles", "hidden") else 1
+
+    # -- placing a value: the four propagation levels ---------------------------------
+
+    def _place_check(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
+        """Plain backtracking: place ``bit`` unless a peer already holds it."""
+        for p in self.tables.peers[cell]:
+            if placed[p] and masks[p] == bit:
+                return False
+        masks[cell] = bit
+        placed[cell] = 1
+        return True
+
+    def _place_forward(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
+        """Forward checking: place ``bit`` and remove it from every peer's candidates."""
+        if not masks[cell] & bit:
+            return False
+        masks[cell] = bit
+        placed[cell] = 1
+        for p in self.tables.peers[cell]:
+            m = masks[p]
+            if m & bit:
+                m ^= bit
+                if not m:
+                    return False
+                masks[p] = m
+        return True
+
+    def _place_singles(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
+        """Place ``bit``, then naked (and, under ``hidden``, hidden) singles to a fixpoint."""
+        peers = self.tables.peers
+        units_of = self.tables.units_of
+        hidden = self._hidden
+        queue = [(cell, bit)]
+        dirty: set[int] = set()  # units whose candidates changed: hidden-single suspects
+        while queue:
+            while queue:
+                c, b = queue.pop()
+                if placed[c]:
+                    if masks[c] != b:
+                        return False
+                    continue
+                if not masks[c] & b:
+                    return False
+                masks[c] = b
+                placed[c] = 1
+                if hidden:
+                    dirty.update(units_of[c])
+                for p in peers[c]:
+                    m = masks[p]
+                    if m & b:
+                        m ^= b
+                        if not m:
+                            return False
+                        masks[p] = m
+                        if not m & (m - 1):  # one candidate left: a naked single
+                            queue.append((p, m))
+                        if hidden:
+                            dirty.update(units_of[p])
+            if dirty and not self._hidden_singles(masks, placed, dirty, queue):
+                return False
+            dirty.clear()
+        return True
+
+    def _hidden_singles(
+        self, masks: list[int], placed: bytearray, dirty: set[int], queue: list
+    ) -> bool:
+        """Queue every value with one place left in a dirty unit; False on a contradiction."""
+        units = self.tables.units
+        full = self.tables.full
+        for u in dirty:
+            once = twice = 0
+            for c in units[u]:
+                m = masks[c]
+                twice |= once & m
+                once |= m
+            if once != full:  # some value has no place left in this unit
+                return False
+            only = once & ~twice
+            if only:
+                for c in units[u]:
+                    m = masks[c] & only
+                    if m and not placed[c]:
+                        if m & (m - 1):  # the only place for two values at once
+                            return False
+                        queue.append((c, m))
+        return True
+
+    # -- choosing the cell to branch on ------------------------------------------------
+
+    def _choose_first(self, masks: list[int], placed: bytearray) -> int:
+        """The first unplaced cell, or -1 when every cell is placed."""
+        return placed.find(0)
+
+    def _choose_mrv(self, masks: list[int], placed: bytearray) -> int:
+        """The unplaced cell with the fewest candidates (lowest index on ties), or -1."""
+        best = placed.find(0)
+        if best < 0:
+            return -1
+        fewest = masks[best].bit_count()
+        floor = self._fewest_possible
+        if fewest <= floor:
+            return best
+        for c in range(best + 1, len(masks)):
+            if not placed[c]:
+                k = masks[c].bit_count()
+                if k < fewest:
+                    best, fewest = c, k
+                    if k <= floor:
+                        break
+        return best
+
+    # -- search ------------------------------------------------------------------------
+
+    def root(self, givens: list[int] | tuple[int, ...]) -> tuple[list[int], bytearray] | None:
+        """The state with every given placed and propagated, or None on a contradiction."""
+        t = self.tables
+        masks = [t.full] * len(givens)
+        placed = bytearray(len(givens))
+        for cell, value in enumerate(givens):
+            if value and not placed[cell]:
+                if not self._place(masks, placed, cell, 1 << (value - 1)):
+                    return None
+            elif value and masks[cell] != 1 << (value - 1):
+                return None  # propagation placed a different value here
+        return masks, placed
+
+    def search(
+        self,
+        givens: list[int] | tuple[int, ...],
+        limit: int | None = 1,
+        deadline: float | None = None,
+    ) -> Outcome:
+        """Find up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)."""
+        if limit is not None and limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        solutions: list[tuple[int, ...]] = []
+        nodes = guesses = backtracks = 0
+        start = self.root(givens)
+        if start is None:
+            return Outcome((), True, False, 0, 0, 0)
+        place, choose = self._place, self._choose
+        clock = time.perf_counter
+        # A frame is [masks, placed, cell, candidates not yet tried] of a branching cell.
+        stack: list[list] = []
+        masks, placed = start
+        while True:
+            # (masks, placed) is a consistent state: a node.
+            nodes += 1
+            cell = choose(masks, placed)
+            if cell < 0:
+                solutions.append(tuple(m.bit_length() for m in masks))
+                if limit is not None and len(solutions) >= limit:
+                    return Outcome(tuple(solutions), False, False, nodes, guesses, backtracks)
+            else:
+                stack.append([masks, placed, cell, masks[cell]])
+            # Find the next candidate whose propagation succeeds.
+            while stack:
+                frame = stack[-1]
+                untried = frame[3]
+                if not untried:
+                    stack.pop()
+                    backtracks += 1
+                    continue
+                bit = untried & -untried
+                untried ^= bit
+                frame[3] = untried
+                guesses += 1
+                if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
+                    return Outcome(tuple(solutions), False, True, nodes, guesses, backtracks)
+                if untried:
+                    masks, placed = frame[0][:], frame[1][:]
+                else:  # last candidate: the frame's state is never needed again
+                    masks, placed = frame[0], frame[1]
+                if place(masks, placed, frame[2], bit):
+                    break
+            else:
+                return Outcome(tuple(solutions), True, False, nodes, guesses, backtracks)
+
+
+def search(
+    size: int,
+    units: tuple[tuple[int, ...], ...],
+    givens: list[int] | tuple[int, ...],
+    propagation: str = "hidden",
+    order: str = "mrv",
+    limit: int | None = 1,
+    deadline: float | None = None,
+) -> Outcome:
+    """Solve one grid with the reference engine (see the module docstring)."""
+    return Engine(size, units, propagation, order).search(givens, limit, deadline)

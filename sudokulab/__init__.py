@@ -1,0 +1,54 @@
+"""sudokulab: a declarative constraint-programming front end for Sudoku.
+
+Describe a puzzle once as a model of cells, units and constraints; solve it with
+interchangeable backends; verify every answer independently.
+
+>>> from sudokulab import solve, is_solution
+>>> r = solve("..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9")
+>>> "".join(map(str, r.solution))
+'987654321246173985351928746128537694634892157795461832519286473472319568863745219'
+"""
+
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
+
+try:
+    __version__ = _version("sudokulab")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+
+from .api import as_puzzle, count, solve
+from .backends import Result, Status, backend_names, get_backend
+from .models import (
+    Geometry,
+    Model,
+    ParseError,
+    Puzzle,
+    build_model,
+    geometry,
+    is_solution,
+    parse_puzzle,
+    read_file,
+    read_text,
+)
+
+__all__ = [
+    "Geometry",
+    "Model",
+    "ParseError",
+    "Puzzle",
+    "Result",
+    "Status",
+    "__version__",
+    "as_puzzle",
+    "backend_names",
+    "build_model",
+    "count",
+    "geometry",
+    "get_backend",
+    "is_solution",
+    "parse_puzzle",
+    "read_file",
+    "read_text",
+    "solve",
+]
