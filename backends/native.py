@@ -43,9 +43,7 @@ class NativeBackend:
         start = time.perf_counter()
         units = tuple(c.cells for c in model.constraints)
         deadline = None if timeout is None else start + timeout
-        out = self._search(
-            model.size, units, model.givens, propagation, order, limit, deadline
-        )
+        out = self._search(model.size, units, model.givens, propagation, order, limit, deadline)
         elapsed = time.perf_counter() - start
         return Result(
             backend=self.name,

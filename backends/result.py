@@ -15,7 +15,7 @@ class Status(StrEnum):
     SOLVED = "solved"  # at least one solution (unique if the count was checked)
     UNSOLVABLE = "unsolvable"  # the search finished and found none
     MULTIPLE = "multiple"  # a uniqueness check found more than one
-    TIMEOUT = "timeout"  # the deadline stopped the search first
+    TIMEOUT = "timeout"  # the deadline stopped the search (solutions found so far are kept)
     ERROR = "error"  # the backend failed; ``message`` says why
     INVALID = "invalid"  # the givens break the rules; ``message`` names the clash
 
@@ -75,11 +75,15 @@ class Result:
 
 
 def status_of(count: int, exact: bool, timed_out: bool) -> Status:
-    """The status a search's outcome earns (one rule for every backend)."""
-    if count >= 2:
-        return Status.MULTIPLE
+    """The status a search's outcome earns (one rule for every backend).
+
+    A search stopped by its deadline is a timeout whatever it found (its solutions and
+    lower-bound count are still kept in the result).
+    """
     if timed_out:
         return Status.TIMEOUT
+    if count >= 2:
+        return Status.MULTIPLE
     if count == 1:
         return Status.SOLVED
     return Status.UNSOLVABLE if exact else Status.TIMEOUT

@@ -121,7 +121,8 @@ class Geometry:
         return tuple(u.cells for u in self.units)
 
     def __repr__(self) -> str:
-        return f"Geometry(size={self.size}, box={self.box_rows}x{self.box_cols}, units={len(self.units)})"
+        box = f"{self.box_rows}x{self.box_cols}"
+        return f"Geometry(size={self.size}, box={box}, units={len(self.units)})"
 
 
 def cell_name(geometry: Geometry, cell: int) -> str:

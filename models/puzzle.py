@@ -23,11 +23,11 @@ class Clash:
     def __str__(self) -> str:
         a = self.geometry.cell_name(self.first)
         b = self.geometry.cell_name(self.second)
-        return f"{self.unit.name}: {a} and {b} are both {_symbol(self.value)}"
+        return f"{self.unit.name}: {a} and {b} are both {symbol(self.value)}"
 
 
-def _symbol(value: int) -> str:
-    """The character for a value: 1-9, then A-Z for sizes above 9."""
+def symbol(value: int) -> str:
+    """The character for a value: 1-9, then A-Z for sizes above 9 (10 = A, 25 = P)."""
     return str(value) if value < 10 else chr(ord("A") + value - 10)
 
 
@@ -47,10 +47,10 @@ class Puzzle:
         n = self.geometry.size
         if len(self.givens) != n * n:
             raise ValueError(f"a {n}x{n} puzzle needs {n * n} cells, got {len(self.givens)}")
-        for cell, value in enumerate(self.givens):
-            if not 0 <= value <= n:
-                name = self.geometry.cell_name(cell)
-                raise ValueError(f"{name}: value {value} is outside 1..{n}")
+        if self.givens and (min(self.givens) < 0 or max(self.givens) > n):
+            cell = next(c for c, v in enumerate(self.givens) if not 0 <= v <= n)
+            name = self.geometry.cell_name(cell)
+            raise ValueError(f"{name}: value {self.givens[cell]} is outside 1..{n}")
 
     @classmethod
     def from_grid(cls, grid: list[int] | tuple[int, ...], geom: Geometry | None = None) -> Puzzle:
@@ -88,7 +88,7 @@ class Puzzle:
         return found
 
     def __str__(self) -> str:
-        return "".join(_symbol(v) if v else "." for v in self.givens)
+        return "".join(symbol(v) if v else "." for v in self.givens)
 
 
 def is_solution(puzzle: Puzzle, grid: Grid | list[int] | None) -> bool:

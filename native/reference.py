@@ -131,7 +131,10 @@ class Engine:
             "hidden": self._place_singles,
         }[propagation]
         self._hidden = propagation == "hidden"
-        self._choose = self._choose_mrv if order == "mrv" else self._choose_first
+        # Under none every unplaced cell keeps all its candidates: mrv ties everywhere and
+        # picks the first unplaced cell, so skip the scan.
+        use_mrv = order == "mrv" and propagation != "none"
+        self._choose = self._choose_mrv if use_mrv else self._choose_first
         # Under singles/hidden an unplaced cell always keeps two or more candidates, so a
         # cell with two is already the best MRV can find; under forward, one.
         self._fewest_possible = 2 if propagation in ("singles", "hidden") else 1

@@ -27,7 +27,8 @@ def solve(
     puzzle is a status, not an exception. ``options`` go to the backend (for the native
     engine: ``propagation`` and ``order``).
 
-    >>> r = solve("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......")
+    >>> r = solve("4.....8.5.3..........7......2.....6.....8.4......1......."
+    ...           "6.3.7.5..2.....1.4......")
     >>> r.status, r.count
     (<Status.SOLVED: 'solved'>, 1)
     """

@@ -1,0 +1,247 @@
+"""The ``sudokulab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import __version__
+from .api import solve
+from .backends import Result, Status, backend_names
+from .models import SIZES, Entry, ParseError, format_grid, format_line, read_file, read_text
+from .native import ORDERS, PROPAGATIONS
+
+#: Exit statuses: everything solved / some puzzle not solved / bad input.
+EXIT_OK, EXIT_UNSOLVED, EXIT_BAD_INPUT = 0, 1, 2
+
+SOLVE_EXAMPLES = """\
+examples:
+  sudokulab solve 4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......
+  sudokulab solve puzzles.txt --format grid
+  echo '....5.264..7..9..35..62....8......9.7..34..86.....2.3....9.....9.476........3....' \\
+      | sudokulab solve
+  sudokulab solve puzzles.txt --propagation none --order first --timeout 5 --stats
+  sudokulab solve puzzle.txt --unique
+
+exit status: 0 every puzzle solved, 1 some puzzle had no solution, timed out or (with
+--unique) had several, 2 bad input (unreadable text, clashing givens, bad option).
+"""
+
+
+class UsageError(Exception):
+    """Bad input on the command line: reported in one line, exit status 2."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One puzzle to solve and where it came from."""
+
+    entry: Entry
+    label: str
+
+
+def _read_inputs(inputs: Sequence[str], size: int | None) -> list[Entry]:
+    """Every puzzle named by the arguments: puzzle texts, files, or ``-`` for stdin."""
+    if not inputs:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError("no puzzle given: pass a puzzle, a file, or - to read stdin")
+        inputs = ["-"]
+    entries: list[Entry] = []
+    for number, arg in enumerate(inputs, 1):
+        if arg == "-":
+            entries += read_text(sys.stdin.read(), source="<stdin>", size=size)
+        elif os.path.exists(arg):
+            entries += read_file(arg, size=size)
+        else:
+            try:
+                entries += read_text(arg, source=f"argument {number}", size=size)
+            except ParseError as err:
+                raise UsageError(f"{arg!r} is neither a file nor a puzzle ({err})") from None
+    if not entries:
+        raise UsageError("no puzzle found in the input")
+    return entries
+
+
+def _label(entry: Entry, many: bool) -> str:
+    return f"{entry.source} line {entry.line}" if many else "puzzle"
+
+
+def _render(result: Result, entry: Entry, fmt: str) -> str:
+    grid = result.solution
+    assert grid is not None
+    return format_grid(grid, entry.puzzle.geometry) if fmt == "grid" else format_line(grid)
+
+
+def _stats_line(label: str, result: Result) -> str:
+    parts = [f"{label}: {result.status}", f"{result.time * 1000:.3f} ms"]
+    for key in ("nodes", "guesses", "backtracks"):
+        if key in result.stats:
+            parts.append(f"{key} {result.stats[key]}")
+    if result.unique is not None:
+        parts.append("unique" if result.unique else "not unique")
+    return ", ".join(parts)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    """Solve every puzzle given; print solutions on stdout, problems on stderr."""
+    entries = _read_inputs(args.puzzles, args.size)
+    options = {}
+    if args.propagation:
+        options["propagation"] = args.propagation
+    if args.order:
+        options["order"] = args.order
+    limit = args.limit if args.count else 2 if args.unique else 1
+    many = len(entries) > 1
+    worst = EXIT_OK
+    first_grid = True
+    for entry in entries:
+        label = _label(entry, many)
+        result = solve(entry.puzzle, args.backend, limit, args.timeout, **options)
+        if args.stats:
+            print(_stats_line(label, result), file=sys.stderr)
+        if result.status is Status.INVALID:
+            print(f"sudokulab: {label}: invalid puzzle: {result.message}", file=sys.stderr)
+            worst = max(worst, EXIT_BAD_INPUT)
+            continue
+        if args.count:
+            if result.status is Status.TIMEOUT or result.status is Status.ERROR:
+                print(
+                    f"sudokulab: {label}: {result.status} after {result.count} solution(s)",
+                    file=sys.stderr,
+                )
+                worst = max(worst, EXIT_UNSOLVED)
+            else:
+                print(f"{result.count}{'' if result.exact else '+'}")
+            continue
+        if not result.solutions:
+            reason = "no solution" if result.status is Status.UNSOLVABLE else str(result.status)
+            detail = f" ({result.message})" if result.message else ""
+            print(f"sudokulab: {label}: {reason}{detail}", file=sys.stderr)
+            worst = max(worst, EXIT_UNSOLVED)
+            continue
+        text = _render(result, entry, args.format)
+        if args.unique:
+            verdict = {True: "unique", False: "multiple", None: "unknown"}[result.unique]
+            text += ("\n" if args.format == "grid" else " ") + verdict
+            if result.unique is not True:
+                worst = max(worst, EXIT_UNSOLVED)
+        if args.format == "grid" and not first_grid:
+            print()
+        print(text)
+        first_grid = False
+    return worst
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="sudokulab",
+        description="A declarative constraint-programming front end for Sudoku.",
+    )
+    parser.add_argument("--version", action="version", version=f"sudokulab {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = commands.add_parser(
+        "solve",
+        help="solve puzzles given as text, files or stdin",
+        description="Solve puzzles. Each PUZZLE is a puzzle text, a file (one or many "
+        "puzzles: lines, grids or CSV), or - for standard input; with none, stdin is read.",
+        epilog=SOLVE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("puzzles", nargs="*", metavar="PUZZLE")
+    p.add_argument(
+        "--format",
+        choices=("line", "grid"),
+        default="line",
+        help="how solutions are printed (default: line)",
+    )
+    check = p.add_mutually_exclusive_group()
+    check.add_argument(
+        "--unique",
+        action="store_true",
+        help="also check uniqueness; print 'unique' or 'multiple' after each solution",
+    )
+    check.add_argument(
+        "--count",
+        action="store_true",
+        help="print the number of solutions instead (N+ when --limit stopped it)",
+    )
+    p.add_argument(
+        "--limit",
+        type=_positive_int,
+        default=1000,
+        help="most solutions --count looks for (default: 1000)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=backend_names(),
+        default="native-py",
+        help="which solver (default: native-py)",
+    )
+    p.add_argument(
+        "--propagation", choices=PROPAGATIONS, help="native engine propagation (default: hidden)"
+    )
+    p.add_argument("--order", choices=ORDERS, help="native engine cell order (default: mrv)")
+    p.add_argument(
+        "--timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="give up on a puzzle after this long",
+    )
+    p.add_argument(
+        "--size", type=int, choices=SIZES, help="grid size, when the text alone is ambiguous"
+    )
+    p.add_argument(
+        "--stats",
+        action="store_true",
+        help="print status, time and search counters of each puzzle on stderr",
+    )
+    p.set_defaults(handler=cmd_solve)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except (ParseError, UsageError) as err:
+        print(f"sudokulab: error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("sudokulab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); stop quietly like other filters.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
