@@ -20,11 +20,15 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 from .api import as_puzzle, count, solve
 from .backends import Result, Status, backend_names, get_backend
 from .models import (
+    Entry,
     Geometry,
     Model,
     ParseError,
     Puzzle,
     build_model,
+    format_candidates,
+    format_grid,
+    format_line,
     geometry,
     is_solution,
     parse_puzzle,
@@ -33,6 +37,7 @@ from .models import (
 )
 
 __all__ = [
+    "Entry",
     "Geometry",
     "Model",
     "ParseError",
@@ -44,6 +49,9 @@ __all__ = [
     "backend_names",
     "build_model",
     "count",
+    "format_candidates",
+    "format_grid",
+    "format_line",
     "geometry",
     "get_backend",
     "is_solution",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,11 +59,18 @@ def _read_inputs(inputs: Sequence[str], size: int | None) -> list[Entry]:
         else:
             try:
                 entries += read_text(arg, source=f"argument {number}", size=size)
-            except ParseError as err:
-                raise UsageError(f"{arg!r} is neither a file nor a puzzle ({err})") from None
+            except ParseError:
+                if _looks_like_path(arg):
+                    raise UsageError(f"{arg}: no such file") from None
+                raise
     if not entries:
         raise UsageError("no puzzle found in the input")
     return entries
+
+
+def _looks_like_path(arg: str) -> bool:
+    """A folder separator or a file extension: the user meant a file, not a puzzle."""
+    return os.sep in arg or re.search(r"\.[A-Za-z]\w*$", arg) is not None
 
 
 def _label(entry: Entry, many: bool) -> str:

@@ -8,6 +8,7 @@ from itertools import product
 from pathlib import Path
 
 import pytest
+from helpers import random_solution, two_solution_grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -89,30 +90,11 @@ def test_every_combination_counts_the_same(propagation, order):
     assert all(is_solution(Puzzle.from_grid([0] * 16), s) for s in result.solutions)
 
 
-def _two_solution_puzzle(solution: tuple[int, ...]) -> tuple[int, ...]:
-    """Blank a deadly rectangle (a b / b a over two boxes of one band): two solutions."""
-    g = geometry(9)
-    for r1, r2 in product(range(9), repeat=2):
-        if r1 >= r2 or r1 // 3 != r2 // 3:
-            continue
-        for c1, c2 in product(range(9), repeat=2):
-            if c1 >= c2 or c1 // 3 == c2 // 3:
-                continue
-            a, b = solution[r1 * 9 + c1], solution[r1 * 9 + c2]
-            if solution[r2 * 9 + c1] == b and solution[r2 * 9 + c2] == a:
-                grid = list(solution)
-                for r, c in product((r1, r2), (c1, c2)):
-                    grid[r * 9 + c] = 0
-                assert g.cell_count == len(grid)
-                return tuple(grid)
-    raise AssertionError("no deadly rectangle in this grid")
-
-
 @pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
 def test_count_two_zero_and_limit(propagation, order):
     knobs = {"propagation": propagation, "order": order}
     seed = _seeds()[0]
-    two = Puzzle.from_grid(_two_solution_puzzle(seed.solution))
+    two = Puzzle.from_grid(two_solution_grid(seed.solution))
     assert count(two, **knobs) == 2
     result = solve(two, limit=5, **knobs)
     assert result.status == "multiple" and result.exact and result.unique is False
@@ -168,24 +150,6 @@ def test_engine_rejects_unknown_knobs():
         Engine(4, units).search([0] * 16, limit=0)
 
 
-def _random_solution(size: int, rng: random.Random) -> list[int]:
-    """A random solved grid, built from the pattern solution by symmetry-preserving shuffles."""
-    g = geometry(size)
-    br, bc = g.box_rows, g.box_cols
-
-    def pattern(r: int, c: int) -> int:
-        return (bc * (r % br) + r // br + c) % size
-
-    def shuffled(groups: int, per: int) -> list[int]:
-        order = rng.sample(range(groups), groups)
-        return [g_ * per + i for g_ in order for i in rng.sample(range(per), per)]
-
-    rows = shuffled(size // br, br)
-    cols = shuffled(size // bc, bc)
-    values = rng.sample(range(1, size + 1), size)
-    return [values[pattern(r, c)] for r in rows for c in cols]
-
-
 @settings(max_examples=60, deadline=None)
 @given(
     size=st.sampled_from([s for s in SIZES if s <= 9]),
@@ -195,7 +159,7 @@ def _random_solution(size: int, rng: random.Random) -> list[int]:
 )
 def test_property_random_puzzles_solve_and_keep_givens(size, seed, blank, knobs):
     rng = random.Random(seed)
-    solution = _random_solution(size, rng)
+    solution = random_solution(size, rng)
     assert is_solution(Puzzle.from_grid([0] * size * size), solution)
     givens = [0 if rng.random() < blank else v for v in solution]
     puzzle = Puzzle.from_grid(givens)

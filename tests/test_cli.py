@@ -1,0 +1,131 @@
+"""The command line: outputs, exit statuses, and errors without tracebacks."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import two_solution_grid
+
+from sudokulab import is_solution, parse_puzzle
+from sudokulab.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = "....5.264..7..9..35..62....8......9.7..34..86.....2.3....9.....9.476........3...."
+ANSWER = "389157264267489153541623978813576492792341586456892731635914827924768315178235649"
+# r1c1..r1c8 hold 1..8 and r2c9 holds 9: no clash, but r1c9 has no candidate left.
+STUCK = "12345678." + "........9" + "." * 63
+
+
+def run(capsys, *args, stdin=None, monkeypatch=None):
+    """Run the CLI in-process; return (exit status, stdout, stderr)."""
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_piped_line_gives_the_solved_line(capsys, monkeypatch):
+    code, out, err = run(capsys, "solve", stdin=EXAMPLE + "\n", monkeypatch=monkeypatch)
+    assert (code, out, err) == (0, ANSWER + "\n", "")
+
+
+def test_console_script_reads_stdin_like_the_seed_solver():
+    proc = subprocess.run(
+        ["sudokulab", "solve"], input=EXAMPLE, capture_output=True, text=True, timeout=60
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, ANSWER + "\n", "")
+
+
+def test_python_dash_m_works():
+    proc = subprocess.run(
+        [sys.executable, "-m", "sudokulab", "solve", EXAMPLE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.stdout == ANSWER + "\n"
+
+
+def test_a_file_of_many_puzzles_in_grid_format(capsys):
+    code, out, _ = run(capsys, "solve", str(REPO / "data" / "seeds.csv"), "--format", "grid")
+    assert code == 0
+    grids = out.strip().split("\n\n")
+    assert len(grids) == 3
+    assert grids[0].splitlines()[0] == "3 8 9 | 1 5 7 | 2 6 4"
+    assert grids[0].splitlines()[3] == "------+-------+------"
+
+
+def test_unique_and_count(capsys):
+    code, out, _ = run(capsys, "solve", "--unique", EXAMPLE)
+    assert (code, out) == (0, ANSWER + " unique\n")
+    # A puzzle with a deadly rectangle blanked has two solutions.
+    two = "".join(str(v or ".") for v in two_solution_grid(tuple(map(int, ANSWER))))
+    assert is_solution(parse_puzzle(two), tuple(map(int, ANSWER)))
+    code, out, _ = run(capsys, "solve", "--unique", two)
+    assert code == 1 and out.endswith(" multiple\n")
+    code, out, _ = run(capsys, "solve", "--count", two)
+    assert (code, out) == (0, "2\n")
+    code, out, _ = run(capsys, "solve", "--count", "--limit", "10", "." * 16)
+    assert (code, out) == (0, "10+\n")
+
+
+def test_unsolvable_and_timeout_exit_1_and_keep_going(capsys, tmp_path):
+    path = tmp_path / "mixed.txt"
+    path.write_text(f"{STUCK}\n{EXAMPLE}\n")
+    code, out, err = run(capsys, "solve", str(path))
+    assert code == 1
+    assert out == ANSWER + "\n"
+    assert err == f"sudokulab: {path} line 1: no solution\n"
+    code, out, err = run(
+        capsys, "solve", "--count", "--limit", "100000000", "--timeout", "0.2", "." * 256
+    )
+    assert code == 1 and out == ""
+    assert "timeout after" in err
+
+
+def test_parse_error_names_file_line_and_column_and_exits_2(capsys, tmp_path):
+    path = tmp_path / "bad.txt"
+    bad = EXAMPLE[:40] + "x" + EXAMPLE[41:]
+    path.write_text(f"{EXAMPLE}\n\n{bad}\n")
+    code, out, err = run(capsys, "solve", str(path))
+    assert (code, out) == (2, "")
+    assert err == f"sudokulab: error: {path}: line 3, column 41: 'x' is not a value or a blank\n"
+
+
+def test_clashing_givens_exit_2_naming_the_clash(capsys):
+    clash = "5" + EXAMPLE[1:]  # r1c1 = 5 and r1c5 = 5
+    code, out, err = run(capsys, "solve", clash, EXAMPLE)
+    assert code == 2
+    assert out == ANSWER + "\n"  # the good puzzle is still solved
+    assert "argument 1 line 1: invalid puzzle: row 1: r1c1 and r1c5 are both 5" in err
+
+
+def test_missing_file_and_no_input(capsys, monkeypatch):
+    code, _, err = run(capsys, "solve", "nothere.txt")
+    assert (code, err) == (2, "sudokulab: error: nothere.txt: no such file\n")
+    code, _, err = run(capsys, "solve", stdin="", monkeypatch=monkeypatch)
+    assert code == 2 and "no puzzle found" in err
+
+
+def test_bad_options_exit_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", "--timeout", "-1", EXAMPLE])
+    assert exc.value.code == 2
+    assert "must be more than 0 seconds" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", "--propagation", "fast", EXAMPLE])
+    assert exc.value.code == 2
+
+
+def test_stats_and_knobs(capsys):
+    code, out, err = run(
+        capsys, "solve", "--stats", "--propagation", "forward", "--order", "first", EXAMPLE
+    )
+    assert code == 0 and out == ANSWER + "\n"
+    assert err.startswith("puzzle: solved, ")
+    assert "nodes " in err and "guesses " in err and "backtracks " in err
