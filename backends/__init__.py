@@ -1,16 +1,24 @@
 """Interchangeable solvers behind one small contract, registered by name."""
 
 from .base import Backend, check_options
+from .isolation import Worker
 from .registry import backend_names, get_backend, registry
 from .result import Result, Status, status_of
+from .specs import PRESETS, BackendSpec, as_spec, parse_spec, parse_specs
 
 __all__ = [
+    "PRESETS",
     "Backend",
+    "BackendSpec",
     "Result",
     "Status",
+    "Worker",
+    "as_spec",
     "backend_names",
     "check_options",
     "get_backend",
+    "parse_spec",
+    "parse_specs",
     "registry",
     "status_of",
 ]

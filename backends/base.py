@@ -7,21 +7,29 @@ from typing import Any, Protocol, runtime_checkable
 from ..models import Model
 from .result import Result
 
+#: What an option accepts: a tuple of allowed strings, or a type its value converts to.
+OptionKind = tuple[str, ...] | type
+
 
 @runtime_checkable
 class Backend(Protocol):
     """What every backend provides.
 
-    ``kinds`` lists the constraint kinds the backend accepts (capabilities as data), and
-    ``options`` the keyword options its ``solve`` takes, with their allowed values.
+    Capabilities are data: ``kinds`` lists the constraint kinds the backend accepts,
+    ``options`` the keyword options its ``solve`` takes (each a tuple of allowed values
+    or a type such as ``int``), and ``stops_itself`` says whether it honours ``timeout``
+    on its own; one that does not is run in a child process killed at the deadline;
+    ``requires`` names the package to install when ``available()`` is false.
     """
 
     name: str
     kinds: frozenset[str]
-    options: dict[str, tuple[str, ...]]
+    options: dict[str, OptionKind]
+    stops_itself: bool
+    requires: str  # the pip package that provides the solver ("" when none is needed)
 
     def available(self) -> bool:
-        """True when the backend can run here (its package imports); cheap to call."""
+        """True when the backend can run here (its package is installed); cheap to call."""
         ...
 
     def version(self) -> str:
@@ -35,14 +43,36 @@ class Backend(Protocol):
         ...
 
 
-def check_options(backend: Backend, options: dict[str, Any]) -> None:
-    """Raise ValueError naming any option or value the backend does not know."""
+def check_options(backend: Backend, options: dict[str, Any]) -> dict[str, Any]:
+    """The options converted to their kinds; ValueError naming anything unknown or bad."""
+    checked = {}
     for key, value in options.items():
         if key not in backend.options:
             known = ", ".join(sorted(backend.options)) or "none"
             raise ValueError(f"backend {backend.name!r} has no option {key!r} (options: {known})")
-        allowed = backend.options[key]
-        if allowed and value not in allowed:
+        kind = backend.options[key]
+        if isinstance(kind, tuple):
+            if value not in kind:
+                raise ValueError(
+                    f"backend {backend.name!r}: {key}={value!r} is not one of {', '.join(kind)}"
+                )
+            checked[key] = value
+            continue
+        try:
+            checked[key] = _convert(kind, value)
+        except ValueError:
             raise ValueError(
-                f"backend {backend.name!r}: {key}={value!r} is not one of {', '.join(allowed)}"
-            )
+                f"backend {backend.name!r}: {key}={value!r} is not a valid {kind.__name__}"
+            ) from None
+    return checked
+
+
+def _convert(kind: type, value: Any) -> Any:
+    if kind is bool and isinstance(value, str):
+        lowered = value.lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(value)
+    return kind(value)

@@ -17,6 +17,8 @@ class NativeBackend:
 
     kinds = frozenset({"alldifferent"})
     options = {"propagation": reference.PROPAGATIONS, "order": reference.ORDERS}
+    stops_itself = True  # the search looks at the clock itself
+    requires = ""
 
     def __init__(self, name: str, search: Any, engine: str) -> None:
         self.name = name
@@ -37,7 +39,7 @@ class NativeBackend:
         self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
     ) -> Result:
         """Search the model with the chosen propagation and order."""
-        check_options(self, options)
+        options = check_options(self, options)
         propagation = options.get("propagation", "hidden")
         order = options.get("order", "mrv")
         start = time.perf_counter()

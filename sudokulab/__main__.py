@@ -1,5 +1,8 @@
+"""``python -m sudokulab``: the command line."""
+
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # a spawned worker process re-imports this module
+    sys.exit(main())

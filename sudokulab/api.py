@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
-from .backends import Result, Status, get_backend
-from .models import Puzzle, build_model, parse_puzzle
+from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend
+from .models import Model, Puzzle, build_model, parse_puzzle
 
 
 def as_puzzle(puzzle: Puzzle | str) -> Puzzle:
@@ -16,55 +17,76 @@ def as_puzzle(puzzle: Puzzle | str) -> Puzzle:
 
 def solve(
     puzzle: Puzzle | str,
-    backend: str = "native-py",
+    backend: str | BackendSpec = "native-py",
     limit: int | None = 1,
     timeout: float | None = None,
+    isolate: bool | None = None,
     **options: Any,
 ) -> Result:
-    """Solve a puzzle with a backend, finding up to ``limit`` solutions.
+    """Solve a puzzle with a backend, finding up to ``limit`` solutions (None: all).
 
-    Givens that break the rules give status ``invalid`` naming the clash; an unsolvable
-    puzzle is a status, not an exception. ``options`` go to the backend (for the native
-    engine: ``propagation`` and ``order``).
+    ``backend`` is a name, a preset or a spec with options (``"native:order=first"``);
+    keyword ``options`` are layered on top. Givens that break the rules give status
+    ``invalid`` naming the clash; an unsolvable puzzle is a status, not an exception.
+    With ``isolate`` the backend runs in a child process killed at the deadline; by
+    default only a backend that cannot stop itself is isolated, and only with a timeout.
 
     >>> r = solve("4.....8.5.3..........7......2.....6.....8.4......1......."
     ...           "6.3.7.5..2.....1.4......")
     >>> r.status, r.count
     (<Status.SOLVED: 'solved'>, 1)
     """
-    chosen = get_backend(backend)
+    spec = as_spec(backend, **options)
     puzzle = as_puzzle(puzzle)
     clashes = puzzle.clashes()
     if clashes:
-        return Result(chosen.name, Status.INVALID, message="; ".join(map(str, clashes)))
+        return Result(str(spec), Status.INVALID, message="; ".join(map(str, clashes)))
     start = time.perf_counter()
     model = build_model(puzzle)
     build_time = time.perf_counter() - start
-    result = chosen.solve(model, limit=limit, timeout=timeout, **options)
-    return Result(
-        backend=result.backend,
-        status=result.status,
-        solutions=result.solutions,
-        count=result.count,
-        exact=result.exact,
-        build_time=result.build_time + build_time,
-        solve_time=result.solve_time,
-        stats=result.stats,
-        message=result.message,
-    )
+    result = solve_model(model, spec, limit, timeout, isolate)
+    return dataclasses.replace(result, build_time=result.build_time + build_time)
+
+
+def solve_model(
+    model: Model,
+    spec: BackendSpec,
+    limit: int | None = 1,
+    timeout: float | None = None,
+    isolate: bool | None = None,
+    worker: Worker | None = None,
+) -> Result:
+    """Run one backend on a model, in this process or in a (given or new) worker."""
+    chosen = get_backend(spec.backend)
+    label = str(spec)
+    if not chosen.available():
+        hint = f": pip install {chosen.requires}" if chosen.requires else ""
+        return Result(
+            label, Status.ERROR, message=f"backend {chosen.name!r} is not installed{hint}"
+        )
+    if isolate is None:
+        isolate = worker is not None or (timeout is not None and not chosen.stops_itself)
+    if not isolate:
+        result = chosen.solve(model, limit, timeout, **spec.options)
+    elif worker is not None:
+        result = worker.solve(chosen.name, model, limit, timeout, spec.options)
+    else:
+        with Worker() as own:
+            result = own.solve(chosen.name, model, limit, timeout, spec.options)
+    return dataclasses.replace(result, backend=label)
 
 
 def count(
     puzzle: Puzzle | str,
     limit: int | None = 1000,
-    backend: str = "native-py",
+    backend: str | BackendSpec = "native-py",
     timeout: float | None = None,
     **options: Any,
 ) -> int:
     """The number of solutions, counting no further than ``limit`` (None: no limit).
 
-    Raises ValueError for clashing givens and TimeoutError when the deadline stops the
-    count before it is settled.
+    Raises ValueError for clashing givens, and TimeoutError when the deadline (or an
+    error) stops the count before it is settled.
 
     >>> count("1...............", limit=5)
     5

@@ -1,0 +1,208 @@
+"""Hard deadlines and crash protection: solving in a child process that can be killed.
+
+One mechanism for every backend. A :class:`Worker` owns one child process that solves
+models on request. If the answer does not arrive by the deadline, the child is killed
+(SIGKILL, then reaped, so no orphan is left) and the caller gets a ``timeout`` result at
+once; if the child dies (a crash in a solver's native code, running out of memory), the
+caller gets an ``error`` result naming how it died. Either way the next request starts a
+fresh child. Results already returned are never affected.
+
+The child is a fresh interpreter started with ``subprocess`` (``python -c`` importing this
+module), not ``multiprocessing``: it shares no threads or locks with the caller, and it
+never re-imports the caller's main script, so a user's unguarded script cannot fork
+itself. Requests and results travel as length-prefixed pickles over two pipes; the child's
+standard output is pointed at its standard error so a chatty solver cannot corrupt them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, BinaryIO
+
+from ..models import Model
+from .result import Result, Status
+
+#: Extra seconds a backend that stops itself gets past its own deadline before the kill.
+GRACE = 0.5
+
+
+class Worker:
+    """A child process that solves models; killed and replaced when it hangs or dies.
+
+    Use it as a context manager, or call :meth:`close` when done::
+
+        with Worker() as worker:
+            result = worker.solve("constraint", model, limit=1, timeout=5.0)
+    """
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+        self._results: BinaryIO | None = None
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it runs."""
+        return self._process.pid if self._process is not None else None
+
+    def start(self) -> None:
+        """Start the child if it is not running (solve does this on demand)."""
+        if self._process is not None and self._process.poll() is None:
+            return
+        self._discard()
+        read_end, write_end = os.pipe()
+        code = (
+            f"from sudokulab.backends.isolation import _serve; _serve({write_end}, {os.getpid()})"
+        )
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", code], stdin=subprocess.PIPE, pass_fds=(write_end,)
+            )
+        finally:
+            os.close(write_end)
+        self._results = os.fdopen(read_end, "rb")
+
+    def solve(
+        self,
+        backend: str,
+        model: Model,
+        limit: int | None = 1,
+        timeout: float | None = None,
+        options: dict[str, Any] | None = None,
+        hard_timeout: float | None = None,
+    ) -> Result:
+        """Solve in the child; kill it after ``hard_timeout`` seconds (default: timeout + grace).
+
+        The backend also receives ``timeout``, so one that can stop itself does so and
+        keeps its partial results; the kill is the backstop.
+        """
+        self.start()
+        assert self._process is not None and self._results is not None
+        if hard_timeout is None and timeout is not None:
+            hard_timeout = timeout + GRACE
+        start = time.perf_counter()
+        try:
+            _send(self._process.stdin, (backend, model, limit, timeout, options or {}))
+            ready, _, _ = select.select([self._results], [], [], hard_timeout)
+            if ready:
+                return _receive(self._results)
+        except (EOFError, OSError, pickle.UnpicklingError):
+            return Result(
+                backend,
+                Status.ERROR,
+                solve_time=time.perf_counter() - start,
+                message=self._death(),
+            )
+        elapsed = time.perf_counter() - start
+        self.kill()
+        return Result(
+            backend,
+            Status.TIMEOUT,
+            solve_time=elapsed,
+            message=f"killed after {elapsed:.2f} s (hard deadline {hard_timeout:g} s)",
+        )
+
+    def kill(self) -> None:
+        """Kill the child now and reap it."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait()
+        self._discard()
+
+    def close(self) -> None:
+        """Ask the child to stop, killing it if it does not go quietly."""
+        if self._process is not None and self._process.poll() is None:
+            try:
+                _send(self._process.stdin, None)
+                self._process.wait(timeout=1.0)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def _death(self) -> str:
+        """How the child died, for an error result; forgets the dead child."""
+        code = None
+        if self._process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self._process.wait(timeout=1.0)
+        self.kill()
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"worker process died from {name}"
+        return f"worker process died (exit status {code})"
+
+    def _discard(self) -> None:
+        if self._process is not None and self._process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self._process.stdin.close()
+        if self._results is not None:
+            self._results.close()
+        self._process, self._results = None, None
+
+
+def _send(stream: Any, message: Any) -> None:
+    """Write one length-prefixed pickle and flush."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack("<Q", len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream: BinaryIO) -> Any:
+    """Read one length-prefixed pickle; EOFError when the other side is gone."""
+    header = stream.read(8)
+    if len(header) < 8:
+        raise EOFError("pipe closed")
+    (size,) = struct.unpack("<Q", header)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("pipe closed mid-message")
+    return pickle.loads(data)
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit when the process that asked for the work is gone: no orphan keeps running."""
+    while os.getppid() == parent:
+        time.sleep(0.25)
+    os._exit(1)
+
+
+def _serve(result_fd: int, parent: int) -> None:
+    """The child's loop: solve each request from stdin and write the result back."""
+    # Ctrl-C goes to the whole process group; the parent decides what to do with it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    requests = sys.stdin.buffer
+    results = os.fdopen(result_fd, "wb")
+    os.dup2(2, 1)  # anything a solver prints goes to stderr, not into the result pipe
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    from .registry import get_backend
+
+    while True:
+        try:
+            request = _receive(requests)
+        except (EOFError, OSError):
+            return
+        if request is None:
+            return
+        name, model, limit, timeout, options = request
+        try:
+            result = get_backend(name).solve(model, limit, timeout, **options)
+        except Exception as err:  # a backend bug costs one result, not the run
+            result = Result(name, Status.ERROR, message=f"{type(err).__name__}: {err}")
+        _send(results, result)
