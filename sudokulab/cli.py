@@ -11,7 +11,16 @@ from dataclasses import dataclass
 
 from . import __version__
 from .api import solve
-from .backends import Result, Status, backend_names
+from .backends import (
+    PRESETS,
+    BackendSpec,
+    Result,
+    Status,
+    as_spec,
+    parse_spec,
+    parse_specs,
+    registry,
+)
 from .models import SIZES, Entry, ParseError, format_grid, format_line, read_file, read_text
 from .native import ORDERS, PROPAGATIONS
 
@@ -29,6 +38,17 @@ examples:
 
 exit status: 0 every puzzle solved, 1 some puzzle had no solution, timed out or (with
 --unique) had several, 2 bad input (unreadable text, clashing givens, bad option).
+"""
+
+
+CHECK_EXAMPLES = """\
+examples:
+  sudokulab check puzzles.txt
+  sudokulab check hard95.txt --solutions hard95solutions.txt --backends native,cpsat
+  sudokulab check puzzles.txt --backends backtracking,hidden-singles,cpsat:workers=2
+
+exit status: 0 every backend agrees and every answer verifies, 1 some backend disagrees,
+fails verification, times out or errs, 2 bad input.
 """
 
 
@@ -96,18 +116,18 @@ def _stats_line(label: str, result: Result) -> str:
 def cmd_solve(args: argparse.Namespace) -> int:
     """Solve every puzzle given; print solutions on stdout, problems on stderr."""
     entries = _read_inputs(args.puzzles, args.size)
-    options = {}
-    if args.propagation:
-        options["propagation"] = args.propagation
-    if args.order:
-        options["order"] = args.order
+    knobs = {"propagation": args.propagation, "order": args.order}
+    try:
+        spec = as_spec(args.backend, **{k: v for k, v in knobs.items() if v})
+    except ValueError as err:
+        raise UsageError(str(err)) from None
     limit = args.limit if args.count else 2 if args.unique else 1
     many = len(entries) > 1
     worst = EXIT_OK
     first_grid = True
     for entry in entries:
         label = _label(entry, many)
-        result = solve(entry.puzzle, args.backend, limit, args.timeout, **options)
+        result = solve(entry.puzzle, spec, limit, args.timeout)
         if args.stats:
             print(_stats_line(label, result), file=sys.stderr)
         if result.status is Status.INVALID:
@@ -141,6 +161,85 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(text)
         first_grid = False
     return worst
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Cross-check backends; exit 0 when all agree and verify, 1 when not, 2 for bad input."""
+    from .crosscheck import cross_check, summarize
+
+    entries = _read_inputs(args.puzzles, args.size)
+    solutions = None
+    if args.solutions:
+        known = read_file(args.solutions, size=args.size)
+        if len(known) != len(entries):
+            raise UsageError(
+                f"{args.solutions} has {len(known)} solutions for {len(entries)} puzzles"
+            )
+        solutions = [k.puzzle.givens for k in known]
+    frame = cross_check(entries, args.backends, args.timeout, solutions)
+    if args.csv:
+        frame.to_csv(args.csv, index=False)
+    print(summarize(frame).to_string())
+    bad = frame[~frame["ok"]]
+    for index, rows in bad.groupby("index", sort=True):
+        first = rows.iloc[0]
+        print(f"\n{first['source'] or f'puzzle {index + 1}'}: {first['puzzle']}")
+        for _, row in frame[frame["index"] == index].iterrows():
+            answer = row["solution"] or "-"
+            notes = [row["status"]]
+            if row["verified"] is False:
+                notes.append("FAILS VERIFICATION")
+            if row["known"] is False:
+                notes.append("differs from the known solution")
+            if row["message"]:
+                notes.append(row["message"])
+            print(f"  {row['backend']:<24} {answer}  {'; '.join(notes)}")
+    invalid = frame["status"] == "invalid"
+    total = frame["index"].nunique()
+    if invalid.any():
+        print(f"\n{frame[invalid]['index'].nunique()} of {total} puzzles are invalid")
+        return EXIT_BAD_INPUT
+    failed = bad["index"].nunique()
+    if failed:
+        print(f"\n{failed} of {total} puzzles: backends disagree or fail")
+        return EXIT_UNSOLVED
+    print(f"\nall {len(frame['backend'].unique())} backends agree on all {total} puzzles")
+    return EXIT_OK
+
+
+def cmd_backends(args: argparse.Namespace) -> int:
+    """List backends with availability, version and options, then the presets."""
+    for name, backend in registry().items():
+        ok = backend.available()
+        version = backend.version() if ok else f"not installed (pip install {backend.requires})"
+        print(f"{name:<12} {'available' if ok else 'missing':<10} {version}")
+        options = ", ".join(
+            f"{k}={'|'.join(v) if isinstance(v, tuple) else v.__name__}"
+            for k, v in backend.options.items()
+        )
+        stops = "own time limit" if backend.stops_itself else "killed at the deadline"
+        print(f"{'':<12} accepts {', '.join(sorted(backend.kinds))}; timeout: {stops}")
+        if options:
+            print(f"{'':<12} options: {options}")
+    print("\npresets:")
+    for name, (backend, options, what) in PRESETS.items():
+        spec = ",".join(f"{k}={v}" for k, v in options.items())
+        print(f"{name:<18} {backend}:{spec}  ({what})")
+    return EXIT_OK
+
+
+def _spec(text: str) -> BackendSpec:
+    try:
+        return parse_spec(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _specs(text: str) -> list[BackendSpec]:
+    try:
+        return parse_specs(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _positive_float(text: str) -> float:
@@ -206,9 +305,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--backend",
-        choices=backend_names(),
+        type=_spec,
         default="native-py",
-        help="which solver (default: native-py)",
+        metavar="SPEC",
+        help="a backend, a preset, or NAME:key=value,... (default: native-py; "
+        "see `sudokulab backends`)",
     )
     p.add_argument(
         "--propagation", choices=PROPAGATIONS, help="native engine propagation (default: hidden)"
@@ -229,6 +330,48 @@ def build_parser() -> argparse.ArgumentParser:
         help="print status, time and search counters of each puzzle on stderr",
     )
     p.set_defaults(handler=cmd_solve)
+
+    p = commands.add_parser(
+        "check",
+        help="cross-check backends against each other and the rules",
+        description="Solve every puzzle with every backend (uniqueness checked, limit 2), "
+        "verify each answer independently and against known solutions, and report where "
+        "backends disagree. PUZZLE is as for `solve`.",
+        epilog=CHECK_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("puzzles", nargs="*", metavar="PUZZLE")
+    p.add_argument(
+        "--backends",
+        type=_specs,
+        metavar="LIST",
+        help="comma-separated backend specs (default: every available backend)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="per puzzle and backend (default: 10)",
+    )
+    p.add_argument(
+        "--solutions",
+        metavar="FILE",
+        help="known solutions, one per puzzle in the same order (any format)",
+    )
+    p.add_argument("--csv", metavar="FILE", help="also write every row to this CSV file")
+    p.add_argument(
+        "--size", type=int, choices=SIZES, help="grid size, when the text alone is ambiguous"
+    )
+    p.set_defaults(handler=cmd_check)
+
+    p = commands.add_parser(
+        "backends",
+        help="list backends and presets, and whether each is available",
+        description="List every registered backend (availability, version, what it accepts, "
+        "its options, which native engine is active) and the named presets.",
+    )
+    p.set_defaults(handler=cmd_backends)
     return parser
 
 

@@ -1,0 +1,149 @@
+"""Cross-checking: every backend on every puzzle, verified and compared.
+
+Each answer is checked by the independent verifier, against a known solution when the
+input has one, and against the other backends' answers: they must agree on whether the
+puzzle has no solution, one (and which), or several. Disagreements are reported, never
+hidden.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .api import as_puzzle, solve_model
+from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend, registry
+from .models import Entry, Grid, Puzzle, build_model, format_line, is_solution
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Statuses that settle a puzzle; the others (timeout, error) are failures to answer.
+CONCLUSIVE = (Status.SOLVED, Status.MULTIPLE, Status.UNSOLVABLE, Status.INVALID)
+
+COLUMNS = [
+    "index", "source", "puzzle", "backend", "status", "count", "unique", "time",
+    "build_time", "solve_time", "verified", "known", "agrees", "ok", "solution", "message",
+]  # fmt: skip
+
+
+def available_specs() -> list[BackendSpec]:
+    """Every registered backend that can run here, in the default order."""
+    return [BackendSpec(name) for name, b in registry().items() if b.available()]
+
+
+def _verdict(result: Result) -> tuple:
+    """What a uniqueness check (limit 2) says: no solution, one (which), several."""
+    if result.status is Status.SOLVED and result.unique:
+        return ("unique", result.solution)
+    return (str(result.status),)
+
+
+def _run(spec: BackendSpec, puzzle: Puzzle, timeout: float | None, worker: Worker | None):
+    """One backend on one puzzle with limit 2; a crash costs this row only."""
+    clashes = puzzle.clashes()
+    if clashes:
+        return Result(str(spec), Status.INVALID, message="; ".join(map(str, clashes)))
+    start = time.perf_counter()
+    model = build_model(puzzle)
+    build = time.perf_counter() - start
+    try:
+        result = solve_model(model, spec, 2, timeout, worker=worker)
+    except Exception as err:  # report it as this backend's answer, keep going
+        return Result(str(spec), Status.ERROR, message=f"{type(err).__name__}: {err}")
+    return dataclasses.replace(result, build_time=result.build_time + build)
+
+
+def cross_check(
+    puzzles: Iterable[Puzzle | str | Entry],
+    backends: Sequence[str | BackendSpec] | None = None,
+    timeout: float | None = 10.0,
+    solutions: Sequence[Grid | None] | None = None,
+) -> pd.DataFrame:
+    """Run every backend on every puzzle (limit 2) and compare; one row per pair.
+
+    Columns: ``index``, ``source``, ``puzzle``, ``backend``, ``status``, ``count``,
+    ``unique``, ``time``, ``build_time``, ``solve_time``, ``verified`` (the independent
+    verifier accepts the solution; None without one), ``known`` (it equals the known
+    solution; None without one), ``agrees`` (every backend reached the same verdict on
+    this puzzle: no solution, the same unique solution, or several), ``ok`` (the row is
+    conclusive, verified, matches what is known, and agrees), ``solution``, ``message``.
+    Backends that cannot stop themselves run in one child process each, killed at the
+    deadline. ``solutions`` gives known solutions in puzzle order (default: the ones an
+    :class:`Entry` carries).
+    """
+    import pandas as pd
+
+    specs = [as_spec(b) for b in backends] if backends is not None else available_specs()
+    if not specs:
+        raise ValueError("no backend to check with")
+    rows: list[dict[str, Any]] = []
+    with contextlib.ExitStack() as stack:
+        workers = {
+            str(s): stack.enter_context(Worker())
+            for s in specs
+            if not get_backend(s.backend).stops_itself
+        }
+        for index, item in enumerate(puzzles):
+            if isinstance(item, Entry):
+                puzzle, known, source = item.puzzle, item.solution, f"{item.source}:{item.line}"
+            else:
+                puzzle, known, source = as_puzzle(item), None, ""
+            if solutions is not None:
+                known = solutions[index]
+            results = [_run(s, puzzle, timeout, workers.get(str(s))) for s in specs]
+            verdicts = {_verdict(r) for r in results}
+            agree = len(verdicts) == 1 and all(r.status in CONCLUSIVE for r in results)
+            for result in results:
+                grid = result.solution
+                verified = is_solution(puzzle, grid) if grid is not None else None
+                matches = (tuple(grid) == tuple(known)) if grid and known else None
+                ok = (
+                    agree
+                    and verified is not False
+                    and matches is not False
+                    and result.status is not Status.INVALID
+                )
+                rows.append(
+                    {
+                        "index": index,
+                        "source": source,
+                        "puzzle": format_line(puzzle),
+                        "backend": result.backend,
+                        "status": str(result.status),
+                        "count": result.count,
+                        "unique": result.unique,
+                        "time": result.time,
+                        "build_time": result.build_time,
+                        "solve_time": result.solve_time,
+                        "verified": verified,
+                        "known": matches,
+                        "agrees": agree,
+                        "ok": ok,
+                        "solution": format_line(grid) if grid else "",
+                        "message": result.message,
+                    }
+                )
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def summarize(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per backend: how many puzzles, by status, verified, known matches, agreement, time."""
+    by = frame.groupby("backend", sort=False)
+    summary = by.agg(
+        puzzles=("index", "size"),
+        solved=("status", lambda s: int((s == "solved").sum())),
+        multiple=("status", lambda s: int((s == "multiple").sum())),
+        unsolvable=("status", lambda s: int((s == "unsolvable").sum())),
+        timeout=("status", lambda s: int((s == "timeout").sum())),
+        error=("status", lambda s: int((s == "error").sum())),
+        invalid=("status", lambda s: int((s == "invalid").sum())),
+        verified=("verified", lambda s: int((s == True).sum())),  # noqa: E712
+        known=("known", lambda s: int((s == True).sum())),  # noqa: E712
+        agrees=("agrees", "sum"),
+        mean_ms=("time", lambda s: round(s.mean() * 1000, 3)),
+    )
+    return summary
