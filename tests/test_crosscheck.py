@@ -1,0 +1,126 @@
+"""Backend specs, presets, `sudokulab backends` and cross-checking."""
+
+from __future__ import annotations
+
+import pytest
+
+from sudokulab.backends import PRESETS, BackendSpec, parse_spec, parse_specs
+from sudokulab.cli import main
+from sudokulab.crosscheck import cross_check, summarize
+from sudokulab.models import read_file
+
+EXAMPLE = "....5.264..7..9..35..62....8......9.7..34..86.....2.3....9.....9.476........3...."
+ANSWER = "389157264267489153541623978813576492792341586456892731635914827924768315178235649"
+
+
+def test_specs_with_options_and_lists():
+    assert parse_spec("native:propagation=forward,order=first") == BackendSpec(
+        "native",
+        {"propagation": "forward", "order": "first"},
+        "native:propagation=forward,order=first",
+    )
+    specs = parse_specs("native:propagation=none,order=first,native-py, backtracking:order=mrv")
+    assert [(s.backend, s.options) for s in specs] == [
+        ("native", {"propagation": "none", "order": "first"}),
+        ("native-py", {}),
+        ("native", {"propagation": "none", "order": "mrv"}),  # the option overrides the preset
+    ]
+    assert [str(s) for s in specs][2] == "backtracking:order=mrv"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("gurobi", "unknown backend 'gurobi'"),
+        ("native:speed=9", "has no option 'speed'"),
+        ("native:propagation", "is not key=value"),
+        ("native:propagation=fast", "propagation='fast' is not one of"),
+        ("order=first,native", "comes before any backend"),
+        ("", "no backend named"),
+    ],
+)
+def test_bad_specs_name_what_is_wrong(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_specs(text)
+
+
+def test_presets_are_the_seed_approaches():
+    assert {name: opts for name, (_, opts, _) in PRESETS.items()} == {
+        "backtracking": {"propagation": "none", "order": "first"},
+        "forward-checking": {"propagation": "forward", "order": "mrv"},
+        "singles": {"propagation": "singles", "order": "mrv"},
+        "hidden-singles": {"propagation": "hidden", "order": "mrv"},
+    }
+
+
+def test_backends_command_lists_backends_engine_and_presets(capsys):
+    assert main(["backends"]) == 0
+    out = capsys.readouterr().out
+    assert "native-py    available" in out and "(python)" in out
+    for name in PRESETS:
+        assert f"\n{name} " in out
+
+
+def test_cross_check_frame_agrees_and_verifies():
+    frame = cross_check([EXAMPLE, "." * 16], ["native", "backtracking", "native-py:order=first"])
+    assert len(frame) == 6
+    first = frame[frame["index"] == 0]
+    assert set(first["solution"]) == {ANSWER}
+    assert first["verified"].all() and first["agrees"].all() and first["ok"].all()
+    empty = frame[frame["index"] == 1]
+    assert set(empty["status"]) == {"multiple"} and empty["ok"].all()
+    assert empty["verified"].all()
+    summary = summarize(frame)
+    assert list(summary["puzzles"]) == [2, 2, 2]
+
+
+def test_a_wrong_known_solution_and_a_timeout_are_reported(tmp_path, capsys):
+    wrong = ANSWER[::-1]
+    frame = cross_check([EXAMPLE], ["native"], solutions=[tuple(map(int, wrong))])
+    assert frame["known"].tolist() == [False] and not frame["ok"].any()
+    slow = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
+    path = tmp_path / "p.txt"
+    path.write_text(f"{EXAMPLE}\n{slow}\n")
+    code = main(["check", str(path), "--backends", "native,backtracking", "--timeout", "0.3"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert f"{path}:2: {slow}" in out
+    assert "backtracking             -  timeout" in out
+    assert "1 of 2 puzzles: backends disagree or fail" in out
+
+
+def test_check_exit_2_for_invalid_and_for_mismatched_solutions(tmp_path, capsys):
+    assert main(["check", "55" + "." * 79, "--backends", "native"]) == 2
+    assert "1 of 1 puzzles are invalid" in capsys.readouterr().out
+    sols = tmp_path / "s.txt"
+    sols.write_text(ANSWER + "\n" + ANSWER + "\n")
+    assert main(["check", EXAMPLE, "--solutions", str(sols)]) == 2
+    assert "has 2 solutions for 1 puzzles" in capsys.readouterr().err
+
+
+def test_check_hard95_with_its_solutions_file(data_dir, capsys, tmp_path):
+    folder = data_dir / "sunjay-sudoku"
+    out_csv = tmp_path / "rows.csv"
+    code = main(
+        [
+            "check",
+            str(folder / "hard95.txt"),
+            "--solutions",
+            str(folder / "hard95solutions.txt"),
+            "--csv",
+            str(out_csv),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "backends agree on all 95 puzzles" in out
+    import pandas as pd
+
+    rows = pd.read_csv(out_csv)
+    assert rows["ok"].all() and rows["known"].all() and len(rows) % 95 == 0
+
+
+def test_check_menneske_random_carries_its_solutions(data_dir):
+    entries = read_file(data_dir / "akleemans-sudoku-backtracking" / "menneske_random.csv")
+    frame = cross_check(entries, ["native", "native-py:propagation=singles"])
+    assert frame["ok"].all() and frame["known"].all() and len(frame) == 180

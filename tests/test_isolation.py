@@ -1,0 +1,83 @@
+"""The shared child-process mechanism: hard deadlines, crashes, no orphans."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+from sudokulab import build_model, parse_puzzle, solve
+from sudokulab.backends import Worker
+
+EMPTY16 = build_model(parse_puzzle("." * 256))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_hang_is_killed_at_the_hard_deadline_and_the_worker_recovers():
+    with Worker() as worker:
+        # No timeout for the backend itself: only the kill can stop this count.
+        start = time.perf_counter()
+        result = worker.solve("native-py", EMPTY16, limit=None, hard_timeout=0.5)
+        assert result.status == "timeout" and "killed after" in result.message
+        assert time.perf_counter() - start < 2.0
+        assert worker.pid is None  # the child is gone, not orphaned
+        again = worker.solve("native-py", EMPTY16, limit=2)
+        assert again.status == "multiple" and again.count == 2
+
+
+def test_a_backend_that_stops_itself_keeps_its_partial_results():
+    with Worker() as worker:
+        result = worker.solve("native-py", EMPTY16, limit=None, timeout=0.3)
+    assert result.status == "timeout" and result.count > 0 and not result.message
+
+
+def test_a_crash_is_an_error_result_and_the_next_solve_works():
+    with Worker() as worker:
+        worker.start()
+        pid = worker.pid
+        threading.Timer(0.3, os.kill, (pid, signal.SIGSEGV)).start()
+        result = worker.solve("native-py", EMPTY16, limit=None)
+        assert result.status == "error"
+        assert result.message == "worker process died from SIGSEGV"
+        assert not _alive(pid)
+        assert worker.solve("native-py", EMPTY16, limit=1).status == "solved"
+
+
+def test_isolated_solve_through_the_api():
+    result = solve("." * 81, "native:propagation=forward", limit=2, isolate=True)
+    assert result.status == "multiple" and result.backend == "native:propagation=forward"
+    assert result.build_time > 0
+
+
+def test_the_worker_dies_with_its_parent():
+    script = textwrap.dedent(
+        """
+        import sys, time
+        from sudokulab import build_model, parse_puzzle
+        from sudokulab.backends import Worker
+        w = Worker()
+        w.start()
+        print(w.pid, flush=True)
+        w.solve("native-py", build_model(parse_puzzle("." * 256)), limit=None)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    assert _alive(child)
+    parent.kill()
+    parent.wait()
+    deadline = time.time() + 5
+    while _alive(child) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
