@@ -2,7 +2,7 @@
 
 from .base import Backend, check_options
 from .isolation import Worker
-from .registry import backend_names, get_backend, registry
+from .registry import all_backends, backend_names, get_backend
 from .result import Result, Status, status_of
 from .specs import PRESETS, BackendSpec, as_spec, parse_spec, parse_specs
 
@@ -13,12 +13,12 @@ __all__ = [
     "Result",
     "Status",
     "Worker",
+    "all_backends",
     "as_spec",
     "backend_names",
     "check_options",
     "get_backend",
     "parse_spec",
     "parse_specs",
-    "registry",
     "status_of",
 ]

@@ -21,6 +21,7 @@ def solve(
     limit: int | None = 1,
     timeout: float | None = None,
     isolate: bool | None = None,
+    worker: Worker | None = None,
     **options: Any,
 ) -> Result:
     """Solve a puzzle with a backend, finding up to ``limit`` solutions (None: all).
@@ -30,6 +31,7 @@ def solve(
     ``invalid`` naming the clash; an unsolvable puzzle is a status, not an exception.
     With ``isolate`` the backend runs in a child process killed at the deadline; by
     default only a backend that cannot stop itself is isolated, and only with a timeout.
+    Pass a :class:`Worker` to reuse one child process across many calls.
 
     >>> r = solve("4.....8.5.3..........7......2.....6.....8.4......1......."
     ...           "6.3.7.5..2.....1.4......")
@@ -44,7 +46,7 @@ def solve(
     start = time.perf_counter()
     model = build_model(puzzle)
     build_time = time.perf_counter() - start
-    result = solve_model(model, spec, limit, timeout, isolate)
+    result = solve_model(model, spec, limit, timeout, isolate, worker)
     return dataclasses.replace(result, build_time=result.build_time + build_time)
 
 
@@ -56,7 +58,11 @@ def solve_model(
     isolate: bool | None = None,
     worker: Worker | None = None,
 ) -> Result:
-    """Run one backend on a model, in this process or in a (given or new) worker."""
+    """Run one backend on a model, in this process or, isolated, in a worker.
+
+    The given ``worker`` is used when the call is isolated (else a new one is started
+    and stopped for this call alone).
+    """
     chosen = get_backend(spec.backend)
     label = str(spec)
     if not chosen.available():
@@ -65,7 +71,7 @@ def solve_model(
             label, Status.ERROR, message=f"backend {chosen.name!r} is not installed{hint}"
         )
     if isolate is None:
-        isolate = worker is not None or (timeout is not None and not chosen.stops_itself)
+        isolate = timeout is not None and not chosen.stops_itself
     if not isolate:
         result = chosen.solve(model, limit, timeout, **spec.options)
     elif worker is not None:

@@ -16,10 +16,11 @@ from .backends import (
     BackendSpec,
     Result,
     Status,
+    Worker,
+    all_backends,
     as_spec,
     parse_spec,
     parse_specs,
-    registry,
 )
 from .models import SIZES, Entry, ParseError, format_grid, format_line, read_file, read_text
 from .native import ORDERS, PROPAGATIONS
@@ -122,12 +123,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     limit = args.limit if args.count else 2 if args.unique else 1
+    with Worker() as worker:  # started only if the backend needs isolating
+        return _solve_all(args, entries, spec, limit, worker)
+
+
+def _solve_all(
+    args: argparse.Namespace, entries: list[Entry], spec: BackendSpec, limit: int, worker: Worker
+) -> int:
+    """Solve and print each entry; the exit status of the worst outcome."""
     many = len(entries) > 1
     worst = EXIT_OK
     first_grid = True
     for entry in entries:
         label = _label(entry, many)
-        result = solve(entry.puzzle, spec, limit, args.timeout)
+        result = solve(entry.puzzle, spec, limit, args.timeout, worker=worker)
         if args.stats:
             print(_stats_line(label, result), file=sys.stderr)
         if result.status is Status.INVALID:
@@ -209,7 +218,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_backends(args: argparse.Namespace) -> int:
     """List backends with availability, version and options, then the presets."""
-    for name, backend in registry().items():
+    for name, backend in all_backends().items():
         ok = backend.available()
         version = backend.version() if ok else f"not installed (pip install {backend.requires})"
         print(f"{name:<12} {'available' if ok else 'missing':<10} {version}")

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .api import as_puzzle, solve_model
-from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend, registry
+from .backends import BackendSpec, Result, Status, Worker, all_backends, as_spec, get_backend
 from .models import Entry, Grid, Puzzle, build_model, format_line, is_solution
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ COLUMNS = [
 
 def available_specs() -> list[BackendSpec]:
     """Every registered backend that can run here, in the default order."""
-    return [BackendSpec(name) for name, b in registry().items() if b.available()]
+    return [BackendSpec(name) for name, b in all_backends().items() if b.available()]
 
 
 def _verdict(result: Result) -> tuple:
