@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import sudokulab
@@ -82,3 +85,20 @@ def test_result_as_dict_is_flat():
 def test_public_names_exist():
     for name in sudokulab.__all__:
         assert hasattr(sudokulab, name), name
+
+
+def test_heavy_packages_are_imported_lazily():
+    code = (
+        "import sys, sudokulab; sudokulab.solve('.' * 16); "
+        "print(sorted(m for m in ('ortools', 'constraint', 'pandas') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_missing_backend_package_is_an_error_naming_it(monkeypatch):
+    backend = sudokulab.get_backend("cpsat")
+    monkeypatch.setattr(type(backend), "available", lambda self: False)
+    result = solve(EXAMPLE, "cpsat")
+    assert result.status is Status.ERROR
+    assert result.message == "backend 'cpsat' is not installed: pip install ortools"
