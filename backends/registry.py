@@ -1,11 +1,16 @@
 """Backends by name, in a default order shared by the CLI, the bench and the tests.
 
 To add a backend, import its class here and add an instance to ``_create``; the order
-there is the default order (fastest and always available first).
+there is the default order (fastest and always available first). A backend that lives
+outside sudokulab is registered with the environment variable ``SUDOKULAB_BACKENDS``
+(``module:Class`` items, comma-separated); worker processes inherit it, so they know the
+same backends.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from functools import cache
 
 from .base import Backend
@@ -13,11 +18,24 @@ from .constraint import ConstraintBackend
 from .cpsat import CpSatBackend
 from .native import backends as native_backends
 
+#: Environment variable naming extra backends to register, as ``module:Class,...``.
+PLUGINS = "SUDOKULAB_BACKENDS"
+
 
 @cache
 def _create() -> dict[str, Backend]:
     found: list[Backend] = [*native_backends(), CpSatBackend(), ConstraintBackend()]
+    found += [_plugin(item) for item in os.environ.get(PLUGINS, "").split(",") if item.strip()]
     return {b.name: b for b in found}
+
+
+def _plugin(item: str) -> Backend:
+    """An instance of ``module:Class`` named in $SUDOKULAB_BACKENDS."""
+    module_name, _, class_name = item.strip().partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), class_name)()
+    except (ImportError, AttributeError, TypeError) as err:
+        raise ValueError(f"{PLUGINS}: cannot load backend {item.strip()!r}: {err}") from None
 
 
 def all_backends() -> dict[str, Backend]:

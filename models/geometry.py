@@ -108,6 +108,13 @@ class Geometry:
         """A new geometry with extra units (a variant: diagonals, regions...)."""
         return _make(self.size, self.box_rows, self.box_cols, tuple(self.units) + tuple(extra))
 
+    def __reduce__(self) -> tuple:
+        # A classic geometry travels (to worker processes) as its size alone and comes
+        # back as the shared cached instance, with its derived tables.
+        if self.size in BOX_SHAPES and self is geometry(self.size):
+            return (geometry, (self.size,))
+        return (_make, (self.size, self.box_rows, self.box_cols, self.units))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Geometry):
             return NotImplemented

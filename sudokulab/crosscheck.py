@@ -35,11 +35,13 @@ def available_specs() -> list[BackendSpec]:
     return [BackendSpec(name) for name, b in all_backends().items() if b.available()]
 
 
-def _verdict(result: Result) -> tuple:
-    """What a uniqueness check (limit 2) says: no solution, one (which), several."""
-    if result.status is Status.SOLVED and result.unique:
-        return ("unique", result.solution)
-    return (str(result.status),)
+def verdict(status: str, solution: object) -> tuple:
+    """What an answer says about a puzzle: which solution, or only how the search ended.
+
+    Two backends agree when their verdicts are equal. With a uniqueness check (limit 2)
+    ``solved`` means exactly one solution, so equal verdicts mean the same unique grid.
+    """
+    return (str(status), solution) if str(status) == "solved" else (str(status),)
 
 
 def _run(spec: BackendSpec, puzzle: Puzzle, timeout: float | None, worker: Worker | None):
@@ -95,7 +97,7 @@ def cross_check(
             if solutions is not None:
                 known = solutions[index]
             results = [_run(s, puzzle, timeout, workers.get(str(s))) for s in specs]
-            verdicts = {_verdict(r) for r in results}
+            verdicts = {verdict(r.status, r.solution) for r in results}
             agree = len(verdicts) == 1 and all(r.status in CONCLUSIVE for r in results)
             for result in results:
                 grid = result.solution

@@ -1,0 +1,263 @@
+"""The bench: run backend specs over puzzle sets and keep every result.
+
+Sets x specs x repeats become tasks. Each spec runs in worker processes of its own (so
+one library's memory or threads do not distort another's timings), every task with a
+hard deadline through the shared :class:`~sudokulab.backends.Worker` mechanism: a crash
+or a hang costs one row (``error`` or ``timeout``), never the run. Rows are committed to
+the store as they arrive; ``resume`` finishes an interrupted run without repeating any.
+
+The execution layer is pluggable: :class:`LocalExecutor` drives local worker processes;
+anything with the same ``run`` method (a distributed engine, later) can replace it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend, parse_specs
+from .crosscheck import verdict
+from .models import Puzzle, build_model, format_line, is_solution
+from .store import Store
+
+
+@dataclass(frozen=True)
+class Task:
+    """One puzzle for one spec: where it comes from and which repeat it is."""
+
+    set: str
+    idx: int
+    puzzle: Puzzle
+    repeat: int
+
+
+class Executor(Protocol):
+    """Runs one spec's tasks and yields each task with its result as it finishes."""
+
+    def run(
+        self, spec: BackendSpec, tasks: Sequence[Task], limit: int, timeout: float | None
+    ) -> Iterator[tuple[Task, Result]]:
+        """Results in completion order; closing the iterator stops the work."""
+        ...
+
+
+class LocalExecutor:
+    """``workers`` local worker processes per spec, fed by as many threads."""
+
+    def __init__(self, workers: int = 1) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.workers = workers
+
+    def run(
+        self, spec: BackendSpec, tasks: Sequence[Task], limit: int, timeout: float | None
+    ) -> Iterator[tuple[Task, Result]]:
+        """Solve every task in fresh worker processes; yield results as they come."""
+        todo: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
+        for task in tasks:
+            todo.put(task)
+        done: queue.SimpleQueue[tuple[Task, Result] | None] = queue.SimpleQueue()
+        stop = threading.Event()
+        count = min(self.workers, len(tasks))
+        for _ in range(count):
+            todo.put(None)
+        workers = [Worker() for _ in range(count)]
+        threads = [
+            threading.Thread(
+                target=_drive, args=(spec, w, todo, done, stop, limit, timeout), daemon=True
+            )
+            for w in workers
+        ]
+        for t in threads:
+            t.start()
+        finished = 0
+        try:
+            while finished < count:
+                item = done.get()
+                if item is None:
+                    finished += 1
+                else:
+                    yield item
+        finally:
+            stop.set()
+            for w in workers:  # an interrupted run must not wait for slow puzzles
+                w.kill()
+            for t in threads:
+                t.join()
+
+
+def _drive(spec, worker, todo, done, stop, limit, timeout) -> None:
+    """One thread: feeds its worker process tasks until they run out or it is told to stop."""
+    name = get_backend(spec.backend).name
+    with worker:
+        while not stop.is_set():
+            task = todo.get()
+            if task is None:
+                break
+            start = time.perf_counter()
+            model = build_model(task.puzzle)
+            build = time.perf_counter() - start
+            result = worker.solve(name, model, limit, timeout, spec.options)
+            result = dataclasses.replace(
+                result, backend=str(spec), build_time=result.build_time + build
+            )
+            done.put((task, result))
+            if stop.is_set():
+                break
+    done.put(None)
+
+
+@dataclass
+class BenchPlan:
+    """What a run does; stored with the run so that it can be resumed."""
+
+    sets: list[str]
+    specs: list[str]
+    timeout: float | None = 10.0
+    repeats: int = 1
+    unique: bool = False
+    sample: int | None = None
+    seed: int = 0
+    data_dirs: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as plain data."""
+        return dict(self.__dict__)
+
+
+def _row(run_id: int, task: Task, result: Result) -> dict[str, Any]:
+    grid = result.solution
+    stats = dict(result.stats)
+    return {
+        "run_id": run_id,
+        "set": task.set,
+        "idx": task.idx,
+        "puzzle": format_line(task.puzzle),
+        "backend": result.backend,
+        "engine": stats.get("engine"),
+        "repeat": task.repeat,
+        "status": str(result.status),
+        "solution": format_line(grid) if grid else None,
+        "count": result.count,
+        "verified": None if grid is None else int(is_solution(task.puzzle, grid)),
+        "time": result.time,
+        "build_time": result.build_time,
+        "solve_time": result.solve_time,
+        "nodes": stats.get("nodes"),
+        "guesses": stats.get("guesses"),
+        "backtracks": stats.get("backtracks"),
+        "stats": json.dumps(stats, sort_keys=True, default=str),
+        "error": result.message or None,
+    }
+
+
+class Progress:
+    """A bar on a terminal, plain periodic lines otherwise."""
+
+    def __init__(self, total: int, stream: Any = None) -> None:
+        self.stream = stream or sys.stderr
+        self.total, self.count, self.last = total, 0, time.monotonic()
+        self.bar = None
+        if self.stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="puzzle", file=self.stream, leave=False)
+
+    def update(self, label: str) -> None:
+        """One more row done."""
+        self.count += 1
+        if self.bar is not None:
+            self.bar.set_description(label, refresh=False)
+            self.bar.update()
+        elif time.monotonic() - self.last >= 5 or self.count == self.total:
+            self.last = time.monotonic()
+            print(f"bench: {self.count}/{self.total} done ({label})", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        """Remove the bar."""
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_bench(
+    plan: BenchPlan,
+    store: Store,
+    load: Callable[[str, BenchPlan], list[tuple[int, Puzzle]]],
+    executor: Executor | None = None,
+    resume: int | None = None,
+    progress: bool = True,
+) -> int:
+    """Run (or finish) a bench into ``store``; the run id.
+
+    ``load(set_name, plan)`` gives the (index, puzzle) pairs of a set. With ``resume``
+    the run's stored plan is used and rows it already has are skipped.
+    """
+    executor = executor or LocalExecutor(1)
+    specs = [as_spec(s) for s in plan.specs]
+    run_id = resume if resume is not None else store.start_run(plan.to_json())
+    done = store.done(run_id)
+    limit = 2 if plan.unique else 1
+    work: list[tuple[BackendSpec, list[Task]]] = []
+    for spec in specs:
+        tasks = [
+            Task(name, idx, puzzle, repeat)
+            for name in plan.sets
+            for idx, puzzle in load(name, plan)
+            for repeat in range(plan.repeats)
+            if (name, idx, str(spec), repeat) not in done
+        ]
+        work.append((spec, tasks))
+    bar = Progress(sum(len(t) for _, t in work)) if progress else None
+    try:
+        for spec, tasks in work:
+            invalid = [t for t in tasks if t.puzzle.clashes()]
+            for task in invalid:  # the same verdict for every backend, no worker needed
+                message = "; ".join(map(str, task.puzzle.clashes()))
+                store.add(_row(run_id, task, Result(str(spec), Status.INVALID, message=message)))
+                if bar:
+                    bar.update(str(spec))
+            valid = [t for t in tasks if not t.puzzle.clashes()]
+            for task, result in executor.run(spec, valid, limit, plan.timeout):
+                store.add(_row(run_id, task, result))
+                if bar:
+                    bar.update(str(spec))
+    finally:
+        if bar:
+            bar.close()
+    store.set_agreement(run_id, agreement(store.results([run_id])))
+    store.finish_run(run_id)
+    return run_id
+
+
+def agreement(frame: Any) -> list[tuple[bool | None, str, int]]:
+    """(agrees, set, idx) per puzzle: do all backends reach the same verdict?
+
+    None where only one backend ran; a timeout or an error never agrees.
+    """
+    out = []
+    for (name, idx), rows in frame.groupby(["set", "idx"], sort=False):
+        backends = rows["backend"].unique()
+        if len(backends) < 2:
+            out.append((None, name, int(idx)))
+            continue
+        verdicts = {
+            verdict(s, sol) for s, sol in zip(rows["status"], rows["solution"], strict=True)
+        }
+        conclusive = not rows["status"].isin(["timeout", "error"]).any()
+        out.append((len(verdicts) == 1 and conclusive, name, int(idx)))
+    return out
+
+
+def parse_plan_specs(text: str | None) -> list[str]:
+    """Spec labels from a --backends value (default: every available backend)."""
+    from .crosscheck import available_specs
+
+    specs = parse_specs(text) if text else available_specs()
+    return [str(s) for s in specs]

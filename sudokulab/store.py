@@ -1,0 +1,225 @@
+"""The durable results store of the bench: one SQLite file, written row by row.
+
+Two tables: ``runs`` (one row per bench run: when, on what machine, with which
+arguments) and ``results`` (one row per puzzle x backend x repeat). Every result is
+committed as soon as it arrives, in WAL mode, so a Ctrl-C or a kill loses nothing that
+had finished, and ``--resume`` can tell what is left to do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import sqlite3
+import subprocess
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started TEXT NOT NULL,
+    finished TEXT,
+    machine TEXT,
+    cpu TEXT,
+    cores INTEGER,
+    python TEXT,
+    packages TEXT,
+    git TEXT,
+    args TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    "set" TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    puzzle TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    engine TEXT,
+    repeat INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    solution TEXT,
+    count INTEGER,
+    verified INTEGER,
+    agrees INTEGER,
+    time REAL,
+    build_time REAL,
+    solve_time REAL,
+    nodes INTEGER,
+    guesses INTEGER,
+    backtracks INTEGER,
+    stats TEXT,
+    error TEXT,
+    UNIQUE (run_id, "set", idx, backend, repeat)
+);
+"""
+
+#: The columns of ``results`` in order, as the bench writes them.
+RESULT_COLUMNS = (
+    "run_id", "set", "idx", "puzzle", "backend", "engine", "repeat", "status", "solution",
+    "count", "verified", "agrees", "time", "build_time", "solve_time", "nodes", "guesses",
+    "backtracks", "stats", "error",
+)  # fmt: skip
+
+PACKAGES = ("sudokulab", "ortools", "python-constraint2", "pandas", "numpy")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _git_revision() -> str | None:
+    source = Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(source), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def machine() -> dict[str, Any]:
+    """Where the numbers come from: host, CPU, cores, Python, package versions, git."""
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return {
+        "machine": socket.gethostname(),
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "packages": json.dumps(versions, sort_keys=True),
+        "git": _git_revision(),
+    }
+
+
+class Store:
+    """A results store in one SQLite file (created on first use)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(SCHEMA)
+        self._db.commit()
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start_run(self, args: dict[str, Any]) -> int:
+        """Record a new run with its arguments and machine; its id."""
+        info = machine()
+        cursor = self._db.execute(
+            "INSERT INTO runs (started, machine, cpu, cores, python, packages, git, args)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                _now(),
+                info["machine"],
+                info["cpu"],
+                info["cores"],
+                info["python"],
+                info["packages"],
+                info["git"],
+                json.dumps(args, sort_keys=True),
+            ),
+        )
+        self._db.commit()
+        return int(cursor.lastrowid)
+
+    def finish_run(self, run_id: int) -> None:
+        """Mark a run finished."""
+        self._db.execute("UPDATE runs SET finished = ? WHERE run_id = ?", (_now(), run_id))
+        self._db.commit()
+
+    def run_args(self, run_id: int) -> dict[str, Any]:
+        """The arguments a run was started with; LookupError if there is no such run."""
+        row = self._db.execute("SELECT args FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise LookupError(f"no run {run_id} in {self.path}")
+        return json.loads(row[0])
+
+    def run_ids(self) -> list[int]:
+        """Every run in the store, oldest first."""
+        return [r[0] for r in self._db.execute("SELECT run_id FROM runs ORDER BY run_id")]
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Store one result and commit it at once."""
+        values = [row.get(c) for c in RESULT_COLUMNS]
+        columns = ", ".join(f'"{c}"' for c in RESULT_COLUMNS)
+        marks = ", ".join("?" for _ in RESULT_COLUMNS)
+        self._db.execute(f"INSERT OR REPLACE INTO results ({columns}) VALUES ({marks})", values)
+        self._db.commit()
+
+    def done(self, run_id: int) -> set[tuple[str, int, str, int]]:
+        """(set, idx, backend, repeat) of every result a run already has."""
+        rows = self._db.execute(
+            'SELECT "set", idx, backend, repeat FROM results WHERE run_id = ?', (run_id,)
+        )
+        return {tuple(r) for r in rows}
+
+    def set_agreement(self, run_id: int, agrees: Iterable[tuple[bool | None, str, int]]) -> None:
+        """Write the agreement verdict (agrees, set, idx) of each puzzle of a run."""
+        self._db.executemany(
+            'UPDATE results SET agrees = ? WHERE run_id = ? AND "set" = ? AND idx = ?',
+            [(None if a is None else int(a), run_id, s, i) for a, s, i in agrees],
+        )
+        self._db.commit()
+
+    def results(self, run_ids: Iterable[int] | None = None) -> pd.DataFrame:
+        """The results of some runs (default: all) as a DataFrame."""
+        import pandas as pd
+
+        query = "SELECT * FROM results"
+        params: list[int] = []
+        if run_ids is not None:
+            params = list(run_ids)
+            query += f" WHERE run_id IN ({', '.join('?' for _ in params)})"
+        frame = pd.read_sql_query(query + " ORDER BY rowid", self._db, params=params)
+        for column in ("verified", "agrees"):
+            frame[column] = frame[column].map(lambda v: None if pd.isna(v) else bool(v))
+        return frame
+
+    def runs(self, run_ids: Iterable[int] | None = None) -> pd.DataFrame:
+        """The runs table (default: all runs) as a DataFrame."""
+        import pandas as pd
+
+        query = "SELECT * FROM runs"
+        params: list[int] = []
+        if run_ids is not None:
+            params = list(run_ids)
+            query += f" WHERE run_id IN ({', '.join('?' for _ in params)})"
+        return pd.read_sql_query(query + " ORDER BY run_id", self._db, params=params)

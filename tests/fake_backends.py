@@ -1,0 +1,56 @@
+"""Misbehaving backends for the bench tests, registered through $SUDOKULAB_BACKENDS."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from sudokulab.backends import Result
+from sudokulab.backends.native import NativeBackend
+from sudokulab.native import reference
+
+
+class CrashBackend:
+    """Dies from SIGSEGV on puzzles whose first cell is blank; solves the others."""
+
+    name = "crash"
+    kinds = frozenset({"alldifferent"})
+    options: dict = {}
+    stops_itself = True
+    requires = ""
+
+    def available(self) -> bool:
+        return True
+
+    def version(self) -> str:
+        return "0"
+
+    def solve(self, model, limit=1, timeout=None, **options) -> Result:
+        if model.givens[0] == 0:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        inner = NativeBackend("crash", reference.search, "python")
+        return inner.solve(model, limit, timeout)
+
+
+class HangBackend(CrashBackend):
+    """Ignores its deadline and never returns on puzzles whose first cell is blank."""
+
+    name = "hang"
+
+    def solve(self, model, limit=1, timeout=None, **options) -> Result:
+        if model.givens[0] == 0:
+            while True:
+                time.sleep(1)
+        return super().solve(model, limit, timeout)
+
+
+class SlowBackend(CrashBackend):
+    """The native engine, a quarter of a second per puzzle: a bench worth interrupting."""
+
+    name = "slow"
+
+    def solve(self, model, limit=1, timeout=None, **options) -> Result:
+        time.sleep(0.25)
+        inner = NativeBackend("slow", reference.search, "python")
+        return inner.solve(model, limit, timeout)
