@@ -22,8 +22,11 @@ from .backends import (
     parse_spec,
     parse_specs,
 )
+from .cli_bench import BenchError
+from .cli_bench import add_commands as add_bench_commands
 from .models import SIZES, Entry, ParseError, format_grid, format_line, read_file, read_text
 from .native import ORDERS, PROPAGATIONS
+from .sets import add_commands as add_set_commands
 
 #: Exit statuses: everything solved / some puzzle not solved / bad input.
 EXIT_OK, EXIT_UNSOLVED, EXIT_BAD_INPUT = 0, 1, 2
@@ -381,6 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
         "its options, which native engine is active) and the named presets.",
     )
     p.set_defaults(handler=cmd_backends)
+
+    add_bench_commands(commands)
+    add_set_commands(commands)
     return parser
 
 
@@ -390,7 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.handler(args)
-    except (ParseError, UsageError) as err:
+    except (ParseError, UsageError, BenchError) as err:
         print(f"sudokulab: error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

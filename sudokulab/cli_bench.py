@@ -1,0 +1,219 @@
+"""The ``bench`` and ``report`` commands: the project's main job."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .backends import PRESETS, all_backends, parse_specs
+
+#: Where results go when --out is not given.
+DEFAULT_OUT = "sudokulab-bench"
+FORMATS = ("table", "markdown", "csv", "html", "json")
+
+BENCH_EXAMPLES = """\
+examples:
+  sudokulab bench                                   # the shipped sets, every backend
+  sudokulab bench top95 hardest --data-dir ../shared/data --backends native,cpsat
+  sudokulab bench sudoku17 --sample 1000 --seed 1 --backends hidden-singles,cpsat
+  sudokulab bench my-puzzles.txt --backends backtracking,forward-checking --timeout 5
+  sudokulab bench --resume 3                        # finish an interrupted run
+
+Results are kept in OUT/results.sqlite as they are produced; the report and the plots of
+run N go to OUT/run-N/.
+"""
+
+
+def default_specs() -> list[str]:
+    """Every available backend, then the native presets (the approaches compared)."""
+    names = [name for name, b in all_backends().items() if b.available()]
+    return names + list(PRESETS)
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``bench`` and ``report`` to the command line."""
+    p = commands.add_parser(
+        "bench",
+        help="run backends over puzzle sets; store, report and plot the results",
+        description="Run backend specs over puzzle sets (catalog names or files) with a "
+        "hard per-puzzle timeout, keep every result in a SQLite store, then print the "
+        "report and write it with plots next to the store. With no SET, the sets the "
+        "project ships; with no --backends, every available backend and native preset.",
+        epilog=BENCH_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("sets", nargs="*", metavar="SET", help="catalog name or file path")
+    p.add_argument("--backends", metavar="LIST", help="comma-separated backend specs")
+    p.add_argument(
+        "--timeout", type=float, default=10.0, metavar="S", help="per puzzle (default: 10)"
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="worker processes per backend (default: one per core)",
+    )
+    p.add_argument("--repeats", type=int, default=1, metavar="R", help="runs per puzzle")
+    p.add_argument("--unique", action="store_true", help="also check uniqueness (limit 2)")
+    p.add_argument("--sample", type=int, metavar="N", help="a random sample of N per set")
+    p.add_argument("--seed", type=int, default=0, help="seed of --sample (default: 0)")
+    _common(p)
+    p.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
+    p.set_defaults(handler=cmd_bench)
+
+    p = commands.add_parser(
+        "report",
+        help="report stored bench runs; two runs side by side",
+        description="Summarise stored runs per set and backend (default: the latest). "
+        "With two runs, also show them side by side with the ratio of their mean times.",
+    )
+    p.add_argument("runs", nargs="*", type=int, metavar="RUN")
+    _common(p)
+    p.set_defaults(handler=cmd_report)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--data-dir", action="append", default=[], metavar="DIR", help="more set folders"
+    )
+    p.add_argument(
+        "--out", default=DEFAULT_OUT, metavar="DIR", help=f"results folder ({DEFAULT_OUT})"
+    )
+    p.add_argument("--format", choices=FORMATS, default="table", help="report format")
+    p.add_argument("--baseline", metavar="SPEC", help="speeds relative to this backend")
+    p.add_argument("--no-plots", action="store_true", help="skip the plots")
+
+
+class BenchError(Exception):
+    """Bad bench input: reported in one line, exit status 2."""
+
+
+def _store(args: argparse.Namespace, must_exist: bool):
+    from .store import Store
+
+    path = Path(args.out) / "results.sqlite"
+    if must_exist and not path.exists():
+        raise BenchError(f"no results store at {path} (run `sudokulab bench --out {args.out}`)")
+    return Store(path)
+
+
+def _loader(extra_dirs: list[str]):
+    """The load function of run_bench: (index, puzzle) pairs of a set, sampled."""
+    from .sets import load
+
+    def load_set(name: str, plan) -> list:
+        loaded = load(name, extra_dirs=extra_dirs, sample=plan.sample, seed=plan.seed)
+        return [(i, e.puzzle) for i, e in zip(loaded.indices, loaded.entries, strict=True)]
+
+    return load_set
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Run a bench (or finish one), then report it."""
+    from .bench import BenchPlan, LocalExecutor, run_bench
+    from .sets import SetNotFound, entries, locate
+
+    for name, value in (("--workers", args.workers), ("--repeats", args.repeats)):
+        if value < 1:
+            raise BenchError(f"{name} must be at least 1")
+    if args.timeout <= 0:
+        raise BenchError("--timeout must be more than 0 seconds")
+    with _store(args, must_exist=args.resume is not None) as store:
+        if args.resume is not None:
+            try:
+                plan = BenchPlan(**store.run_args(args.resume))
+            except LookupError as err:
+                raise BenchError(str(err)) from None
+        else:
+            sets = args.sets or [s.name for s in entries() if s.shipped]
+            try:
+                specs = [str(s) for s in parse_specs(args.backends)] if args.backends else None
+            except ValueError as err:
+                raise BenchError(str(err)) from None
+            plan = BenchPlan(
+                sets=list(dict.fromkeys(sets)),
+                specs=specs or default_specs(),
+                timeout=args.timeout,
+                repeats=args.repeats,
+                unique=args.unique,
+                sample=args.sample,
+                seed=args.seed,
+                data_dirs=[str(Path(d).resolve()) for d in args.data_dir],
+            )
+        for name in plan.sets:  # fail before starting, naming what is missing
+            try:
+                locate(name, extra_dirs=plan.data_dirs)
+            except SetNotFound as err:
+                raise BenchError(str(err)) from None
+        print(
+            f"bench: {', '.join(plan.sets)} x {', '.join(plan.specs)}; "
+            f"timeout {plan.timeout:g} s, {args.workers} worker(s) per backend; "
+            f"store {store.path}",
+            file=sys.stderr,
+        )
+        try:
+            run = run_bench(
+                plan,
+                store,
+                _loader(plan.data_dirs),
+                LocalExecutor(args.workers),
+                resume=args.resume,
+                progress=True,
+            )
+        except KeyboardInterrupt:
+            runs = store.run_ids()
+            run = args.resume if args.resume is not None else runs[-1]
+            print(
+                f"bench: interrupted; finished rows are kept. Resume with: "
+                f"sudokulab bench --resume {run} --out {args.out}",
+                file=sys.stderr,
+            )
+            return 130
+        return _report(store, [run], args)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Report stored runs (default: the latest)."""
+    with _store(args, must_exist=True) as store:
+        runs = args.runs or store.run_ids()[-1:]
+        if not runs:
+            raise BenchError(f"{store.path} holds no run yet")
+        known = set(store.run_ids())
+        missing = [r for r in runs if r not in known]
+        if missing:
+            raise BenchError(f"no run {missing[0]} in {store.path} (runs: {sorted(known)})")
+        return _report(store, runs, args)
+
+
+def _report(store, runs: list[int], args: argparse.Namespace) -> int:
+    """Print the summary (and a comparison of two runs); write report.md and plots."""
+    from . import report
+
+    results = store.results(runs)
+    info = store.runs(runs)
+    summary = report.summary(results, baseline=args.baseline)
+    for _, row in info.iterrows():
+        print(f"run {row['run_id']}: {report.machine_text(row)}")
+    print(report.render(summary, args.format))
+    if len(runs) == 2:
+        old, new = (store.results([r]) for r in runs)
+        print(f"\nrun {runs[0]} -> run {runs[1]} (ratio > 1: run {runs[1]} is faster)")
+        print(report.render(report.compare(old, new), args.format))
+    folder = Path(args.out) / f"run-{'-'.join(map(str, runs))}"
+    folder.mkdir(parents=True, exist_ok=True)
+    plots: dict[str, str] = {}
+    if not args.no_plots and len(results):
+        from .plots import plot_cumulative, plot_means
+
+        for path in plot_cumulative(results, folder) + plot_means(results, folder):
+            if path.suffix == ".png":
+                plots[path.stem] = path.name
+    (folder / "report.md").write_text(
+        report.markdown_report(results, info, baseline=args.baseline, plots=plots)
+    )
+    print(f"\nreport: {folder / 'report.md'}", file=sys.stderr)
+    bad = results["status"].isin(["error"]).any() or (results["verified"] == False).any()  # noqa: E712
+    return 1 if bad else 0

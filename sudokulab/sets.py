@@ -1,0 +1,543 @@
+"""The data catalog: named puzzle sets, where to find them, and how to fetch the public ones.
+
+A set is a file of puzzles in any format ``read_file`` reads. The catalog
+(``data/catalog.json``, installed as ``sudokulab.data``) names each set the project ships and
+each public set of ``shared/data/PROVENANCE.md``, with its source URL, sha256, format and
+count. A set's ``file`` is a path relative to a *data folder*; the folders are searched in
+this order:
+
+1. the project's own data (the package ``sudokulab.data``);
+2. the user cache (``$SUDOKULAB_CACHE``, else ``$XDG_CACHE_HOME/sudokulab``, else
+   ``~/.cache/sudokulab``), where ``sudokulab data fetch NAME`` puts what it downloads;
+3. each folder given with ``--data-dir``;
+4. each folder in ``$SUDOKULAB_DATA`` (separated by ``os.pathsep``).
+
+Any existing file path works as a set too.
+
+>>> info = catalog()["sudokus_17"]
+>>> info.name, info.count
+('sudoku17', 49151)
+>>> len(load("seeds").entries)
+3
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import hashlib
+import json
+import os
+import random
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+from http.client import HTTPException
+from importlib import resources
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from .models import Entry, read_file
+
+__all__ = [
+    "ChecksumMismatch",
+    "FetchError",
+    "LoadedSet",
+    "SetInfo",
+    "SetNotFound",
+    "add_commands",
+    "default_cache_dir",
+    "catalog",
+    "data_dirs",
+    "entries",
+    "fetch",
+    "load",
+    "locate",
+    "sha256_of",
+    "status",
+]
+
+#: Exit statuses of ``sets`` and ``data fetch``.
+EXIT_OK, EXIT_FAILED, EXIT_UNKNOWN = 0, 1, 2
+
+_PACKAGE = "sudokulab.data"
+_CATALOG = "catalog.json"
+_CHUNK = 1 << 16
+
+
+class SetNotFound(LookupError):
+    """A set name that is not in the catalog, or a set that is in no data folder."""
+
+
+class FetchError(RuntimeError):
+    """A download that failed: network, HTTP status, or no direct download known."""
+
+
+class ChecksumMismatch(FetchError, ValueError):
+    """A downloaded file whose sha256 is not the catalog's; nothing was kept."""
+
+    def __init__(self, name: str, url: str, expected: str, actual: str) -> None:
+        super().__init__(
+            f"{name}: the file at {url} has sha256 {actual}, the catalog expects {expected}; "
+            "refused, nothing kept"
+        )
+        self.name, self.url, self.expected, self.actual = name, url, expected, actual
+
+
+@dataclass(frozen=True)
+class SetInfo:
+    """One catalog entry: a file of puzzles, where it comes from, and what it holds."""
+
+    name: str
+    description: str
+    file: str  # relative to a data folder, e.g. norvig-pytudes/sudoku-top95.txt
+    url: str | None  # the public source (a raw file at a pinned commit when known)
+    sha256: str
+    format: str
+    count: int
+    solutions: str | None = None  # a catalog name (or sibling file) with the solutions
+    shipped: bool = False  # in the project's own data/
+    aliases: tuple[str, ...] = ()
+    origin: str | None = None  # where the puzzles were first published
+
+    @property
+    def downloadable(self) -> bool:
+        """Whether ``url`` names a file to download rather than a repository page."""
+        if not self.url:
+            return False
+        parts = urlsplit(self.url)
+        if parts.netloc == "github.com":  # a page; raw files live on raw.githubusercontent.com
+            return False
+        return parts.scheme in ("http", "https", "file")
+
+
+@dataclass(frozen=True)
+class LoadedSet:
+    """A set read from its file: its puzzles in file order and each one's index in the file."""
+
+    name: str  # the catalog name, or the path as given
+    path: Path
+    entries: list[Entry]
+    indices: list[int]  # 0-based position of each entry in the whole file
+    info: SetInfo | None = field(default=None, compare=False)
+
+
+# --- the catalog ----------------------------------------------------------------------------
+
+
+@cache
+def _entries() -> tuple[SetInfo, ...]:
+    """The catalog file, parsed once per process (it is part of the installed package)."""
+    text = resources.files(_PACKAGE).joinpath(_CATALOG).read_text(encoding="utf-8")
+    infos = []
+    for raw in json.loads(text):
+        raw = dict(raw)
+        raw["aliases"] = tuple(raw.get("aliases", ()))
+        infos.append(SetInfo(**raw))
+    return tuple(infos)
+
+
+def entries() -> list[SetInfo]:
+    """Every catalog entry once, in catalog order (``catalog()`` also maps the aliases)."""
+    return list(_entries())
+
+
+def catalog() -> dict[str, SetInfo]:
+    """Every set by name and by alias."""
+    names: dict[str, SetInfo] = {}
+    for info in _entries():
+        for key in (info.name, *info.aliases):
+            if key in names:
+                raise ValueError(f"catalog: {key!r} names two sets")
+            names[key] = info
+    return names
+
+
+# --- where sets live ------------------------------------------------------------------------
+
+
+def _project_dir() -> Path | None:
+    """The installed ``sudokulab.data`` folder (None if the package is not on a file system)."""
+    root = resources.files(_PACKAGE)
+    return root if isinstance(root, Path) else None
+
+
+def default_cache_dir() -> Path:
+    """The user cache: $SUDOKULAB_CACHE, else $XDG_CACHE_HOME/sudokulab, else ~/.cache/sudokulab."""
+    explicit = os.environ.get("SUDOKULAB_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "sudokulab"
+
+
+def data_dirs(extra: Sequence[str | os.PathLike[str]] = ()) -> list[Path]:
+    """The data folders in search order: project, cache, each ``extra``, each $SUDOKULAB_DATA."""
+    env = os.environ.get("SUDOKULAB_DATA", "")
+    candidates = [
+        _project_dir(),
+        default_cache_dir(),
+        *(Path(d).expanduser() for d in extra),
+        *(Path(d).expanduser() for d in env.split(os.pathsep) if d),
+    ]
+    return list(dict.fromkeys(d for d in candidates if d is not None))
+
+
+def _missing(info: SetInfo, dirs: list[Path]) -> SetNotFound:
+    looked = ", ".join(str(d) for d in dirs)
+    if info.shipped:
+        hint = "it ships with sudokulab: the installation is incomplete, reinstall it"
+    elif info.downloadable:
+        hint = (
+            f"run `sudokulab data fetch {info.name}` to download it, or name a folder "
+            "that holds it with --data-dir or SUDOKULAB_DATA"
+        )
+    else:
+        hint = (
+            f"download it from {info.url} into {default_cache_dir() / info.file}, or name a folder "
+            "that holds it with --data-dir or SUDOKULAB_DATA"
+        )
+    return SetNotFound(f"set {info.name!r} ({info.file}) is in none of: {looked}; {hint}")
+
+
+def _unknown(name: str) -> SetNotFound:
+    close = difflib.get_close_matches(name, list(catalog()), n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; `sudokulab sets` lists them"
+    return SetNotFound(f"{name!r} is neither a catalog set nor a file{hint}")
+
+
+def locate(
+    name_or_path: str | os.PathLike[str], extra_dirs: Sequence[str | os.PathLike[str]] = ()
+) -> Path:
+    """The file of a catalog set (by name or alias), or the given file itself."""
+    sets = catalog()
+    key = os.fspath(name_or_path)
+    if key in sets:
+        info = sets[key]
+        dirs = data_dirs(extra_dirs)
+        for folder in dirs:
+            path = folder / info.file
+            if path.is_file():
+                return path
+        raise _missing(info, dirs)
+    path = Path(key).expanduser()
+    if path.is_file():
+        return path
+    if path.exists():
+        raise SetNotFound(f"{key}: not a file")
+    if os.sep in key or (os.altsep and os.altsep in key) or path.suffix:
+        raise SetNotFound(f"{key}: no such file")
+    raise _unknown(key)
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def _solutions_path(
+    info: SetInfo, path: Path, extra_dirs: Sequence[str | os.PathLike[str]]
+) -> Path:
+    """Where the solutions of ``info`` are: a catalog set, else a file beside the set's file."""
+    assert info.solutions is not None
+    if info.solutions in catalog():
+        return locate(info.solutions, extra_dirs)
+    sibling = path.parent / info.solutions
+    if not sibling.is_file():
+        raise SetNotFound(f"{info.name}: its solutions {info.solutions!r} are not at {sibling}")
+    return sibling
+
+
+def _sample(count: int, sample: int | None, seed: int) -> list[int]:
+    """Indices of a reproducible sample, in file order (all of them without a sample)."""
+    if sample is not None and sample < 1:
+        raise ValueError(f"a sample needs at least 1 puzzle, not {sample}")
+    if sample is None or sample >= count:
+        return list(range(count))
+    return sorted(random.Random(seed).sample(range(count), sample))
+
+
+def load(
+    name_or_path: str | os.PathLike[str],
+    extra_dirs: Sequence[str | os.PathLike[str]] = (),
+    sample: int | None = None,
+    seed: int = 0,
+) -> LoadedSet:
+    """Read a set; attach the catalog's solutions; keep a reproducible sample if asked."""
+    key = os.fspath(name_or_path)
+    path = locate(key, extra_dirs)
+    info = catalog().get(key)
+    found = read_file(path)
+    if info is not None and info.solutions:
+        known = read_file(_solutions_path(info, path, extra_dirs))
+        if len(known) != len(found):
+            raise ValueError(
+                f"{info.name}: {len(known)} solutions in {info.solutions} for {len(found)} puzzles"
+            )
+        found = [replace(e, solution=s.puzzle.givens) for e, s in zip(found, known, strict=True)]
+    indices = _sample(len(found), sample, seed)
+    return LoadedSet(
+        name=info.name if info else key,
+        path=path,
+        entries=[found[i] for i in indices],
+        indices=indices,
+        info=info,
+    )
+
+
+def status(extra_dirs: Sequence[str | os.PathLike[str]] = ()) -> list[dict]:
+    """One row per catalog set: name, count, present, path (or None), description and more."""
+    rows = []
+    for info in _entries():
+        try:
+            path: Path | None = locate(info.name, extra_dirs)
+        except SetNotFound:
+            path = None
+        rows.append(
+            {
+                "name": info.name,
+                "count": info.count,
+                "present": path is not None,
+                "path": str(path) if path else None,
+                "description": info.description,
+                "aliases": list(info.aliases),
+                "shipped": info.shipped,
+                "downloadable": info.downloadable,
+            }
+        )
+    return rows
+
+
+# --- fetching -------------------------------------------------------------------------------
+
+
+def sha256_of(path: str | os.PathLike[str]) -> str:
+    """The sha256 of a file, as 64 hex digits."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def _new_folders(folder: Path) -> Iterator[None]:
+    """Create ``folder`` and its missing parents; remove those left empty if the body fails."""
+    created = []
+    for parent in [folder, *folder.parents]:
+        if parent.exists():
+            break
+        created.append(parent)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        yield
+    except BaseException:
+        for made in created:  # deepest first
+            with contextlib.suppress(OSError):
+                made.rmdir()
+        raise
+
+
+def _download(url: str, target: Path, timeout: float) -> str:
+    """Write what ``url`` serves to the file ``target``; return the sha256 of what came."""
+    digest = hashlib.sha256()
+    request = urllib.request.Request(url, headers={"User-Agent": "sudokulab"})
+    with urllib.request.urlopen(request, timeout=timeout) as response, open(target, "wb") as out:
+        for chunk in iter(lambda: response.read(_CHUNK), b""):
+            digest.update(chunk)
+            out.write(chunk)
+    return digest.hexdigest()
+
+
+def fetch(
+    name: str,
+    cache_dir: str | os.PathLike[str] | None = None,
+    url: str | None = None,
+    timeout: float = 60,
+) -> Path:
+    """Download a public set into the cache, keeping it only if its sha256 is the catalog's.
+
+    ``url`` overrides the catalog's address (a mirror). A file already in the cache with
+    the right sha256 is not downloaded again. The download goes to a temporary file in
+    the destination folder and is renamed into place only once its checksum is right, so
+    a failed or refused download leaves no file behind.
+    """
+    sets = catalog()
+    if name not in sets:
+        raise _unknown(name)
+    info = sets[name]
+    if info.shipped:
+        return locate(info.name)
+    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    dest = folder / info.file
+    if dest.is_file() and sha256_of(dest) == info.sha256:
+        return dest
+    source = url or info.url
+    if url is None and not info.downloadable:
+        raise FetchError(
+            f"{info.name}: no direct download is known; get {info.file} from {info.url} "
+            f"and put it at {dest}"
+        )
+    assert source is not None
+    with _new_folders(dest.parent):
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
+        os.close(fd)
+        tmp = Path(tmp_name)
+        try:
+            try:
+                actual = _download(source, tmp, timeout)
+            except urllib.error.HTTPError as err:
+                raise FetchError(f"{info.name}: {source}: HTTP {err.code} {err.reason}") from None
+            except (OSError, HTTPException, ValueError) as err:
+                reason = getattr(err, "reason", None) or err
+                raise FetchError(f"{info.name}: cannot download {source}: {reason}") from None
+            if actual != info.sha256:
+                raise ChecksumMismatch(info.name, source, info.sha256, actual)
+            tmp.chmod(0o644)
+            os.replace(tmp, dest)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    return dest
+
+
+# --- command line ---------------------------------------------------------------------------
+
+SETS_EXAMPLES = """\
+examples:
+  sudokulab sets
+  sudokulab sets --data-dir ../shared/data
+  SUDOKULAB_DATA=../shared/data sudokulab sets
+"""
+
+FETCH_EXAMPLES = """\
+examples:
+  sudokulab data fetch top95
+  sudokulab data fetch top95 hardest easy50 --cache /tmp/sets
+  sudokulab data fetch top95 --url https://mirror.example/sudoku-top95.txt
+
+exit status: 0 every set fetched or already present, 1 a download failed or its sha256
+was wrong (nothing is kept), 2 an unknown set name.
+"""
+
+
+def _error(message: object) -> None:
+    print(f"sudokulab: error: {message}", file=sys.stderr)
+
+
+def cmd_sets(args: argparse.Namespace) -> int:
+    """List every catalog set: name, count, where it is (or how to get it), description."""
+    extra = args.data_dir or []
+    for folder in extra:
+        if not Path(folder).expanduser().is_dir():
+            _error(f"--data-dir {folder}: not a folder")
+            return EXIT_UNKNOWN
+    rows = status(extra)
+    width = max(len(r["name"]) for r in rows)
+    print(f"{'set':<{width}}  {'count':>6}  where")
+    for row in rows:
+        where = row["path"] or f"missing (sudokulab data fetch {row['name']})"
+        also = f" (also: {', '.join(row['aliases'])})" if row["aliases"] else ""
+        print(f"{row['name']:<{width}}  {row['count']:>6}  {where}")
+        print(f"{'':<{width}}  {'':>6}  {row['description']}{also}")
+    return EXIT_OK
+
+
+def cmd_data_fetch(args: argparse.Namespace) -> int:
+    """Fetch each named set into the cache unless a good copy is already in a data folder."""
+    sets = catalog()
+    unknown = [n for n in args.names if n not in sets]
+    if unknown:
+        for name in unknown:
+            _error(_unknown(name))
+        return EXIT_UNKNOWN
+    if args.url and len(args.names) > 1:
+        _error("--url takes one set name")
+        return EXIT_UNKNOWN
+    worst = EXIT_OK
+    for name in dict.fromkeys(args.names):
+        info = sets[name]
+        present = None
+        if args.cache is None:  # an explicit --cache asks for a copy there
+            with contextlib.suppress(SetNotFound):
+                present = locate(name, args.data_dir or [])
+        if present is not None and (info.shipped or sha256_of(present) == info.sha256):
+            print(f"{info.name}: present at {present}")
+            continue
+        try:
+            path = fetch(name, cache_dir=args.cache, url=args.url, timeout=args.timeout)
+        except (FetchError, OSError) as err:
+            _error(err)
+            worst = EXIT_FAILED
+            continue
+        print(f"{info.name}: {path}")
+    return worst
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+    return value
+
+
+def _data_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also look for sets in DIR (repeatable; searched after the project's data "
+        "and the cache, before $SUDOKULAB_DATA)",
+    )
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``sets`` and ``data fetch`` to the subcommands of the ``sudokulab`` parser."""
+    p = commands.add_parser(
+        "sets",
+        help="list the catalog's puzzle sets and whether each is present",
+        description="List every puzzle set of the catalog: its name, its number of puzzles, "
+        "where it was found (the project's data, the cache, --data-dir, $SUDOKULAB_DATA) or "
+        "how to get it, and what it is.",
+        epilog=SETS_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _data_dir_option(p)
+    p.set_defaults(handler=cmd_sets)
+
+    p = commands.add_parser(
+        "data",
+        help="manage the public puzzle sets (fetch)",
+        description="Manage the public puzzle sets of the catalog.",
+    )
+    actions = p.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+    f = actions.add_parser(
+        "fetch",
+        help="download public sets into the cache, checking their sha256",
+        description="Download each named public set into the user cache ($SUDOKULAB_CACHE, "
+        "else $XDG_CACHE_HOME/sudokulab, else ~/.cache/sudokulab). A file whose sha256 "
+        "differs from the catalog's is refused and nothing is kept. A set already present "
+        "with the right sha256 is not downloaded again.",
+        epilog=FETCH_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    f.add_argument("names", nargs="+", metavar="NAME", help="a catalog set name or alias")
+    _data_dir_option(f)
+    f.add_argument("--cache", metavar="DIR", help="download into DIR instead of the cache")
+    f.add_argument("--url", metavar="URL", help="download from URL instead (a mirror)")
+    f.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="network timeout (default: 60)",
+    )
+    f.set_defaults(handler=cmd_data_fetch)

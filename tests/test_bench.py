@@ -1,0 +1,127 @@
+"""The bench runner and its store: rows survive kills, crashes and hangs cost one row."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from sudokulab.backends import registry as registry_module
+from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
+from sudokulab.models import parse_puzzle, read_file
+from sudokulab.store import Store
+
+TESTS = Path(__file__).resolve().parent
+SEEDS = TESTS.parent / "data" / "seeds.csv"
+EXAMPLE = "....5.264..7..9..35..62....8......9.7..34..86.....2.3....9.....9.476........3...."
+GIVEN_FIRST = "7.18.43.......2.....453..7.6.....7..1...9...5..8.....38...195....23........6.89.4"
+TINY = {
+    "seeds": [(i, e.puzzle) for i, e in enumerate(read_file(SEEDS))],
+    "two": [(0, parse_puzzle(EXAMPLE)), (1, parse_puzzle(GIVEN_FIRST))],
+    "clash": [(0, parse_puzzle("55" + "." * 79))],
+}
+
+
+def load(name, plan):
+    return TINY[name]
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    """Register the misbehaving backends here and in worker processes."""
+    names = "fake_backends:CrashBackend,fake_backends:HangBackend,fake_backends:SlowBackend"
+    monkeypatch.setenv("SUDOKULAB_BACKENDS", names)
+    path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", path)
+    monkeypatch.syspath_prepend(str(TESTS))
+    registry_module._create.cache_clear()
+    yield
+    registry_module._create.cache_clear()
+
+
+def test_a_run_stores_every_row_with_machine_and_agreement(tmp_path):
+    plan = BenchPlan(["seeds", "two", "clash"], ["native", "native-py:order=first"], timeout=30)
+    with Store(tmp_path / "r.sqlite") as store:
+        run = run_bench(plan, store, load, LocalExecutor(2), progress=False)
+        rows = store.results([run])
+        runs = store.runs([run])
+    assert len(rows) == (3 + 2 + 1) * 2
+    assert set(rows["backend"]) == {"native", "native-py:order=first"}
+    solved = rows[rows["status"] == "solved"]
+    assert len(solved) == 10 and solved["verified"].all() and solved["agrees"].all()
+    clash = rows[rows["set"] == "clash"]
+    assert set(clash["status"]) == {"invalid"} and clash["error"].str.contains("row 1").all()
+    assert (rows["time"] >= rows["solve_time"]).all() and solved["nodes"].notna().all()
+    run_row = runs.iloc[0]
+    assert run_row["finished"] and run_row["cores"] >= 1 and run_row["python"]
+    assert '"sets": ["seeds", "two", "clash"]' in run_row["args"]
+
+
+def test_crash_and_hang_cost_one_row_each_and_the_run_finishes(tmp_path, fakes):
+    plan = BenchPlan(["two"], ["native", "crash", "hang"], timeout=1.0)
+    start = time.perf_counter()
+    with Store(tmp_path / "r.sqlite") as store:
+        run = run_bench(plan, store, load, LocalExecutor(2), progress=False)
+        rows = store.results([run]).set_index(["backend", "idx"])
+    assert time.perf_counter() - start < 20
+    assert rows.loc[("crash", 0), "status"] == "error"
+    assert rows.loc[("crash", 0), "error"] == "worker process died from SIGSEGV"
+    assert rows.loc[("hang", 0), "status"] == "timeout"
+    for backend in ("native", "crash", "hang"):
+        assert rows.loc[(backend, 1), "status"] == "solved"  # the puzzle with r1c1 given
+    assert not rows.loc[("native", 0), "agrees"]  # a failure never agrees
+    assert rows.loc[("native", 1), "agrees"]
+
+
+def test_a_killed_run_keeps_its_rows_and_resume_finishes_it(tmp_path, fakes):
+    db = tmp_path / "r.sqlite"
+    script = textwrap.dedent(
+        f"""
+        from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
+        from sudokulab.models import read_file
+        from sudokulab.store import Store
+        entries = read_file({str(SEEDS)!r})
+        pairs = [(i, e.puzzle) for i, e in enumerate(entries)]
+        plan = BenchPlan(["seeds"], ["slow"], timeout=30, repeats=8)
+        run_bench(plan, Store({str(db)!r}), lambda name, plan: pairs, LocalExecutor(1),
+                  progress=False)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], env=os.environ.copy())
+    deadline = time.time() + 60
+    finished = 0
+    while time.time() < deadline and finished < 5:
+        time.sleep(0.2)
+        if db.exists():
+            with sqlite3.connect(db) as con:
+                try:
+                    finished = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+                except sqlite3.OperationalError:
+                    finished = 0
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    with Store(db) as store:
+        kept = store.results()
+        assert 5 <= len(kept) < 24
+        assert store.runs().iloc[0]["finished"] is None
+        run = int(kept["run_id"].iloc[0])
+        plan = BenchPlan(**store.run_args(run))
+        run_bench(plan, store, load_seeds, LocalExecutor(2), resume=run, progress=False)
+        rows = store.results([run])
+        assert store.runs().iloc[0]["finished"] is not None
+    assert len(rows) == 24
+    assert not rows.duplicated(["set", "idx", "backend", "repeat"]).any()
+    before = kept.set_index(["idx", "repeat"])["time"]
+    after = rows.set_index(["idx", "repeat"])["time"]
+    assert (after.loc[before.index] == before).all()  # finished rows were not run again
+
+
+def load_seeds(name, plan):
+    return TINY["seeds"]

@@ -1,0 +1,377 @@
+"""Reports and plots over a small hand-made results frame with known numbers."""
+
+from __future__ import annotations
+
+import io
+import json
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sudokulab.plots import log_scale_needed, plot_cumulative, plot_means
+from sudokulab.report import (
+    FORMATS,
+    compare,
+    machine_text,
+    markdown_report,
+    render,
+    significant,
+    summary,
+)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def row(set_name, idx, backend, status, time, repeat=0, verified="auto", agrees=True, **more):
+    """One results row as the bench stores it; counters default to absent."""
+    if verified == "auto":
+        verified = True if status in ("solved", "multiple") else None
+    return {
+        "run_id": 1,
+        "set": set_name,
+        "idx": idx,
+        "puzzle": f"{set_name}-{idx}",
+        "backend": backend,
+        "engine": "python" if backend.startswith(("native", "backtracking")) else None,
+        "repeat": repeat,
+        "status": status,
+        "solution": "1" * 81 if status in ("solved", "multiple") else None,
+        "count": 1 if status == "solved" else 0,
+        "verified": verified,
+        "agrees": agrees,
+        "time": time,
+        "build_time": time / 10,
+        "solve_time": time * 9 / 10,
+        "nodes": more.get("nodes"),
+        "guesses": more.get("guesses"),
+        "backtracks": None,
+        "stats": "{}",
+        "error": more.get("error"),
+    }
+
+
+def make_results() -> pd.DataFrame:
+    """easy: 4 puzzles x native, cpsat (a timeout), backtracking (a wrong answer, an
+    error); hard: 2 puzzles x native (2 repeats) and cpsat (one wrong 'unsolvable')."""
+    rows = []
+    easy = [
+        # (native time, nodes, guesses), cpsat (status, time), backtracking row extras
+        ((0.01, 1, 0), ("solved", 0.2), dict(status="solved", time=0.05, nodes=10, guesses=20)),
+        (
+            (0.02, 2, 1),
+            ("solved", 0.3),
+            dict(status="solved", time=0.7, nodes=30, guesses=40, verified=False, agrees=False),
+        ),
+        ((0.03, 3, 2), ("solved", 0.6), dict(status="solved", time=0.05, nodes=10, guesses=20)),
+        ((0.04, 4, 3), ("timeout", 2.0), dict(status="error", time=0.001, error="boom")),
+    ]
+    for idx, ((t, n, g), (status, ct), bt) in enumerate(easy):
+        rows.append(row("easy", idx, "native", "solved", t, nodes=n, guesses=g))
+        rows.append(row("easy", idx, "cpsat", status, ct, agrees=status == "solved"))
+        agrees = bt.pop("agrees", bt["status"] == "solved")
+        rows.append(row("easy", idx, "backtracking", agrees=agrees, **bt))
+    for repeat, t in enumerate((0.1, 0.3)):
+        rows.append(row("hard", 0, "native", "solved", t, repeat=repeat, nodes=5, guesses=5))
+    rows.append(row("hard", 0, "cpsat", "solved", 0.2))
+    for repeat, t in enumerate((0.5, 0.7)):
+        rows.append(row("hard", 1, "native", "solved", t, repeat=repeat, nodes=7, guesses=9))
+    rows.append(row("hard", 1, "cpsat", "unsolvable", 0.05, agrees=False))
+    return pd.DataFrame(rows)
+
+
+def make_runs() -> pd.DataFrame:
+    """Two run records; only run 1 is in the results."""
+    common = {
+        "finished": None,
+        "cores": 8,
+        "python": "3.12.1",
+        "packages": json.dumps({"sudokulab": "0.1.0", "ortools": "9.10.4"}),
+        "args": json.dumps({"sets": ["easy", "hard"], "repeat": 2}),
+    }
+    return pd.DataFrame(
+        [
+            {"run_id": 1, "started": "2025-01-02T10:00:00", "machine": "lab-pc", "cpu": "Intel i5",
+             "git": "4caed56", **common},
+            {"run_id": 2, "started": "2025-01-03T10:00:00", "machine": "other", "cpu": "Arm",
+             "git": None, **common},
+        ]
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def results() -> pd.DataFrame:
+    return make_results()
+
+
+def by_pair(frame: pd.DataFrame) -> dict[tuple[str, str], dict]:
+    return {(r["set"], r["backend"]): r for r in frame.to_dict("records")}
+
+
+def test_summary_counts_statuses_and_wrong_rows(results):
+    table = summary(results)
+    assert list(zip(table["set"], table["backend"], strict=True)) == [
+        ("easy", "native"),
+        ("easy", "cpsat"),
+        ("easy", "backtracking"),
+        ("hard", "native"),
+        ("hard", "cpsat"),
+    ]
+    counts = table.set_index(["set", "backend"])[
+        ["puzzles", "runs", "solved", "unsolvable", "multiple", "timeouts", "errors", "invalid"]
+        + ["wrong"]
+    ]
+    assert counts.loc[("easy", "native")].tolist() == [4, 4, 4, 0, 0, 0, 0, 0, 0]
+    # a timeout that "disagrees" is a timeout, not a wrong answer
+    assert counts.loc[("easy", "cpsat")].tolist() == [4, 4, 3, 0, 0, 1, 0, 0, 0]
+    # the rejected solution is wrong; the error is an error
+    assert counts.loc[("easy", "backtracking")].tolist() == [4, 4, 3, 0, 0, 0, 1, 0, 1]
+    assert counts.loc[("hard", "native")].tolist() == [2, 4, 4, 0, 0, 0, 0, 0, 0]
+    # a conclusive verdict the others did not reach is wrong
+    assert counts.loc[("hard", "cpsat")].tolist() == [2, 2, 1, 1, 0, 0, 0, 0, 1]
+
+
+def test_summary_times_and_counters(results):
+    rows = by_pair(summary(results))
+    native = rows[("easy", "native")]
+    times = [0.01, 0.02, 0.03, 0.04]
+    assert native["mean_s"] == pytest.approx(0.025)
+    assert native["median_s"] == pytest.approx(0.025)
+    assert native["p90_s"] == pytest.approx(np.percentile(times, 90)) == pytest.approx(0.037)
+    assert native["p99_s"] == pytest.approx(np.percentile(times, 99))
+    assert native["max_s"] == pytest.approx(0.04)
+    assert native["total_s"] == pytest.approx(0.1)
+    assert native["puzzles_per_s"] == pytest.approx(40)
+    assert (native["mean_nodes"], native["mean_guesses"]) == (2.5, 1.5)
+
+    cpsat = rows[("easy", "cpsat")]  # the timeout counts at its stopped time
+    assert cpsat["mean_s"] == pytest.approx(0.775)
+    assert cpsat["median_s"] == pytest.approx(0.45)
+    assert np.isnan(cpsat["mean_nodes"]) and np.isnan(cpsat["mean_guesses"])
+
+    backtracking = rows[("easy", "backtracking")]  # the error row has no counters
+    assert backtracking["mean_s"] == pytest.approx(0.20025)
+    assert backtracking["mean_nodes"] == pytest.approx(50 / 3)
+    assert backtracking["mean_guesses"] == pytest.approx(80 / 3)
+
+    hard = rows[("hard", "native")]  # repeats are rows
+    assert hard["mean_s"] == pytest.approx(0.4)
+    assert hard["p90_s"] == pytest.approx(np.percentile([0.1, 0.3, 0.5, 0.7], 90))
+    assert hard["puzzles_per_s"] == pytest.approx(2.5)
+
+
+def test_summary_fractions_within_bounds(results):
+    table = summary(results).set_index(["set", "backend"])
+    within = table[["under_100ms", "under_500ms", "under_1s"]]
+    assert within.loc[("easy", "native")].tolist() == [1.0, 1.0, 1.0]
+    assert within.loc[("easy", "cpsat")].tolist() == [0.0, 0.5, 0.75]  # a timeout never counts
+    # the error at 1 ms does not count; the wrong answer has status solved, so it does
+    assert within.loc[("easy", "backtracking")].tolist() == [0.5, 0.5, 0.75]
+    # strictly under the bound: 0.1 s is not under 0.1 s
+    assert within.loc[("hard", "native")].tolist() == [0.0, 0.5, 1.0]
+    # an 'unsolvable' verdict is not a solve, however fast
+    assert within.loc[("hard", "cpsat")].tolist() == [0.0, 0.5, 0.5]
+
+
+def test_summary_against_a_baseline(results):
+    table = summary(results, baseline="native")
+    ratios = {pair: r["vs_baseline"] for pair, r in by_pair(table).items()}
+    assert ratios == pytest.approx(
+        {
+            ("easy", "native"): 1.0,
+            ("easy", "cpsat"): 0.025 / 0.775,
+            ("easy", "backtracking"): 0.025 / 0.20025,
+            ("hard", "native"): 1.0,
+            ("hard", "cpsat"): 3.2,
+        }
+    )
+    # a baseline that ran only one set leaves the other set's ratios empty
+    only_easy = summary(results, baseline="backtracking")
+    assert only_easy.loc[only_easy["set"] == "hard", "vs_baseline"].isna().all()
+    with pytest.raises(ValueError, match="'gurobi' is not among the backends: native, cpsat"):
+        summary(results, baseline="gurobi")
+
+
+def test_summary_reads_flags_and_counters_as_sqlite_returns_them(results):
+    """0/1 and NaN for the flags, no counter columns at all: the same counts."""
+    stored = results.drop(columns=["nodes", "guesses"])
+    stored["verified"] = stored["verified"].map({True: 1.0, False: 0.0, None: np.nan})
+    stored["agrees"] = stored["agrees"].astype(float)
+    table = summary(stored)
+    assert table["wrong"].tolist() == summary(results)["wrong"].tolist() == [0, 0, 1, 0, 1]
+    assert table["mean_nodes"].isna().all() and table["mean_guesses"].isna().all()
+
+
+def test_summary_of_no_rows_is_an_empty_table(results):
+    assert summary(results.iloc[:0]).empty
+
+
+def test_compare_two_runs(results):
+    new = results[results["backend"] != "backtracking"].copy()
+    new.loc[new["backend"] == "native", "time"] /= 2
+    extra = [row("easy", i, "native:order=first", "solved", 0.5) for i in range(2)]
+    new = pd.concat([new, pd.DataFrame(extra)], ignore_index=True)
+    table = compare(results, new)
+    assert isinstance(table.index, pd.RangeIndex)
+    assert render(table).splitlines()[0].split()[:4] == ["set", "backend", "old", "mean"]
+    assert list(zip(table["set"], table["backend"], strict=True)) == [
+        ("easy", "native"),
+        ("easy", "cpsat"),
+        ("easy", "backtracking"),
+        ("easy", "native:order=first"),
+        ("hard", "native"),
+        ("hard", "cpsat"),
+    ]
+    rows = by_pair(table)
+    native = rows[("easy", "native")]
+    assert (native["old_mean_s"], native["new_mean_s"]) == pytest.approx((0.025, 0.0125))
+    assert (native["old_median_s"], native["new_median_s"]) == pytest.approx((0.025, 0.0125))
+    assert native["ratio"] == pytest.approx(2.0)  # the new run is twice as fast
+    assert rows[("easy", "cpsat")]["ratio"] == pytest.approx(1.0)
+    assert rows[("hard", "native")]["ratio"] == pytest.approx(2.0)
+    assert (native["old_solved"], native["new_solved"]) == (4, 4)
+    gone, added = rows[("easy", "backtracking")], rows[("easy", "native:order=first")]
+    assert gone["old_solved"] == 3 and np.isnan(gone["new_solved"]) and np.isnan(gone["ratio"])
+    assert np.isnan(added["old_mean_s"]) and added["new_mean_s"] == pytest.approx(0.5)
+    assert added["new_solved"] == 2 and np.isnan(added["ratio"])
+
+
+def test_significant_digits():
+    assert [significant(v) for v in (0.0123456, 12.345, 1234.6, 0, 1.0)] == [
+        "0.0123",
+        "12.3",
+        "1,235",
+        "0",
+        "1.00",
+    ]
+
+
+def test_render_table_and_markdown_for_people(results):
+    table = summary(results, baseline="native")
+    text = render(table, "table")
+    header = text.splitlines()[0]
+    assert "mean ms" in header and "p90 ms" in header and "< 0.1 s" in header
+    native = next(line for line in text.splitlines() if line.split()[:2] == ["easy", "native"])
+    # 25.0 ms mean, 37.0 ms p90, 100% under every bound, the baseline itself
+    assert "25.0" in native.split() and "37.0" in native.split()
+    assert "100.0%" in native.split() and "1.00x" in native.split()
+    assert render(table) == text  # table is the default
+
+    lines = render(table, "markdown").splitlines()
+    assert len(lines) == 2 + len(table)
+    assert [cell.strip() for cell in lines[0].strip("|").split("|")][:2] == ["set", "backend"]
+    assert "|   mean ms |" in lines[0]
+    assert set(lines[1]) <= set("|:- ")
+    assert all(line.startswith("|") and line.endswith("|") for line in lines)
+    cpsat = [cell.strip() for cell in lines[3].strip("|").split("|")]
+    assert cpsat[:2] == ["easy", "cpsat"] and "75.0%" in cpsat and "-" in cpsat  # no nodes
+
+
+def test_render_csv_and_json_read_back(results):
+    table = summary(results, baseline="native")
+    back = pd.read_csv(io.StringIO(render(table, "csv")))
+    pd.testing.assert_frame_equal(back, table, check_dtype=False)
+    records = json.loads(render(table, "json"))
+    assert [r["backend"] for r in records] == table["backend"].tolist()
+    assert records[0]["mean_s"] == pytest.approx(0.025)
+    assert records[1]["mean_nodes"] is None  # NaN becomes null
+
+
+class _Cells(HTMLParser):
+    """Collects the text of each table cell, row by row."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.tables = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables += 1
+        elif tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self.rows[-1].append("")
+
+    def handle_data(self, data):
+        if self.rows and self.rows[-1]:
+            self.rows[-1][-1] += data
+
+
+def test_render_html_is_a_table(results):
+    table = summary(results)
+    parser = _Cells()
+    parser.feed(render(table, "html"))
+    assert parser.tables == 1 and len(parser.rows) == 1 + len(table)
+    assert parser.rows[0][:2] == ["set", "backend"] and "mean ms" in parser.rows[0]
+    assert parser.rows[1][:2] == ["easy", "native"]
+    escaped = pd.DataFrame({"backend": ["<b>&"]})
+    assert "&lt;b&gt;&amp;" in render(escaped, "html")
+
+
+def test_render_any_frame_and_unknown_formats(results):
+    indexed = summary(results).set_index(["set", "backend"])
+    assert render(indexed, "table").splitlines()[0].split()[:2] == ["set", "backend"]
+    plain = pd.DataFrame({"name": ["a", None], "n": [3, 4], "x": [0.5, np.nan]})
+    rows = [line.split() for line in render(plain, "table").splitlines()]
+    assert rows == [
+        ["name", "n", "x"],
+        ["------", "---", "-----"],
+        ["a", "3", "0.500"],
+        ["-", "4", "-"],
+    ]
+    for fmt in FORMATS:
+        assert render(plain, fmt)
+    with pytest.raises(ValueError, match="'xlsx': choose one of table, markdown, csv, html, json"):
+        render(plain, "xlsx")
+
+
+def test_machine_text_names_everything():
+    runs = make_runs()
+    assert machine_text(runs.iloc[0]) == (
+        "lab-pc, Intel i5, 8 cores, Python 3.12.1, sudokulab 0.1.0, ortools 9.10.4, git 4caed56"
+    )
+    assert machine_text(runs.iloc[1]).endswith("git unknown")
+    assert machine_text({"machine": "box"}) == "box, git unknown"
+
+
+def test_markdown_report(results):
+    runs = make_runs()
+    plots = {"cumulative": "plots/cumulative.png", "data": "plots/mean-time.csv"}
+    text = markdown_report(results, runs, baseline="native", plots=plots)
+    assert text.startswith("# sudokulab bench report\n")
+    assert f"- run 1: {machine_text(runs.iloc[0])} (started 2025-01-02T10:00:00)" in text
+    assert '"repeat": 2' in text
+    assert machine_text(runs.iloc[1]) not in text  # run 2 is not in these results
+    assert render(summary(results, baseline="native"), "markdown") in text
+    assert "## Wrong answers" in text and "| hard  |     1 | cpsat" in text
+    assert "![cumulative](plots/cumulative.png)" in text
+    assert "[data](plots/mean-time.csv)" in text and "![data]" not in text
+
+
+def test_plots_are_written(results, tmp_path):
+    out = tmp_path / "nested" / "plots"
+    cumulative = plot_cumulative(results, out)
+    means = plot_means(results, out, stem="means")
+    assert [p.name for p in cumulative] == ["cumulative.png", "cumulative.svg"]
+    assert [p.name for p in means] == ["means.png", "means.svg"]
+    for path in cumulative + means:
+        data = path.read_bytes()
+        assert len(data) > 1000
+        if path.suffix == ".png":
+            assert data.startswith(PNG_SIGNATURE)
+        else:
+            assert b"<svg" in data[:2000]
+    # one set, one backend, nothing solved: still a figure, not a crash
+    failed = results[(results["set"] == "hard") & (results["backend"] == "cpsat")].copy()
+    failed["status"] = "timeout"
+    assert all(p.stat().st_size > 0 for p in plot_cumulative(failed, tmp_path, "failed"))
+    with pytest.raises(ValueError, match="no results"):
+        plot_means(results.iloc[:0], tmp_path)
+
+
+def test_log_scale_only_for_a_wide_spread():
+    assert log_scale_needed([0.01, 1.0])
+    assert not log_scale_needed([0.5, 1.0, 2.0])
+    assert not log_scale_needed([0.0, 5.0, float("nan")])
