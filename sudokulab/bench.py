@@ -236,22 +236,23 @@ def run_bench(
     return run_id
 
 
-def agreement(frame: Any) -> list[tuple[bool | None, str, int]]:
-    """(agrees, set, idx) per puzzle: do all backends reach the same verdict?
+def agreement(frame: Any) -> list[tuple[bool | None, str, int, str]]:
+    """(agrees, set, idx, backend) per row: does its verdict match the other backends'?
 
-    None where only one backend ran; a timeout or an error never agrees.
+    Only conclusive answers are compared: a timeout or an error has no verdict (None), and
+    so has every row of a puzzle that fewer than two backends answered.
     """
     out = []
     for (name, idx), rows in frame.groupby(["set", "idx"], sort=False):
-        backends = rows["backend"].unique()
-        if len(backends) < 2:
-            out.append((None, name, int(idx)))
-            continue
-        verdicts = {
-            verdict(s, sol) for s, sol in zip(rows["status"], rows["solution"], strict=True)
-        }
-        conclusive = not rows["status"].isin(["timeout", "error"]).any()
-        out.append((len(verdicts) == 1 and conclusive, name, int(idx)))
+        conclusive = rows[~rows["status"].isin(["timeout", "error"])]
+        pairs = zip(conclusive["status"], conclusive["solution"], strict=True)
+        verdicts = {verdict(s, sol) for s, sol in pairs}
+        answered = conclusive["backend"].nunique() >= 2
+        for backend, status in zip(rows["backend"], rows["status"], strict=True):
+            if not answered or status in ("timeout", "error"):
+                out.append((None, name, int(idx), backend))
+            else:
+                out.append((len(verdicts) == 1, name, int(idx), backend))
     return out
 
 

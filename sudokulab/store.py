@@ -191,11 +191,14 @@ class Store:
         )
         return {tuple(r) for r in rows}
 
-    def set_agreement(self, run_id: int, agrees: Iterable[tuple[bool | None, str, int]]) -> None:
-        """Write the agreement verdict (agrees, set, idx) of each puzzle of a run."""
+    def set_agreement(
+        self, run_id: int, agrees: Iterable[tuple[bool | None, str, int, str]]
+    ) -> None:
+        """Write each row's agreement verdict, given as (agrees, set, idx, backend)."""
         self._db.executemany(
-            'UPDATE results SET agrees = ? WHERE run_id = ? AND "set" = ? AND idx = ?',
-            [(None if a is None else int(a), run_id, s, i) for a, s, i in agrees],
+            'UPDATE results SET agrees = ? WHERE run_id = ? AND "set" = ? AND idx = ?'
+            " AND backend = ?",
+            [(None if a is None else int(a), run_id, s, i, b) for a, s, i, b in agrees],
         )
         self._db.commit()
 

@@ -76,8 +76,10 @@ def test_crash_and_hang_cost_one_row_each_and_the_run_finishes(tmp_path, fakes):
     assert rows.loc[("hang", 0), "status"] == "timeout"
     for backend in ("native", "crash", "hang"):
         assert rows.loc[(backend, 1), "status"] == "solved"  # the puzzle with r1c1 given
-    assert not rows.loc[("native", 0), "agrees"]  # a failure never agrees
-    assert rows.loc[("native", 1), "agrees"]
+    # Failures have no verdict; with one conclusive answer left there is nothing to compare.
+    assert rows.loc[("native", 0), "agrees"] is None
+    assert rows.loc[("crash", 0), "agrees"] is None
+    assert rows.loc[("native", 1), "agrees"] and rows.loc[("hang", 1), "agrees"]
 
 
 def test_a_killed_run_keeps_its_rows_and_resume_finishes_it(tmp_path, fakes):
@@ -125,3 +127,28 @@ def test_a_killed_run_keeps_its_rows_and_resume_finishes_it(tmp_path, fakes):
 
 def load_seeds(name, plan):
     return TINY["seeds"]
+
+
+def test_agreement_compares_only_conclusive_answers():
+    import pandas as pd
+
+    from sudokulab.bench import agreement
+
+    frame = pd.DataFrame(
+        {
+            "set": ["s"] * 7,
+            "idx": [0, 0, 0, 1, 1, 2, 2],
+            "backend": ["a", "b", "c", "a", "b", "a", "b"],
+            "status": ["solved", "solved", "timeout", "solved", "solved", "unsolvable", "error"],
+            "solution": ["123", "123", None, "123", "321", None, None],
+        }
+    )
+    assert agreement(frame) == [
+        (True, "s", 0, "a"),
+        (True, "s", 0, "b"),
+        (None, "s", 0, "c"),
+        (False, "s", 1, "a"),
+        (False, "s", 1, "b"),
+        (None, "s", 2, "a"),
+        (None, "s", 2, "b"),
+    ]
