@@ -85,6 +85,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="table", help="report format")
     p.add_argument("--baseline", metavar="SPEC", help="speeds relative to this backend")
     p.add_argument("--no-plots", action="store_true", help="skip the plots")
+    p.add_argument("--wide", action="store_true", help="every column in the terminal table")
 
 
 class BenchError(Exception):
@@ -188,20 +189,38 @@ def cmd_report(args: argparse.Namespace) -> int:
         return _report(store, runs, args)
 
 
+#: The columns a terminal table shows unless --wide asks for all of them.
+COMPACT = [
+    "set", "backend", "puzzles", "solved", "unsolvable", "multiple", "timeouts", "errors",
+    "wrong", "mean_s", "median_s", "p90_s", "max_s", "puzzles_per_s", "mean_guesses",
+    "under_100ms", "under_1s", "vs_baseline",
+]  # fmt: skip
+
+
 def _report(store, runs: list[int], args: argparse.Namespace) -> int:
-    """Print the summary (and a comparison of two runs); write report.md and plots."""
+    """Print each run's summary (and two runs side by side); write report.md and plots.
+
+    Only the tables go to stdout, so csv and json output stays machine-readable.
+    """
     from . import report
 
-    results = store.results(runs)
     info = store.runs(runs)
-    summary = report.summary(results, baseline=args.baseline)
-    for _, row in info.iterrows():
-        print(f"run {row['run_id']}: {report.machine_text(row)}")
-    print(report.render(summary, args.format))
+    for run in runs:
+        results = store.results([run])
+        row = info[info["run_id"] == run].iloc[0]
+        print(f"run {run}: {report.machine_text(row)}", file=sys.stderr)
+        summary = report.summary(results, baseline=args.baseline)
+        if args.format == "table" and not args.wide:
+            summary = summary[[c for c in COMPACT if c in summary]]
+        print(report.render(summary, args.format))
     if len(runs) == 2:
         old, new = (store.results([r]) for r in runs)
-        print(f"\nrun {runs[0]} -> run {runs[1]} (ratio > 1: run {runs[1]} is faster)")
+        print(
+            f"run {runs[0]} -> run {runs[1]} (old/new > 1: run {runs[1]} is faster)",
+            file=sys.stderr,
+        )
         print(report.render(report.compare(old, new), args.format))
+    results = store.results(runs)
     folder = Path(args.out) / f"run-{'-'.join(map(str, runs))}"
     folder.mkdir(parents=True, exist_ok=True)
     plots: dict[str, str] = {}
@@ -214,6 +233,6 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
     (folder / "report.md").write_text(
         report.markdown_report(results, info, baseline=args.baseline, plots=plots)
     )
-    print(f"\nreport: {folder / 'report.md'}", file=sys.stderr)
-    bad = results["status"].isin(["error"]).any() or (results["verified"] == False).any()  # noqa: E712
+    print(f"report and plots: {folder}/", file=sys.stderr)
+    bad = results["status"].eq("error").any() or report.wrong_rows(results).any()
     return 1 if bad else 0

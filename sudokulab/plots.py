@@ -84,7 +84,7 @@ def _legend(figure: Figure, styles: dict[Any, dict[str, Any]], bars: bool = Fals
         Patch(color=s["color"], label=str(b)) if bars else Line2D([], [], label=str(b), **s)
         for b, s in styles.items()
     ]
-    figure.legend(handles=handles, title="backend", loc="outside right upper")
+    figure.legend(handles=handles, title="backend", loc="outside right center")
 
 
 def _check(results: pd.DataFrame) -> None:
