@@ -112,43 +112,60 @@ def _loader(extra_dirs: list[str]):
     return load_set
 
 
+def _new_plan(args: argparse.Namespace):
+    """The plan of a new run from the arguments, checked before anything is stored."""
+    from .bench import BenchPlan
+    from .sets import entries
+
+    sets = args.sets or [s.name for s in entries() if s.shipped]
+    try:
+        specs = [str(s) for s in parse_specs(args.backends)] if args.backends else None
+    except ValueError as err:
+        raise BenchError(str(err)) from None
+    plan = BenchPlan(
+        sets=list(dict.fromkeys(sets)),
+        specs=specs or default_specs(),
+        timeout=args.timeout,
+        repeats=args.repeats,
+        unique=args.unique,
+        sample=args.sample,
+        seed=args.seed,
+        data_dirs=[str(Path(d).resolve()) for d in args.data_dir],
+    )
+    _check_sets(plan)
+    return plan
+
+
+def _check_sets(plan) -> None:
+    """Fail before starting, naming any set that cannot be found."""
+    from .sets import SetNotFound, locate
+
+    for name in plan.sets:
+        try:
+            locate(name, extra_dirs=plan.data_dirs)
+        except SetNotFound as err:
+            raise BenchError(str(err)) from None
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run a bench (or finish one), then report it."""
     from .bench import BenchPlan, LocalExecutor, run_bench
-    from .sets import SetNotFound, entries, locate
 
     for name, value in (("--workers", args.workers), ("--repeats", args.repeats)):
         if value < 1:
             raise BenchError(f"{name} must be at least 1")
     if args.timeout <= 0:
         raise BenchError("--timeout must be more than 0 seconds")
-    with _store(args, must_exist=args.resume is not None) as store:
-        if args.resume is not None:
+    if args.sample is not None and args.sample < 1:
+        raise BenchError("--sample must be at least 1")
+    plan = None if args.resume is not None else _new_plan(args)
+    with _store(args, must_exist=plan is None) as store:
+        if plan is None:
             try:
                 plan = BenchPlan(**store.run_args(args.resume))
             except LookupError as err:
                 raise BenchError(str(err)) from None
-        else:
-            sets = args.sets or [s.name for s in entries() if s.shipped]
-            try:
-                specs = [str(s) for s in parse_specs(args.backends)] if args.backends else None
-            except ValueError as err:
-                raise BenchError(str(err)) from None
-            plan = BenchPlan(
-                sets=list(dict.fromkeys(sets)),
-                specs=specs or default_specs(),
-                timeout=args.timeout,
-                repeats=args.repeats,
-                unique=args.unique,
-                sample=args.sample,
-                seed=args.seed,
-                data_dirs=[str(Path(d).resolve()) for d in args.data_dir],
-            )
-        for name in plan.sets:  # fail before starting, naming what is missing
-            try:
-                locate(name, extra_dirs=plan.data_dirs)
-            except SetNotFound as err:
-                raise BenchError(str(err)) from None
+            _check_sets(plan)
         print(
             f"bench: {', '.join(plan.sets)} x {', '.join(plan.specs)}; "
             f"timeout {plan.timeout:g} s, {args.workers} worker(s) per backend; "

@@ -1,0 +1,52 @@
+"""`sudokulab bench` and `sudokulab report` from the command line."""
+
+from __future__ import annotations
+
+import json
+
+from sudokulab.cli import main
+from sudokulab.store import Store
+
+
+def test_bench_on_the_shipped_sets_writes_store_report_and_plots(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["bench", "--out", str(out), "--backends", "native,cpsat", "--timeout", "5"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "seeds" in captured.out and "cpsat" in captured.out and "mean ms" in captured.out
+    assert "Python" in captured.err  # the machine line goes with the numbers
+    with Store(out / "results.sqlite") as store:
+        rows = store.results()
+    assert len(rows) == 6 and rows["verified"].all() and rows["agrees"].all()
+    folder = out / "run-1"
+    report = (folder / "report.md").read_text()
+    assert "seeds" in report and "cumulative.png" in report
+    for name in ("cumulative.png", "cumulative.svg", "mean-time.png", "mean-time.svg"):
+        assert (folder / name).stat().st_size > 1000
+
+
+def test_report_formats_and_two_runs_side_by_side(tmp_path, capsys):
+    out = str(tmp_path / "out")
+    for _ in range(2):
+        args = ["bench", "seeds", "--out", out, "--backends", "native", "--no-plots"]
+        assert main(args) == 0
+    capsys.readouterr()
+    assert main(["report", "--out", out, "--format", "json", "--no-plots"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert records[0]["backend"] == "native" and records[0]["solved"] == 3
+    assert main(["report", "1", "2", "--out", out, "--format", "csv", "--no-plots"]) == 0
+    text = capsys.readouterr().out
+    assert "old_mean_s" in text and "ratio" in text
+
+
+def test_bench_errors_exit_2_without_traceback(tmp_path, capsys):
+    out = str(tmp_path / "out")
+    assert main(["bench", "no-such-set", "--out", out]) == 2
+    assert "sudokulab: error:" in capsys.readouterr().err
+    assert main(["bench", "seeds", "--out", out, "--backends", "gurobi"]) == 2
+    assert "unknown backend 'gurobi'" in capsys.readouterr().err
+    assert main(["bench", "--resume", "7", "--out", out]) == 2
+    assert "no results store" in capsys.readouterr().err
+    assert main(["report", "--out", out]) == 2
+    assert main(["bench", "seeds", "--out", out, "--workers", "0"]) == 2
+    assert "--workers must be at least 1" in capsys.readouterr().err
