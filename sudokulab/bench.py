@@ -231,22 +231,25 @@ def run_bench(
     finally:
         if bar:
             bar.close()
-    store.set_agreement(run_id, agreement(store.results([run_id])))
+    store.set_agreement(run_id, agreement(store.results([run_id]), plan.unique))
     store.finish_run(run_id)
     return run_id
 
 
-def agreement(frame: Any) -> list[tuple[bool | None, str, int, str]]:
+def agreement(frame: Any, unique: bool = False) -> list[tuple[bool | None, str, int, str]]:
     """(agrees, set, idx, backend) per row: does its verdict match the other backends'?
 
     Only conclusive answers are compared: a timeout or an error has no verdict (None), and
-    so has every row of a puzzle that fewer than two backends answered.
+    so has every row of a puzzle that fewer than two backends answered. Without a
+    uniqueness check (``unique``) any valid solution is a right answer, so two different
+    solutions agree (the verifier judges each); with it, ``solved`` claims the one
+    solution, so the grids must be equal.
     """
     out = []
     for (name, idx), rows in frame.groupby(["set", "idx"], sort=False):
         conclusive = rows[~rows["status"].isin(["timeout", "error"])]
         pairs = zip(conclusive["status"], conclusive["solution"], strict=True)
-        verdicts = {verdict(s, sol) for s, sol in pairs}
+        verdicts = {verdict(s, sol if unique else None) for s, sol in pairs}
         answered = conclusive["backend"].nunique() >= 2
         for backend, status in zip(rows["backend"], rows["status"], strict=True):
             if not answered or status in ("timeout", "error"):
