@@ -43,6 +43,15 @@ class Backend(Protocol):
         ...
 
 
+def check_request(backend: Backend, model: Model, limit: int | None) -> None:
+    """Raise ValueError for a limit below 1 or a constraint kind the backend does not take."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    unknown = model.kinds - backend.kinds
+    if unknown:
+        raise ValueError(f"backend {backend.name!r} does not accept {', '.join(sorted(unknown))}")
+
+
 def check_options(backend: Backend, options: dict[str, Any]) -> dict[str, Any]:
     """The options converted to their kinds; ValueError naming anything unknown or bad."""
     checked = {}

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from ..models import Model
-from .base import check_options
+from .base import check_options, check_request
 from .result import Result, status_of
 
 #: Solver choices, default first: ``backtracking`` (BacktrackingSolver, which re-picks
@@ -64,11 +64,7 @@ class ConstraintBackend:
         options = check_options(self, options)
         solver_name = options.get("solver", SOLVERS[0])
         forwardcheck = options.get("forwardcheck", True)
-        if limit is not None and limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
-        unknown = model.kinds - self.kinds
-        if unknown:
-            raise ValueError(f"backend {self.name!r} does not accept {', '.join(sorted(unknown))}")
+        check_request(self, model, limit)
         import constraint
 
         start = time.perf_counter()

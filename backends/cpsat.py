@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from ..models import Model
-from .base import check_options
+from .base import check_options, check_request
 from .result import Result, Status, status_of
 
 
@@ -56,11 +56,7 @@ class CpSatBackend:
         workers = options.get("workers", 1)  # one worker: a fair single-thread comparison
         if workers < 1:
             raise ValueError(f"backend {self.name!r}: workers={workers} must be at least 1")
-        if limit is not None and limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
-        unknown = model.kinds - self.kinds
-        if unknown:
-            raise ValueError(f"backend {self.name!r} does not accept {', '.join(sorted(unknown))}")
+        check_request(self, model, limit)
         from ortools.sat.python import cp_model
 
         start = time.perf_counter()

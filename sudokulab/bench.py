@@ -12,7 +12,6 @@ anything with the same ``run`` method (a distributed engine, later) can replace 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import queue
 import sys
@@ -22,9 +21,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend, parse_specs
+from .api import solve
+from .backends import BackendSpec, Result, Status, Worker, as_spec, parse_specs
 from .crosscheck import verdict
-from .models import Puzzle, build_model, format_line, is_solution
+from .models import Puzzle, format_line, is_solution
 from .store import Store
 
 
@@ -95,19 +95,12 @@ class LocalExecutor:
 
 def _drive(spec, worker, todo, done, stop, limit, timeout) -> None:
     """One thread: feeds its worker process tasks until they run out or it is told to stop."""
-    name = get_backend(spec.backend).name
     with worker:
         while not stop.is_set():
             task = todo.get()
             if task is None:
                 break
-            start = time.perf_counter()
-            model = build_model(task.puzzle)
-            build = time.perf_counter() - start
-            result = worker.solve(name, model, limit, timeout, spec.options)
-            result = dataclasses.replace(
-                result, backend=str(spec), build_time=result.build_time + build
-            )
+            result = solve(task.puzzle, spec, limit, timeout, isolate=True, worker=worker)
             done.put((task, result))
             if stop.is_set():
                 break

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from . import __version__
 from .api import solve
+from .argtypes import positive_float, positive_int
 from .backends import (
     PRESETS,
     BackendSpec,
@@ -254,26 +255,6 @@ def _specs(text: str) -> list[BackendSpec]:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
@@ -311,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--limit",
-        type=_positive_int,
+        type=positive_int,
         default=1000,
         help="most solutions --count looks for (default: 1000)",
     )
@@ -329,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--order", choices=ORDERS, help="native engine cell order (default: mrv)")
     p.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=positive_float,
         metavar="SECONDS",
         help="give up on a puzzle after this long",
     )
@@ -361,7 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=positive_float,
         default=10.0,
         metavar="SECONDS",
         help="per puzzle and backend (default: 10)",

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from .argtypes import positive_float, positive_int
 from .backends import PRESETS, all_backends, parse_specs
 
 #: Where results go when --out is not given.
@@ -47,18 +48,18 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("sets", nargs="*", metavar="SET", help="catalog name or file path")
     p.add_argument("--backends", metavar="LIST", help="comma-separated backend specs")
     p.add_argument(
-        "--timeout", type=float, default=10.0, metavar="S", help="per puzzle (default: 10)"
+        "--timeout", type=positive_float, default=10.0, metavar="S", help="per puzzle (10)"
     )
     p.add_argument(
         "--workers",
-        type=int,
+        type=positive_int,
         default=os.cpu_count() or 1,
         metavar="N",
         help="worker processes per backend (default: one per core)",
     )
-    p.add_argument("--repeats", type=int, default=1, metavar="R", help="runs per puzzle")
+    p.add_argument("--repeats", type=positive_int, default=1, metavar="R", help="runs per puzzle")
     p.add_argument("--unique", action="store_true", help="also check uniqueness (limit 2)")
-    p.add_argument("--sample", type=int, metavar="N", help="a random sample of N per set")
+    p.add_argument("--sample", type=positive_int, metavar="N", help="a random sample of N per set")
     p.add_argument("--seed", type=int, default=0, help="seed of --sample (default: 0)")
     _common(p)
     p.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
@@ -151,13 +152,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Run a bench (or finish one), then report it."""
     from .bench import BenchPlan, LocalExecutor, run_bench
 
-    for name, value in (("--workers", args.workers), ("--repeats", args.repeats)):
-        if value < 1:
-            raise BenchError(f"{name} must be at least 1")
-    if args.timeout <= 0:
-        raise BenchError("--timeout must be more than 0 seconds")
-    if args.sample is not None and args.sample < 1:
-        raise BenchError("--sample must be at least 1")
     plan = None if args.resume is not None else _new_plan(args)
     with _store(args, must_exist=plan is None) as store:
         if plan is None:

@@ -9,14 +9,12 @@ hidden.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .api import as_puzzle, solve_model
+from .api import as_puzzle, solve
 from .backends import BackendSpec, Result, Status, Worker, all_backends, as_spec, get_backend
-from .models import Entry, Grid, Puzzle, build_model, format_line, is_solution
+from .models import Entry, Grid, Puzzle, format_line, is_solution
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,17 +44,10 @@ def verdict(status: str, solution: object) -> tuple:
 
 def _run(spec: BackendSpec, puzzle: Puzzle, timeout: float | None, worker: Worker | None):
     """One backend on one puzzle with limit 2; a crash costs this row only."""
-    clashes = puzzle.clashes()
-    if clashes:
-        return Result(str(spec), Status.INVALID, message="; ".join(map(str, clashes)))
-    start = time.perf_counter()
-    model = build_model(puzzle)
-    build = time.perf_counter() - start
     try:
-        result = solve_model(model, spec, 2, timeout, worker=worker)
+        return solve(puzzle, spec, 2, timeout, worker=worker)
     except Exception as err:  # report it as this backend's answer, keep going
         return Result(str(spec), Status.ERROR, message=f"{type(err).__name__}: {err}")
-    return dataclasses.replace(result, build_time=result.build_time + build)
 
 
 def cross_check(

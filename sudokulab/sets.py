@@ -42,6 +42,7 @@ from importlib import resources
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .argtypes import positive_float
 from .models import Entry, read_file
 
 __all__ = [
@@ -478,16 +479,6 @@ def cmd_data_fetch(args: argparse.Namespace) -> int:
     return worst
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
-    return value
-
-
 def _data_dir_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-dir",
@@ -535,7 +526,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     f.add_argument("--url", metavar="URL", help="download from URL instead (a mirror)")
     f.add_argument(
         "--timeout",
-        type=_seconds,
+        type=positive_float,
         default=60.0,
         metavar="SECONDS",
         help="network timeout (default: 60)",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from sudokulab.cli import main
 from sudokulab.store import Store
 
@@ -48,5 +50,6 @@ def test_bench_errors_exit_2_without_traceback(tmp_path, capsys):
     assert main(["bench", "--resume", "7", "--out", out]) == 2
     assert "no results store" in capsys.readouterr().err
     assert main(["report", "--out", out]) == 2
-    assert main(["bench", "seeds", "--out", out, "--workers", "0"]) == 2
-    assert "--workers must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "seeds", "--out", out, "--workers", "0"])
+    assert exc.value.code == 2 and "'0' must be at least 1" in capsys.readouterr().err
