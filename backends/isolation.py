@@ -85,15 +85,19 @@ class Worker:
         options: dict[str, Any] | None = None,
         hard_timeout: float | None = None,
     ) -> Result:
-        """Solve in the child; kill it after ``hard_timeout`` seconds (default: timeout + grace).
+        """Solve in the child; kill it after ``hard_timeout`` seconds.
 
         The backend also receives ``timeout``, so one that can stop itself does so and
-        keeps its partial results; the kill is the backstop.
+        keeps its partial results; for it the kill is a backstop at timeout + grace. One
+        that cannot stop itself is killed at the timeout itself (the default).
         """
         self.start()
         assert self._process is not None and self._results is not None
         if hard_timeout is None and timeout is not None:
-            hard_timeout = timeout + GRACE
+            from .registry import get_backend
+
+            grace = GRACE if get_backend(backend).stops_itself else 0.0
+            hard_timeout = timeout + grace
         start = time.perf_counter()
         try:
             _send(self._process.stdin, (backend, model, limit, timeout, options or {}))

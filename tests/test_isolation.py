@@ -81,3 +81,13 @@ def test_the_worker_dies_with_its_parent():
     while _alive(child) and time.time() < deadline:
         time.sleep(0.05)
     assert not _alive(child)
+
+
+def test_a_backend_that_cannot_stop_itself_is_killed_at_the_timeout():
+    with Worker() as worker:
+        worker.start()
+        start = time.perf_counter()
+        result = worker.solve("constraint", EMPTY16, limit=None, timeout=0.5)
+        elapsed = time.perf_counter() - start
+    assert result.status == "timeout"
+    assert elapsed < 0.5 + 0.4  # killed at the timeout, with no grace period on top
