@@ -70,7 +70,11 @@ class Worker:
         )
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-c", code], stdin=subprocess.PIPE, pass_fds=(write_end,)
+                # -P: the current folder is not put on sys.path, so a source checkout's
+                # sudokulab/ folder there cannot shadow the installed package.
+                [sys.executable, "-P", "-c", code],
+                stdin=subprocess.PIPE,
+                pass_fds=(write_end,),
             )
         finally:
             os.close(write_end)

@@ -91,3 +91,15 @@ def test_a_backend_that_cannot_stop_itself_is_killed_at_the_timeout():
         elapsed = time.perf_counter() - start
     assert result.status == "timeout"
     assert elapsed < 0.5 + 0.4  # killed at the timeout, with no grace period on top
+
+
+def test_a_sudokulab_folder_in_the_current_directory_does_not_shadow_the_worker(
+    tmp_path, monkeypatch
+):
+    # Like running from a source checkout whose sudokulab/ lacks the mapped subpackages.
+    (tmp_path / "sudokulab").mkdir()
+    (tmp_path / "sudokulab" / "__init__.py").write_text("raise ImportError('shadowed')\n")
+    monkeypatch.chdir(tmp_path)
+    with Worker() as worker:
+        result = worker.solve("native-py", EMPTY16, limit=1)
+    assert result.status == "solved"
