@@ -49,9 +49,9 @@ class NativeBackend:
         elapsed = time.perf_counter() - start
         return Result(
             backend=self.name,
-            status=status_of(len(out.solutions), out.complete, out.timed_out),
+            status=status_of(out.count, out.complete, out.timed_out),
             solutions=out.solutions,
-            count=len(out.solutions),
+            count=out.count,
             exact=out.complete,
             solve_time=elapsed,
             stats={

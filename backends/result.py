@@ -26,6 +26,8 @@ class Result:
 
     ``count`` is the number of solutions found; it is exact when ``exact`` is true (the
     search finished) and a lower bound otherwise (it stopped at the limit or deadline).
+    ``solutions`` holds the first ones found, in the backend's order (the native engine
+    keeps at most 1000 grids, however many it counts).
     Times are in seconds; ``stats`` holds the backend's own counters (for the native
     engine: nodes, guesses, backtracks).
     """

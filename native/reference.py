@@ -56,6 +56,10 @@ from functools import lru_cache
 PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden")
 ORDERS: tuple[str, ...] = ("mrv", "first")
 
+#: Solutions kept by default: a count may run into millions, the grids are kept only up
+#: to this many (each is counted all the same).
+KEEP = 1000
+
 #: How often (in guesses) the search looks at the clock; a power of two minus one.
 _CLOCK_EVERY = 255
 
@@ -64,7 +68,8 @@ _CLOCK_EVERY = 255
 class Outcome:
     """What one search found: solutions, whether it finished, and its counters."""
 
-    solutions: tuple[tuple[int, ...], ...]
+    solutions: tuple[tuple[int, ...], ...]  # the first ``keep`` found, in search order
+    count: int  # solutions found (all counted, only the first ``keep`` kept)
     complete: bool  # the search space was exhausted: the count is exact
     timed_out: bool  # the deadline stopped the search
     nodes: int
@@ -269,15 +274,19 @@ class Engine:
         givens: list[int] | tuple[int, ...],
         limit: int | None = 1,
         deadline: float | None = None,
+        keep: int = KEEP,
     ) -> Outcome:
-        """Find up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)."""
+        """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter).
+
+        The first ``keep`` solutions are returned as grids; all are counted.
+        """
         if limit is not None and limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         solutions: list[tuple[int, ...]] = []
-        nodes = guesses = backtracks = 0
+        found = nodes = guesses = backtracks = 0
         start = self.root(givens)
         if start is None:
-            return Outcome((), True, False, 0, 0, 0)
+            return Outcome((), 0, True, False, 0, 0, 0)
         place, choose = self._place, self._choose
         clock = time.perf_counter
         # A frame is [masks, placed, cell, candidates not yet tried] of a branching cell.
@@ -288,9 +297,13 @@ class Engine:
             nodes += 1
             cell = choose(masks, placed)
             if cell < 0:
-                solutions.append(tuple(m.bit_length() for m in masks))
-                if limit is not None and len(solutions) >= limit:
-                    return Outcome(tuple(solutions), False, False, nodes, guesses, backtracks)
+                found += 1
+                if found <= keep:
+                    solutions.append(tuple(m.bit_length() for m in masks))
+                if limit is not None and found >= limit:
+                    return Outcome(
+                        tuple(solutions), found, False, False, nodes, guesses, backtracks
+                    )
             else:
                 stack.append([masks, placed, cell, masks[cell]])
             # Find the next candidate whose propagation succeeds.
@@ -306,7 +319,7 @@ class Engine:
                 frame[3] = untried
                 guesses += 1
                 if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
-                    return Outcome(tuple(solutions), False, True, nodes, guesses, backtracks)
+                    return Outcome(tuple(solutions), found, False, True, nodes, guesses, backtracks)
                 if untried:
                     masks, placed = frame[0][:], frame[1][:]
                 else:  # last candidate: the frame's state is never needed again
@@ -314,7 +327,7 @@ class Engine:
                 if place(masks, placed, frame[2], bit):
                     break
             else:
-                return Outcome(tuple(solutions), True, False, nodes, guesses, backtracks)
+                return Outcome(tuple(solutions), found, True, False, nodes, guesses, backtracks)
 
 
 def search(
@@ -325,6 +338,7 @@ def search(
     order: str = "mrv",
     limit: int | None = 1,
     deadline: float | None = None,
+    keep: int = KEEP,
 ) -> Outcome:
     """Solve one grid with the reference engine (see the module docstring)."""
-    return Engine(size, units, propagation, order).search(givens, limit, deadline)
+    return Engine(size, units, propagation, order).search(givens, limit, deadline, keep)

@@ -167,3 +167,10 @@ def test_property_random_puzzles_solve_and_keep_givens(size, seed, blank, knobs)
     assert result.status == "solved"
     assert is_solution(puzzle, result.solution)
     assert all(result.solution[c] == v for c, v in enumerate(givens) if v)
+
+
+def test_a_count_keeps_only_the_first_grids():
+    units = tuple(u.cells for u in geometry(4).units)
+    out = Engine(4, units).search([0] * 16, limit=None, keep=10)
+    assert out.count == 288 and out.complete and len(out.solutions) == 10
+    assert out.solutions == Engine(4, units).search([0] * 16, limit=10).solutions
