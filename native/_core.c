@@ -1,0 +1,939 @@
+/*
+ * sudokulab.native._core: the native engine in C.
+ *
+ * The same algorithm as sudokulab/native/reference.py (the specification), with the same
+ * results: for the same puzzle and knobs, the same solutions in the same order and the
+ * same nodes, guesses and backtracks. Read the reference's docstring first; this file
+ * follows its code step by step:
+ *
+ *   - candidates are bit masks (bit v-1 for value v) in uint32_t, so sizes up to 25;
+ *   - the four propagation levels (none, forward, singles, hidden) place a value and
+ *     propagate with a LIFO queue of (cell, bit) and a set of "dirty" units;
+ *   - the search is depth-first with an explicit stack of frames (state, cell, untried
+ *     candidates); on the last candidate of a frame its state is reused in place and the
+ *     frame stays on the stack until it is popped (and counted as a backtrack);
+ *   - the clock is read every 256 guesses.
+ *
+ * Tables(size, units) validates and precomputes a grid shape (peers, units of each cell)
+ * once; search(...) copies its inputs into C arrays, allocates one arena per call (n*n+1
+ * states, the frames, the propagation queue) and releases the GIL while it searches.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_SIZE 25
+#define CLOCK_EVERY 255u /* the reference's _CLOCK_EVERY */
+
+enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3 };
+
+/* ------------------------------------------------------------------------------------ */
+/* Tables: a grid shape                                                                   */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    int size;
+    int ncells;
+    int nunits;
+    uint32_t full;
+    int32_t *units;       /* nunits * size cells */
+    int32_t *uo_start;    /* ncells + 1 offsets into uo */
+    int32_t *uo;          /* the units of each cell */
+    int32_t *peer_start;  /* ncells + 1 offsets into peers */
+    int32_t *peers;       /* the peers of each cell, ascending */
+    PyObject *units_obj;  /* the units as a tuple of tuples of ints */
+} TablesObject;
+
+static void
+Tables_dealloc(TablesObject *self)
+{
+    PyMem_Free(self->units);
+    PyMem_Free(self->uo_start);
+    PyMem_Free(self->uo);
+    PyMem_Free(self->peer_start);
+    PyMem_Free(self->peers);
+    Py_XDECREF(self->units_obj);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* An int from a Python int (not a bool), or -1 with an exception set. */
+static int
+as_index(PyObject *obj, const char *what, long lo, long hi, long *out)
+{
+    if (!PyLong_Check(obj) || PyBool_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    int overflow = 0;
+    long v = PyLong_AsLongAndOverflow(obj, &overflow);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || v < lo || v > hi) {
+        PyErr_Format(PyExc_ValueError, "%s must be in %ld..%ld, got %R", what, lo, hi, obj);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static PyObject *
+Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"size", "units", NULL};
+    PyObject *size_obj, *units_arg;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:Tables", kwlist, &size_obj, &units_arg))
+        return NULL;
+    long size;
+    if (as_index(size_obj, "size", 1, MAX_SIZE, &size) < 0)
+        return NULL;
+    int ncells = (int)(size * size);
+
+    PyObject *seq = PySequence_Fast(units_arg, "units must be a sequence of units");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t nunits = PySequence_Fast_GET_SIZE(seq);
+    if (nunits > 100000) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "too many units");
+        return NULL;
+    }
+
+    TablesObject *self = (TablesObject *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    self->size = (int)size;
+    self->ncells = ncells;
+    self->nunits = (int)nunits;
+    self->full = (1u << size) - 1u;
+    self->units_obj = PyTuple_New(nunits);
+    self->units = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
+    self->uo_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
+    self->uo = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
+    self->peer_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
+    uint8_t *seen = PyMem_Calloc((size_t)ncells, 1);
+    uint8_t *peerbits = NULL;
+    int32_t *fill = NULL;
+    if (!self->units_obj || !self->units || !self->uo_start || !self->uo ||
+        !self->peer_start || !seen) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+
+    for (Py_ssize_t u = 0; u < nunits; u++) {
+        PyObject *unit = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, u),
+                                         "each unit must be a sequence of cells");
+        if (unit == NULL)
+            goto fail;
+        Py_ssize_t len = PySequence_Fast_GET_SIZE(unit);
+        if (len != size) {
+            PyErr_Format(PyExc_ValueError, "unit %zd has %zd cells, expected %ld", u, len,
+                         size);
+            Py_DECREF(unit);
+            goto fail;
+        }
+        PyObject *tup = PyTuple_New(len);
+        if (tup == NULL) {
+            Py_DECREF(unit);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(self->units_obj, u, tup);
+        for (Py_ssize_t i = 0; i < len; i++) {
+            PyObject *item = PySequence_Fast_GET_ITEM(unit, i);
+            long cell;
+            if (as_index(item, "a unit's cell", 0, ncells - 1, &cell) < 0) {
+                Py_DECREF(unit);
+                goto fail;
+            }
+            if (seen[cell]) {
+                PyErr_Format(PyExc_ValueError, "unit %zd holds cell %ld twice", u, cell);
+                Py_DECREF(unit);
+                goto fail;
+            }
+            seen[cell] = 1;
+            self->units[u * size + i] = (int32_t)cell;
+            PyObject *c = PyLong_FromLong(cell);
+            if (c == NULL) {
+                Py_DECREF(unit);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(tup, i, c);
+        }
+        for (Py_ssize_t i = 0; i < len; i++)
+            seen[self->units[u * size + i]] = 0;
+        Py_DECREF(unit);
+    }
+    Py_CLEAR(seq);
+
+    /* The units of each cell, in unit order. */
+    for (int k = 0; k < self->nunits * self->size; k++)
+        self->uo_start[self->units[k] + 1]++;
+    for (int c = 0; c < ncells; c++)
+        self->uo_start[c + 1] += self->uo_start[c];
+    fill = PyMem_Malloc(sizeof(int32_t) * (size_t)(ncells + 1));
+    if (fill == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    memcpy(fill, self->uo_start, sizeof(int32_t) * (size_t)ncells);
+    for (int u = 0; u < self->nunits; u++)
+        for (int i = 0; i < self->size; i++) {
+            int c = self->units[u * self->size + i];
+            self->uo[fill[c]++] = u;
+        }
+
+    /* The peers of each cell: every other cell sharing a unit, ascending. */
+    peerbits = PyMem_Calloc((size_t)ncells, 1);
+    if (peerbits == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    size_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        total = 0;
+        for (int c = 0; c < ncells; c++) {
+            for (int k = self->uo_start[c]; k < self->uo_start[c + 1]; k++) {
+                const int32_t *unit = self->units + (size_t)self->uo[k] * self->size;
+                for (int i = 0; i < self->size; i++)
+                    peerbits[unit[i]] = 1;
+            }
+            peerbits[c] = 0;
+            if (pass == 1)
+                self->peer_start[c] = (int32_t)total;
+            for (int p = 0; p < ncells; p++) {
+                if (peerbits[p]) {
+                    if (pass == 1)
+                        self->peers[total] = p;
+                    total++;
+                    peerbits[p] = 0;
+                }
+            }
+        }
+        if (pass == 0) {
+            self->peers = PyMem_Malloc(sizeof(int32_t) * (total + 1));
+            if (self->peers == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+        }
+    }
+    self->peer_start[ncells] = (int32_t)total;
+
+    PyMem_Free(seen);
+    PyMem_Free(peerbits);
+    PyMem_Free(fill);
+    return (PyObject *)self;
+
+fail:
+    Py_XDECREF(seq);
+    PyMem_Free(seen);
+    PyMem_Free(peerbits);
+    PyMem_Free(fill);
+    Py_DECREF(self);
+    return NULL;
+}
+
+static PyObject *
+Tables_get_size(TablesObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(self->size);
+}
+
+static PyObject *
+Tables_get_units(TablesObject *self, void *closure)
+{
+    (void)closure;
+    Py_INCREF(self->units_obj);
+    return self->units_obj;
+}
+
+static PyObject *
+Tables_get_peers(TablesObject *self, void *closure)
+{
+    (void)closure;
+    PyObject *out = PyTuple_New(self->ncells);
+    if (out == NULL)
+        return NULL;
+    for (int c = 0; c < self->ncells; c++) {
+        int lo = self->peer_start[c], hi = self->peer_start[c + 1];
+        PyObject *t = PyTuple_New(hi - lo);
+        if (t == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, c, t);
+        for (int k = lo; k < hi; k++) {
+            PyObject *v = PyLong_FromLong(self->peers[k]);
+            if (v == NULL) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(t, k - lo, v);
+        }
+    }
+    return out;
+}
+
+static PyObject *
+Tables_repr(TablesObject *self)
+{
+    return PyUnicode_FromFormat("<sudokulab.native._core.Tables size=%d units=%d>", self->size,
+                                self->nunits);
+}
+
+static PyGetSetDef Tables_getset[] = {
+    {"size", (getter)Tables_get_size, NULL, "the number of values (and cells per unit)", NULL},
+    {"units", (getter)Tables_get_units, NULL, "the units, a tuple of tuples of cells", NULL},
+    {"peers", (getter)Tables_get_peers, NULL, "the peers of each cell, ascending", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject TablesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "sudokulab.native._core.Tables",
+    .tp_basicsize = sizeof(TablesObject),
+    .tp_dealloc = (destructor)Tables_dealloc,
+    .tp_repr = (reprfunc)Tables_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Tables(size, units): a grid shape, validated, with peers and unit membership.",
+    .tp_getset = Tables_getset,
+    .tp_new = Tables_new,
+};
+
+/* ------------------------------------------------------------------------------------ */
+/* The search                                                                             */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int32_t state; /* arena slot of the frame's state */
+    int32_t cell;
+    uint32_t untried;
+} Frame;
+
+typedef struct {
+    /* the grid shape */
+    const TablesObject *t;
+    int size, ncells;
+    uint32_t full;
+    /* the knobs */
+    int prop;
+    int hidden;
+    int mrv;
+    int floor;
+    /* the propagation queue and the dirty units */
+    int32_t *qcell;
+    uint32_t *qbit;
+    size_t qcap;
+    uint8_t *dirty_flag;
+    int32_t *dirty;
+    int ndirty;
+    int overflow; /* the queue bound was broken: an internal error */
+} Ctx;
+
+static inline int
+popcount32(uint32_t m)
+{
+    return __builtin_popcount(m);
+}
+
+/* none: place bit unless a placed peer already holds it. */
+static int
+place_check(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    const TablesObject *t = x->t;
+    for (int k = t->peer_start[cell]; k < t->peer_start[cell + 1]; k++) {
+        int p = t->peers[k];
+        if (placed[p] && masks[p] == bit)
+            return 0;
+    }
+    masks[cell] = bit;
+    placed[cell] = 1;
+    return 1;
+}
+
+/* forward: place bit and remove it from every peer; an empty peer is a contradiction. */
+static int
+place_forward(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    const TablesObject *t = x->t;
+    if (!(masks[cell] & bit))
+        return 0;
+    masks[cell] = bit;
+    placed[cell] = 1;
+    for (int k = t->peer_start[cell]; k < t->peer_start[cell + 1]; k++) {
+        int p = t->peers[k];
+        uint32_t m = masks[p];
+        if (m & bit) {
+            m ^= bit;
+            if (!m)
+                return 0;
+            masks[p] = m;
+        }
+    }
+    return 1;
+}
+
+static inline void
+mark_dirty(Ctx *x, int cell)
+{
+    const TablesObject *t = x->t;
+    for (int k = t->uo_start[cell]; k < t->uo_start[cell + 1]; k++) {
+        int u = t->uo[k];
+        if (!x->dirty_flag[u]) {
+            x->dirty_flag[u] = 1;
+            x->dirty[x->ndirty++] = u;
+        }
+    }
+}
+
+static inline void
+clear_dirty(Ctx *x)
+{
+    for (int i = 0; i < x->ndirty; i++)
+        x->dirty_flag[x->dirty[i]] = 0;
+    x->ndirty = 0;
+}
+
+static inline int
+push(Ctx *x, size_t *qn, int cell, uint32_t bit)
+{
+    if (*qn >= x->qcap) {
+        x->overflow = 1;
+        return 0;
+    }
+    x->qcell[*qn] = cell;
+    x->qbit[*qn] = bit;
+    (*qn)++;
+    return 1;
+}
+
+/* Every value with one place left in a dirty unit is queued; 0 on a contradiction. */
+static int
+hidden_singles(Ctx *x, const uint32_t *masks, const uint8_t *placed, size_t *qn)
+{
+    const TablesObject *t = x->t;
+    const int size = x->size;
+    for (int i = 0; i < x->ndirty; i++) {
+        const int32_t *unit = t->units + (size_t)x->dirty[i] * size;
+        uint32_t once = 0, twice = 0;
+        for (int j = 0; j < size; j++) {
+            uint32_t m = masks[unit[j]];
+            twice |= once & m;
+            once |= m;
+        }
+        if (once != x->full)
+            return 0; /* some value has no place left in this unit */
+        uint32_t only = once & ~twice;
+        if (only) {
+            for (int j = 0; j < size; j++) {
+                int c = unit[j];
+                uint32_t m = masks[c] & only;
+                if (m && !placed[c]) {
+                    if (m & (m - 1))
+                        return 0; /* the only place for two values at once */
+                    if (!push(x, qn, c, m))
+                        return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+/* singles / hidden: place bit, then naked (and hidden) singles to a fixpoint. */
+static int
+place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    const TablesObject *t = x->t;
+    const int hidden = x->hidden;
+    size_t qn = 0;
+    clear_dirty(x);
+    x->qcell[qn] = cell;
+    x->qbit[qn] = bit;
+    qn++;
+    while (qn) {
+        while (qn) {
+            qn--;
+            int c = x->qcell[qn];
+            uint32_t b = x->qbit[qn];
+            if (placed[c]) {
+                if (masks[c] != b)
+                    return 0;
+                continue;
+            }
+            if (!(masks[c] & b))
+                return 0;
+            masks[c] = b;
+            placed[c] = 1;
+            if (hidden)
+                mark_dirty(x, c);
+            for (int k = t->peer_start[c]; k < t->peer_start[c + 1]; k++) {
+                int p = t->peers[k];
+                uint32_t m = masks[p];
+                if (m & b) {
+                    m ^= b;
+                    if (!m)
+                        return 0;
+                    masks[p] = m;
+                    if (!(m & (m - 1)) && !push(x, &qn, p, m))
+                        return 0;
+                    if (hidden)
+                        mark_dirty(x, p);
+                }
+            }
+        }
+        if (x->ndirty && !hidden_singles(x, masks, placed, &qn))
+            return 0;
+        clear_dirty(x);
+    }
+    return 1;
+}
+
+static inline int
+place(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    switch (x->prop) {
+    case PROP_NONE:
+        return place_check(x, masks, placed, cell, bit);
+    case PROP_FORWARD:
+        return place_forward(x, masks, placed, cell, bit);
+    default:
+        return place_singles(x, masks, placed, cell, bit);
+    }
+}
+
+static inline int
+first_unplaced(const uint8_t *placed, int ncells)
+{
+    const void *p = memchr(placed, 0, (size_t)ncells);
+    return p ? (int)((const uint8_t *)p - placed) : -1;
+}
+
+/* The cell to branch on, or -1 when every cell is placed. */
+static inline int
+choose(const Ctx *x, const uint32_t *masks, const uint8_t *placed)
+{
+    int best = first_unplaced(placed, x->ncells);
+    if (best < 0 || !x->mrv)
+        return best;
+    int fewest = popcount32(masks[best]);
+    const int floor = x->floor;
+    if (fewest <= floor)
+        return best;
+    for (int c = best + 1; c < x->ncells; c++) {
+        if (!placed[c]) {
+            int k = popcount32(masks[c]);
+            if (k < fewest) {
+                best = c;
+                fewest = k;
+                if (k <= floor)
+                    break;
+            }
+        }
+    }
+    return best;
+}
+
+static inline int64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+typedef struct {
+    /* in */
+    const uint8_t *givens;
+    long long limit; /* 0: no limit */
+    int has_deadline;
+    int64_t deadline_ns;
+    Py_ssize_t keep;
+    /* out */
+    uint8_t *solutions; /* kept grids, ncells values each */
+    Py_ssize_t nsolutions;
+    Py_ssize_t solcap;
+    unsigned long long count, nodes, guesses, backtracks;
+    int complete, timed_out;
+    int nomem;
+} Run;
+
+/* Keep one more solution grid; 0 when out of memory. */
+static int
+keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
+{
+    if (r->nsolutions == r->solcap) {
+        Py_ssize_t cap = r->solcap ? r->solcap * 2 : 16;
+        if (cap > r->keep)
+            cap = r->keep;
+        uint8_t *grown = PyMem_RawRealloc(r->solutions, (size_t)cap * (size_t)x->ncells);
+        if (grown == NULL)
+            return 0;
+        r->solutions = grown;
+        r->solcap = cap;
+    }
+    uint8_t *grid = r->solutions + (size_t)r->nsolutions * (size_t)x->ncells;
+    for (int c = 0; c < x->ncells; c++)
+        grid[c] = (uint8_t)(masks[c] ? 32 - __builtin_clz(masks[c]) : 0); /* bit_length */
+    r->nsolutions++;
+    return 1;
+}
+
+/* The search proper; runs without the GIL. Returns 0 on an internal error. */
+static int
+run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, Frame *stack)
+{
+    const int ncells = x->ncells;
+    const uint32_t full = x->full;
+    r->complete = 0;
+    r->timed_out = 0;
+    if (ncells < 1 || ncells > MAX_SIZE * MAX_SIZE)
+        return 0; /* Tables never makes such a shape */
+
+    /* The root: every given placed in cell order, each with the chosen propagation. */
+    uint32_t *masks = arena_masks;
+    uint8_t *placed = arena_placed;
+    for (int c = 0; c < ncells; c++)
+        masks[c] = full;
+    memset(placed, 0, (size_t)ncells);
+    for (int c = 0; c < ncells; c++) {
+        int v = r->givens[c];
+        if (!v)
+            continue;
+        uint32_t bit = 1u << (v - 1);
+        if (!placed[c]) {
+            if (!place(x, masks, placed, c, bit)) {
+                if (x->overflow)
+                    return 0;
+                r->complete = 1;
+                return 1;
+            }
+        } else if (masks[c] != bit) {
+            r->complete = 1; /* propagation placed a different value here */
+            return 1;
+        }
+    }
+
+    int sp = 0; /* frames on the stack */
+    for (;;) {
+        /* (masks, placed) is a consistent state: a node. */
+        r->nodes++;
+        int cell = choose(x, masks, placed);
+        if (cell < 0) {
+            r->count++;
+            if ((Py_ssize_t)r->count <= r->keep && !keep_solution(r, x, masks)) {
+                r->nomem = 1;
+                return 0;
+            }
+            if (r->limit && r->count >= (unsigned long long)r->limit)
+                return 1;
+        } else {
+            stack[sp].state = (int32_t)((masks - arena_masks) / ncells);
+            stack[sp].cell = cell;
+            stack[sp].untried = masks[cell];
+            sp++;
+        }
+        /* Find the next candidate whose propagation succeeds. */
+        for (;;) {
+            if (sp == 0) {
+                r->complete = 1;
+                return 1;
+            }
+            Frame *f = &stack[sp - 1];
+            uint32_t untried = f->untried;
+            if (!untried) {
+                sp--;
+                r->backtracks++;
+                continue;
+            }
+            uint32_t bit = untried & (~untried + 1u);
+            untried ^= bit;
+            f->untried = untried;
+            r->guesses++;
+            if (!(r->guesses & CLOCK_EVERY) && r->has_deadline && now_ns() > r->deadline_ns) {
+                r->timed_out = 1;
+                return 1;
+            }
+            uint32_t *fm = arena_masks + (size_t)f->state * ncells;
+            uint8_t *fp = arena_placed + (size_t)f->state * ncells;
+            if (untried) {
+                /* Slot sp is free: every frame below refers to a slot <= its index. */
+                masks = arena_masks + (size_t)sp * ncells;
+                placed = arena_placed + (size_t)sp * ncells;
+                memcpy(masks, fm, sizeof(uint32_t) * (size_t)ncells);
+                memcpy(placed, fp, (size_t)ncells);
+            } else { /* last candidate: the frame's state is never needed again */
+                masks = fm;
+                placed = fp;
+            }
+            if (place(x, masks, placed, f->cell, bit))
+                break;
+            if (x->overflow)
+                return 0;
+        }
+    }
+}
+
+static int
+parse_choice(PyObject *obj, const char *what, const char *const *names, int n, const char *all)
+{
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (PyUnicode_CompareWithASCIIString(obj, names[i]) == 0)
+            return i;
+    PyErr_Format(PyExc_ValueError, "unknown %s %R: choose one of %s", what, obj, all);
+    return -1;
+}
+
+static PyObject *
+core_search(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    (void)module;
+    static char *kwlist[] = {"tables", "givens", "propagation", "order",
+                             "limit",  "timeout", "keep",       NULL};
+    static const char *const props[] = {"none", "forward", "singles", "hidden"};
+    static const char *const orders[] = {"mrv", "first"};
+    PyObject *tables_obj, *givens_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
+        *keep_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO:search", kwlist, &TablesType,
+                                     &tables_obj, &givens_obj, &prop_obj, &order_obj,
+                                     &limit_obj, &timeout_obj, &keep_obj))
+        return NULL;
+    int64_t start_ns = now_ns();
+    TablesObject *t = (TablesObject *)tables_obj;
+
+    int prop = parse_choice(prop_obj, "propagation", props, 4, "none, forward, singles, hidden");
+    if (prop < 0)
+        return NULL;
+    int order = parse_choice(order_obj, "order", orders, 2, "mrv, first");
+    if (order < 0)
+        return NULL;
+
+    Run r;
+    memset(&r, 0, sizeof r);
+    if (limit_obj != Py_None) {
+        if (!PyLong_Check(limit_obj)) {
+            PyErr_Format(PyExc_TypeError, "limit must be an int or None, not %.100s",
+                         Py_TYPE(limit_obj)->tp_name);
+            return NULL;
+        }
+        int overflow = 0;
+        long long limit = PyLong_AsLongLongAndOverflow(limit_obj, &overflow);
+        if (limit == -1 && PyErr_Occurred())
+            return NULL;
+        if (overflow < 0 || (!overflow && limit < 1)) {
+            PyErr_Format(PyExc_ValueError, "limit must be at least 1, got %R", limit_obj);
+            return NULL;
+        }
+        r.limit = overflow ? 0 : limit; /* beyond 2**63: as good as no limit */
+    }
+    if (timeout_obj != Py_None) {
+        double timeout = PyFloat_AsDouble(timeout_obj);
+        if (timeout == -1.0 && PyErr_Occurred())
+            return NULL;
+        if (isnan(timeout)) {
+            PyErr_SetString(PyExc_ValueError, "timeout must be a number of seconds, not nan");
+            return NULL;
+        }
+        if (timeout < 1e9) { /* longer: no deadline in practice */
+            r.has_deadline = 1;
+            r.deadline_ns = start_ns + (timeout > 0 ? (int64_t)(timeout * 1e9) : 0);
+        }
+    }
+    if (!PyLong_Check(keep_obj)) {
+        PyErr_Format(PyExc_TypeError, "keep must be an int, not %.100s",
+                     Py_TYPE(keep_obj)->tp_name);
+        return NULL;
+    }
+    {
+        int overflow = 0;
+        long long keep = PyLong_AsLongLongAndOverflow(keep_obj, &overflow);
+        if (keep == -1 && PyErr_Occurred())
+            return NULL;
+        if (overflow < 0 || (!overflow && keep < 0)) {
+            PyErr_Format(PyExc_ValueError, "keep must be at least 0, got %R", keep_obj);
+            return NULL;
+        }
+        r.keep = (overflow || keep > PY_SSIZE_T_MAX) ? PY_SSIZE_T_MAX : (Py_ssize_t)keep;
+    }
+
+    const int ncells = t->ncells;
+    PyObject *gseq = PySequence_Fast(givens_obj, "givens must be a sequence of ints");
+    if (gseq == NULL)
+        return NULL;
+    if (PySequence_Fast_GET_SIZE(gseq) != ncells) {
+        PyErr_Format(PyExc_ValueError, "givens must hold %d values, got %zd", ncells,
+                     PySequence_Fast_GET_SIZE(gseq));
+        Py_DECREF(gseq);
+        return NULL;
+    }
+
+    /* One arena per call: states, frames, givens, queue and dirty units. */
+    size_t nstates = (size_t)ncells + 1;
+    size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
+    size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
+    size_t bytes_frames = sizeof(Frame) * nstates;
+    size_t bytes_qcell = sizeof(int32_t) * qcap;
+    size_t bytes_qbit = sizeof(uint32_t) * qcap;
+    size_t bytes_dirty = sizeof(int32_t) * ((size_t)t->nunits + 1);
+    size_t bytes_placed = nstates * (size_t)ncells;
+    size_t bytes_flags = (size_t)t->nunits + 1;
+    size_t bytes_givens = (size_t)ncells;
+    char *arena = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_qcell + bytes_qbit +
+                                  bytes_dirty + bytes_placed + bytes_flags + bytes_givens);
+    if (arena == NULL) {
+        Py_DECREF(gseq);
+        return PyErr_NoMemory();
+    }
+    char *p = arena;
+    uint32_t *arena_masks = (uint32_t *)p;
+    p += bytes_masks;
+    Frame *stack = (Frame *)p;
+    p += bytes_frames;
+    int32_t *qcell = (int32_t *)p;
+    p += bytes_qcell;
+    uint32_t *qbit = (uint32_t *)p;
+    p += bytes_qbit;
+    int32_t *dirty = (int32_t *)p;
+    p += bytes_dirty;
+    uint8_t *arena_placed = (uint8_t *)p;
+    p += bytes_placed;
+    uint8_t *dirty_flag = (uint8_t *)p;
+    p += bytes_flags;
+    uint8_t *givens = (uint8_t *)p;
+
+    for (int c = 0; c < ncells; c++) {
+        long v;
+        if (as_index(PySequence_Fast_GET_ITEM(gseq, c), "a given", 0, t->size, &v) < 0) {
+            Py_DECREF(gseq);
+            PyMem_RawFree(arena);
+            return NULL;
+        }
+        givens[c] = (uint8_t)v;
+    }
+    Py_DECREF(gseq);
+    memset(dirty_flag, 0, bytes_flags);
+
+    Ctx x;
+    memset(&x, 0, sizeof x);
+    x.t = t;
+    x.size = t->size;
+    x.ncells = ncells;
+    x.full = t->full;
+    x.prop = prop;
+    x.hidden = prop == PROP_HIDDEN;
+    /* Under none mrv ties everywhere and picks the first unplaced cell. */
+    x.mrv = order == 0 && prop != PROP_NONE;
+    /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
+    x.floor = (prop == PROP_SINGLES || prop == PROP_HIDDEN) ? 2 : 1;
+    x.qcell = qcell;
+    x.qbit = qbit;
+    x.qcap = qcap;
+    x.dirty = dirty;
+    x.dirty_flag = dirty_flag;
+    r.givens = givens;
+
+    int ok;
+    Py_INCREF(tables_obj); /* the tables outlive the search, GIL or not */
+    Py_BEGIN_ALLOW_THREADS
+    ok = run_search(&x, &r, arena_masks, arena_placed, stack);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(tables_obj);
+    PyMem_RawFree(arena);
+
+    if (!ok) {
+        PyMem_RawFree(r.solutions);
+        if (r.nomem)
+            return PyErr_NoMemory();
+        PyErr_SetString(PyExc_RuntimeError, "sudokulab native core: propagation queue overflow");
+        return NULL;
+    }
+
+    PyObject *sols = PyTuple_New(r.nsolutions);
+    if (sols == NULL) {
+        PyMem_RawFree(r.solutions);
+        return NULL;
+    }
+    PyObject *small[MAX_SIZE + 1];
+    for (int v = 0; v <= MAX_SIZE; v++)
+        small[v] = NULL;
+    for (Py_ssize_t s = 0; s < r.nsolutions; s++) {
+        PyObject *grid = PyTuple_New(ncells);
+        if (grid == NULL)
+            goto fail_sols;
+        PyTuple_SET_ITEM(sols, s, grid);
+        const uint8_t *g = r.solutions + (size_t)s * (size_t)ncells;
+        for (int c = 0; c < ncells; c++) {
+            int v = g[c];
+            if (small[v] == NULL && (small[v] = PyLong_FromLong(v)) == NULL)
+                goto fail_sols;
+            Py_INCREF(small[v]);
+            PyTuple_SET_ITEM(grid, c, small[v]);
+        }
+    }
+    for (int v = 0; v <= MAX_SIZE; v++)
+        Py_XDECREF(small[v]);
+    PyMem_RawFree(r.solutions);
+    return Py_BuildValue("(NKNNKKK)", sols, r.count, PyBool_FromLong(r.complete),
+                         PyBool_FromLong(r.timed_out), r.nodes, r.guesses, r.backtracks);
+
+fail_sols:
+    for (int v = 0; v <= MAX_SIZE; v++)
+        Py_XDECREF(small[v]);
+    Py_DECREF(sols);
+    PyMem_RawFree(r.solutions);
+    return NULL;
+}
+
+static PyMethodDef core_methods[] = {
+    {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
+     "search(tables, givens, propagation, order, limit, timeout, keep)\n--\n\n"
+     "Search one grid (see sudokulab.native.reference). givens: n*n ints in 0..n; "
+     "propagation: none, forward, singles or hidden; order: mrv or first; limit: an int "
+     ">= 1 or None; timeout: seconds from the call or None; keep: solution grids to "
+     "return. Returns (solutions, count, complete, timed_out, nodes, guesses, "
+     "backtracks)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "sudokulab.native._core",
+    .m_doc = "The native engine in C: the same search as sudokulab.native.reference.",
+    .m_size = -1,
+    .m_methods = core_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__core(void)
+{
+    if (PyType_Ready(&TablesType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&TablesType);
+    if (PyModule_AddObject(m, "Tables", (PyObject *)&TablesType) < 0) {
+        Py_DECREF(&TablesType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(m, "MAX_SIZE", MAX_SIZE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

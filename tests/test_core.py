@@ -1,0 +1,335 @@
+"""The compiled native core: the same engine as the Python reference, field for field."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+from functools import cache
+from itertools import product
+from pathlib import Path
+
+import pytest
+from helpers import random_solution, two_solution_grid
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sudokulab import read_file
+from sudokulab.models import geometry
+from sudokulab.native import reference
+from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, Outcome
+
+_core = pytest.importorskip(
+    "sudokulab.native._core",
+    reason="the compiled native core is not built (pip install -e . needs a C compiler)",
+)
+
+REPO = Path(__file__).resolve().parent.parent
+SEEDS = REPO / "data" / "seeds.csv"
+COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
+# Where the pure-Python reference needs minutes on the hard sets: it gets a budget per
+# puzzle, and the two implementations are compared where the reference finished.
+SLOW = {(p, o) for p, o in COMBINATIONS if p == "none" or (o == "first" and p != "hidden")}
+BUDGET = 0.05  # seconds of reference search per puzzle for the slow combinations
+SETS = {
+    "top95": "sudoku-top95.txt",
+    "hardest": "sudoku-hardest.txt",
+    "easy50": "sudoku-easy50.txt",
+}
+
+
+def units_of(size: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(u.cells for u in geometry(size).units)
+
+
+@cache
+def c_tables(size: int, units: tuple[tuple[int, ...], ...]):
+    return _core.Tables(size, units)
+
+
+def c_search(
+    size, units, givens, propagation="hidden", order="mrv", limit=1, timeout=None, keep=KEEP
+) -> Outcome:
+    """The compiled core called directly (whatever ENGINE the seam chose)."""
+    tables = c_tables(size, units)
+    return Outcome(*_core.search(tables, givens, propagation, order, limit, timeout, keep))
+
+
+def compare(size, units, givens, propagation, order, limit=1, budget=None, keep=KEEP):
+    """Both implementations on one grid; asserts identity; the outcome, or None (budget)."""
+    deadline = None if budget is None else time.perf_counter() + budget
+    ref = reference.search(size, units, givens, propagation, order, limit, deadline, keep)
+    if ref.timed_out:
+        return None
+    out = c_search(size, units, givens, propagation, order, limit, None, keep)
+    assert out == ref, (propagation, order, givens)
+    return out
+
+
+# -- identity on the public sets -------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
+def test_identical_on_public_sets(data_dir, name, propagation, order):
+    entries = read_file(data_dir / "norvig-pytudes" / SETS[name])
+    units = units_of(9)
+    slow = (propagation, order) in SLOW
+    compared = 0
+    for entry in entries:
+        budget = BUDGET if slow else None
+        out = compare(9, units, entry.puzzle.givens, propagation, order, 2, budget)
+        if out is not None:
+            compared += 1
+            assert out.count == 1 and out.complete
+    if not slow:
+        assert compared == len(entries)
+    assert compared >= 1
+
+
+@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
+def test_identical_on_the_seeds_with_limit_one_and_two(propagation, order):
+    units = units_of(9)
+    for entry in read_file(SEEDS):
+        for limit in (1, 2):
+            budget = 0.5 if (propagation, order) in SLOW else None
+            out = compare(9, units, entry.puzzle.givens, propagation, order, limit, budget)
+            if out is not None:
+                assert out.solutions[0] == entry.solution
+
+
+@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
+def test_identical_counts_on_small_grids(propagation, order):
+    # The empty 4x4 grid: all 288 grids, in the same order, with the same counters.
+    units = units_of(4)
+    out = compare(4, units, [0] * 16, propagation, order, limit=None)
+    assert out.count == 288 and out.complete and len(set(out.solutions)) == 288
+    assert compare(4, units, [0] * 16, propagation, order, limit=2).count == 2
+    first_ten = compare(4, units, [0] * 16, propagation, order, limit=None, keep=10)
+    assert first_ten.solutions == out.solutions[:10] and first_ten.count == 288
+    assert compare(4, units, [1] + [0] * 15, propagation, order, limit=None).count == 72
+    assert compare(4, units, [0] * 16, propagation, order, limit=None, keep=0).solutions == ()
+    # A 6x6 grid with a third of its cells blank, counted out.
+    rng = random.Random(6)
+    solution = random_solution(6, rng)
+    givens = [0 if rng.random() < 0.6 else v for v in solution]
+    assert compare(6, units_of(6), givens, propagation, order, limit=None).count >= 1
+    # A 9x9 grid with two solutions (a deadly rectangle).
+    two = two_solution_grid(read_file(SEEDS)[0].solution)
+    assert compare(9, units_of(9), two, propagation, order, limit=None).count == 2
+
+
+@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
+def test_unsolvable_and_clashing_givens(propagation, order):
+    units = units_of(9)
+    # r1c1..r1c8 hold 1..8 and r2c9 holds 9: no clash, but r1c9 has no candidate.
+    stuck = list(range(1, 9)) + [0] + [0] * 8 + [9] + [0] * 63
+    out = compare(9, units, stuck, propagation, order, limit=2)
+    assert out.count == 0 and out.complete and not out.solutions
+    # Two 5s in the first row: a contradiction at the root, before any node.
+    clash = [5, 0, 0, 0, 5] + [0] * 76
+    out = compare(9, units, clash, propagation, order, limit=2)
+    assert out == Outcome((), 0, True, False, 0, 0, 0)
+    # r1c1..r1c7 hold 1..7, r2c8 holds 8 and r3c8 holds 9: r1c8 has no candidate left,
+    # r1c9 is the only place of both 8 and 9.
+    forced = [0] * 81
+    forced[:7] = range(1, 8)
+    forced[9 + 7], forced[18 + 7] = 8, 9
+    out = compare(9, units, forced, propagation, order, limit=2)
+    assert out.count == 0 and out.complete
+
+
+LARGE = [(16, 1, 0.55), (16, 2, 0.5), (25, 1, 0.4), (25, 3, 0.4)]  # quick for the reference
+
+
+@pytest.mark.parametrize(("size", "seed", "blank"), LARGE)
+@pytest.mark.parametrize("propagation", ["forward", "singles", "hidden"])
+def test_identical_on_large_grids(size, seed, blank, propagation):
+    rng = random.Random(seed)
+    solution = random_solution(size, rng)
+    givens = [0 if rng.random() < blank else v for v in solution]
+    out = compare(size, units_of(size), givens, propagation, "mrv", limit=2, budget=20)
+    assert out is not None and out.count >= 1 and out.complete is (out.count < 2)
+
+
+def test_identical_on_other_units_and_tiny_shapes():
+    # An X-sudoku (both diagonals as extra units), and the 1x1 grid.
+    units = (*units_of(9), tuple(range(0, 81, 10)), tuple(range(8, 80, 8)))
+    givens = list(read_file(SEEDS)[2].puzzle.givens)
+    for propagation, order in COMBINATIONS:
+        compare(9, units, givens, propagation, order, limit=2, budget=1)
+        compare(4, units_of(4)[:4], [0] * 16, propagation, order, limit=50)
+        compare(1, ((0,),), [0], propagation, order, limit=None)
+        compare(1, ((0,),), [1], propagation, order, limit=None)
+        compare(2, ((0, 1), (2, 3), (0, 2), (1, 3)), [0] * 4, propagation, order, limit=None)
+
+
+def test_tables_match_the_reference():
+    for size in (4, 9, 16, 25):
+        units = units_of(size)
+        tables = _core.Tables(size, units)
+        assert tables.size == size and tables.units == units
+        assert tables.peers == reference.tables(size, units).peers
+        assert tables.peers == geometry(size).peers
+
+
+# -- deadline, the seam ----------------------------------------------------------------
+
+
+def test_deadline_stops_the_empty_16x16_count():
+    tables = _core.Tables(16, units_of(16))
+    start = time.perf_counter()
+    solutions, count, complete, timed_out, nodes, guesses, _ = _core.search(
+        tables, [0] * 256, "hidden", "mrv", None, 0.2, 5
+    )
+    elapsed = time.perf_counter() - start
+    assert timed_out and not complete
+    assert count > 0 and len(solutions) == min(count, 5)
+    assert nodes > 0 and guesses > 0
+    assert 0.15 < elapsed < 1.0
+
+
+@pytest.mark.skipif(os.environ.get("SUDOKULAB_PURE_PYTHON") == "1", reason="reference forced")
+def test_the_seam_runs_the_core():
+    from sudokulab import native, solve
+
+    assert native.ENGINE == "c"
+    units = units_of(9)
+    givens = read_file(SEEDS)[1].puzzle.givens
+    assert native.search(9, units, givens, limit=2) == reference.search(9, units, givens, limit=2)
+    # Lists of lists are accepted too (normalised before the tables are cached).
+    listed = [list(u) for u in units]
+    assert native.search(9, listed, list(givens)) == reference.search(9, units, givens)
+    with pytest.raises(ValueError, match="unknown propagation 'fast'"):
+        native.search(9, units, givens, propagation="fast")
+    with pytest.raises(ValueError, match="limit must be at least 1"):
+        native.search(9, units, givens, limit=0)
+    # An absolute deadline (perf_counter), converted to a timeout for the core.
+    start = time.perf_counter()
+    out = native.search(16, units_of(16), [0] * 256, limit=None, deadline=start + 0.2, keep=3)
+    assert out.timed_out and not out.complete and out.count > 0 and len(out.solutions) == 3
+    assert time.perf_counter() - start < 1.0
+    out = native.search(9, units, givens, deadline=time.perf_counter() - 1)  # already past
+    assert out.count == 1  # solved within the first 256 guesses, before the clock is read
+    # The `native` backend runs the core, with the counters of `native-py`.
+    fast, slow = (solve("." * 16, backend=b, limit=None) for b in ("native", "native-py"))
+    assert (fast.stats["engine"], slow.stats["engine"]) == ("c", "python")
+    assert fast.solutions == slow.solutions and fast.count == slow.count == 288
+    assert {**fast.stats, "engine": "python"} == slow.stats
+
+
+def _engine_in_child(env: dict[str, str], prelude: str = "") -> subprocess.CompletedProcess:
+    code = f"{prelude}import sudokulab.native as n; print(n.ENGINE)"
+    return subprocess.run(
+        [sys.executable, "-W", "always", "-c", code],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_seam_environment_variables():
+    clean = {"SUDOKULAB_PURE_PYTHON": "", "SUDOKULAB_REQUIRE_NATIVE": ""}
+    done = _engine_in_child({**clean, "SUDOKULAB_PURE_PYTHON": "1"})
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "python", "")
+    done = _engine_in_child({**clean, "SUDOKULAB_REQUIRE_NATIVE": "1"})
+    assert (done.returncode, done.stdout.strip()) == (0, "c")
+    # A core that does not import: a warning saying why, or an ImportError when required.
+    broken = "import sys; sys.modules['sudokulab.native._core'] = None; "
+    done = _engine_in_child(clean, broken)
+    assert done.returncode == 0 and done.stdout.strip() == "python"
+    assert "RuntimeWarning" in done.stderr and "not available" in done.stderr
+    done = _engine_in_child({**clean, "SUDOKULAB_REQUIRE_NATIVE": "1"}, broken)
+    assert done.returncode != 0 and "SUDOKULAB_REQUIRE_NATIVE" in done.stderr
+
+
+# -- bad arguments ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("size", "units", "error"),
+    [
+        (0, (), ValueError),
+        (26, (), ValueError),
+        ("4", (), TypeError),
+        (4.0, (), TypeError),
+        (4, 5, TypeError),
+        (4, ((0, 1, 2),), ValueError),  # too few cells
+        (4, ((0, 1, 2, 3, 4),), ValueError),  # too many
+        (4, ((0, 1, 2, 16),), ValueError),  # no such cell
+        (4, ((0, 1, 2, -1),), ValueError),
+        (4, ((0, 1, 2, 2),), ValueError),  # a cell twice
+        (4, ((0, 1, 2, "3"),), TypeError),
+        (4, ((0, 1, 2, 2**70),), ValueError),
+        (4, (5,), TypeError),
+    ],
+)
+def test_bad_tables_raise(size, units, error):
+    with pytest.raises(error):
+        _core.Tables(size, units)
+
+
+def test_bad_search_arguments_raise():
+    tables = _core.Tables(4, units_of(4))
+    good = {
+        "givens": [0] * 16,
+        "propagation": "hidden",
+        "order": "mrv",
+        "limit": 1,
+        "timeout": None,
+        "keep": 10,
+    }
+    assert _core.search(tables, **good)[1] == 1
+    bad = [
+        ({"givens": [0] * 15}, ValueError),
+        ({"givens": [0] * 17}, ValueError),
+        ({"givens": [5] + [0] * 15}, ValueError),
+        ({"givens": [-1] + [0] * 15}, ValueError),
+        ({"givens": ["1"] + [0] * 15}, TypeError),
+        ({"givens": [None] + [0] * 15}, TypeError),
+        ({"givens": 7}, TypeError),
+        ({"propagation": "fast"}, ValueError),
+        ({"propagation": None}, TypeError),
+        ({"order": "random"}, ValueError),
+        ({"limit": 0}, ValueError),
+        ({"limit": -(2**80)}, ValueError),
+        ({"limit": "2"}, TypeError),
+        ({"timeout": "soon"}, TypeError),
+        ({"timeout": float("nan")}, ValueError),
+        ({"keep": -1}, ValueError),
+        ({"keep": 1.5}, TypeError),
+    ]
+    for change, error in bad:
+        with pytest.raises(error):
+            _core.search(tables, **{**good, **change})
+    with pytest.raises(TypeError):
+        _core.search(units_of(4), **good)  # not a Tables
+    with pytest.raises(TypeError):
+        _core.search(tables, [0] * 16)  # missing arguments
+    # Huge limits and keeps are as good as none.
+    out = _core.search(tables, **{**good, "limit": 2**80, "keep": 2**80})
+    assert out[1] == 288 and out[2] is True
+
+
+# -- random puzzles --------------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    size=st.sampled_from([4, 9, 16]),
+    seed=st.integers(0, 2**32 - 1),
+    blank=st.floats(0.0, 0.8),
+    knobs=st.sampled_from(COMBINATIONS),
+    limit=st.sampled_from([1, 2, 3, None]),
+)
+def test_property_random_puzzles_are_identical(size, seed, blank, knobs, limit):
+    rng = random.Random(seed)
+    solution = random_solution(size, rng)
+    givens = [0 if rng.random() < blank else v for v in solution]
+    if limit is None and size > 4:
+        limit = 50
+    # The reference gets a budget; the comparison holds wherever it finished.
+    compare(size, units_of(size), givens, *knobs, limit=limit, budget=0.5, keep=20)
