@@ -69,12 +69,7 @@ def _search_c(
     keep: int = KEEP,
 ) -> Outcome:
     """Solve one grid with the compiled core: same arguments and answers as the reference."""
-    if propagation not in PROPAGATIONS:
-        raise ValueError(
-            f"unknown propagation {propagation!r}: choose one of {', '.join(PROPAGATIONS)}"
-        )
-    if order not in ORDERS:
-        raise ValueError(f"unknown order {order!r}: choose one of {', '.join(ORDERS)}")
+    reference.check_knobs(propagation, order)
     try:
         tables = _tables(size, units)
     except TypeError:  # unhashable units (lists): normalise, then cache

@@ -88,6 +88,16 @@ class Tables:
     full: int  # mask with every value
 
 
+def check_knobs(propagation: str, order: str) -> None:
+    """ValueError naming the choices when a propagation or order is unknown."""
+    if propagation not in PROPAGATIONS:
+        raise ValueError(
+            f"unknown propagation {propagation!r}: choose one of {', '.join(PROPAGATIONS)}"
+        )
+    if order not in ORDERS:
+        raise ValueError(f"unknown order {order!r}: choose one of {', '.join(ORDERS)}")
+
+
 @lru_cache(maxsize=32)
 def tables(size: int, units: tuple[tuple[int, ...], ...]) -> Tables:
     """Peers and unit membership of every cell, for a size and a list of units."""
@@ -120,12 +130,7 @@ class Engine:
         propagation: str = "hidden",
         order: str = "mrv",
     ) -> None:
-        if propagation not in PROPAGATIONS:
-            raise ValueError(
-                f"unknown propagation {propagation!r}: choose one of {', '.join(PROPAGATIONS)}"
-            )
-        if order not in ORDERS:
-            raise ValueError(f"unknown order {order!r}: choose one of {', '.join(ORDERS)}")
+        check_knobs(propagation, order)
         self.tables = tables(size, units)
         self.propagation = propagation
         self.order = order
