@@ -22,6 +22,21 @@ Propagation (what placing value ``v`` in a cell does), weakest first:
     not depend on the order they are applied in: a second implementation may propagate in
     any order and reach the same states.
 
+Cages (killer Sudoku): a cage is a group of cells whose values are distinct and add up to
+    its total. Its cells are peers of one another (distinct), and its *combinations* are
+    precomputed: every set of distinct values of the cage's size with the cage's sum, as a
+    mask. A combination is *feasible* when it holds every value placed in the cage and
+    each of its other values is a candidate of some unplaced cage cell, and every unplaced
+    cage cell has a candidate among those other values. The cage allows the union of the
+    feasible combinations' unplaced values. Per level:
+    ``none``     a placement is refused when no combination holds the cage's placed
+                 values with it.
+    ``forward``  after a placement, its cage's unplaced cells keep only the allowed values
+                 (once); no feasible combination, or a cell left empty, is a contradiction.
+    ``singles``/``hidden``  the same pruning joins the fixpoint for every cage whose cells
+                 changed; a cell left with one candidate is a naked single as usual.
+    This rule too only removes candidates and is monotone, so the fixpoint stays unique.
+
 Order (which cell the search branches on):
     ``mrv``    the unplaced cell with the fewest candidates, lowest index on ties (default).
     ``first``  the first unplaced cell, row-major.
@@ -52,6 +67,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations
+from math import comb
 
 PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden")
 ORDERS: tuple[str, ...] = ("mrv", "first")
@@ -62,6 +79,12 @@ KEEP = 1000
 
 #: How often (in guesses) the search looks at the clock; a power of two minus one.
 _CLOCK_EVERY = 255
+
+#: The most value sets one cage may have (C(size, cells)): more would not fit in memory.
+MAX_COMBINATIONS = 1 << 20
+
+#: A cage: its cells and the sum of their values.
+Cage = tuple[tuple[int, ...], int]
 
 
 @dataclass(frozen=True)
@@ -86,6 +109,9 @@ class Tables:
     units_of: tuple[tuple[int, ...], ...]
     peers: tuple[tuple[int, ...], ...]
     full: int  # mask with every value
+    cages: tuple[tuple[int, ...], ...] = ()  # the cells of each cage
+    combos: tuple[tuple[int, ...], ...] = ()  # each cage's value sets (masks), ascending
+    cage_of: tuple[int, ...] | None = None  # each cell's cage, -1 for none; None: no cages
 
 
 def check_knobs(propagation: str, order: str) -> None:
@@ -98,9 +124,20 @@ def check_knobs(propagation: str, order: str) -> None:
         raise ValueError(f"unknown order {order!r}: choose one of {', '.join(ORDERS)}")
 
 
+def combinations_of(size: int, cells: int, total: int) -> tuple[int, ...]:
+    """Every set of ``cells`` distinct values in 1..size adding up to ``total``, as masks."""
+    if comb(size, cells) > MAX_COMBINATIONS:
+        raise ValueError(f"a cage of {cells} cells in a {size}x{size} grid has too many value sets")
+    return tuple(
+        sum(1 << (v - 1) for v in values)
+        for values in combinations(range(1, size + 1), cells)
+        if sum(values) == total
+    )
+
+
 @lru_cache(maxsize=32)
-def tables(size: int, units: tuple[tuple[int, ...], ...]) -> Tables:
-    """Peers and unit membership of every cell, for a size and a list of units."""
+def tables(size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...] = ()) -> Tables:
+    """Peers and unit membership of every cell, for a size, its units and its cages."""
     count = size * size
     units_of: list[list[int]] = [[] for _ in range(count)]
     peer_sets: list[set[int]] = [set() for _ in range(count)]
@@ -108,8 +145,30 @@ def tables(size: int, units: tuple[tuple[int, ...], ...]) -> Tables:
         for cell in unit:
             units_of[cell].append(index)
             peer_sets[cell].update(unit)
+    cage_of = [-1] * count
+    for index, (cells, _total) in enumerate(cages):
+        if not cells:
+            raise ValueError(f"cage {index + 1} has no cells")
+        for cell in cells:
+            if not 0 <= cell < count:
+                raise ValueError(f"cage {index + 1}: cell {cell} is outside the grid")
+            if cage_of[cell] == index:
+                raise ValueError(f"cage {index + 1}: cell {cell} is listed twice")
+            if cage_of[cell] >= 0:
+                raise ValueError(f"cell {cell} is in cages {cage_of[cell] + 1} and {index + 1}")
+            cage_of[cell] = index
+            peer_sets[cell].update(cells)
     peers = tuple(tuple(sorted(s - {c})) for c, s in enumerate(peer_sets))
-    return Tables(size, units, tuple(map(tuple, units_of)), peers, (1 << size) - 1)
+    return Tables(
+        size,
+        units,
+        tuple(map(tuple, units_of)),
+        peers,
+        (1 << size) - 1,
+        tuple(tuple(cells) for cells, _ in cages),
+        tuple(combinations_of(size, len(cells), total) for cells, total in cages),
+        tuple(cage_of) if cages else None,
+    )
 
 
 class Engine:
@@ -129,9 +188,10 @@ class Engine:
         units: tuple[tuple[int, ...], ...],
         propagation: str = "hidden",
         order: str = "mrv",
+        cages: tuple[Cage, ...] = (),
     ) -> None:
         check_knobs(propagation, order)
-        self.tables = tables(size, units)
+        self.tables = tables(size, units, cages)
         self.propagation = propagation
         self.order = order
         self._place = {
@@ -153,9 +213,18 @@ class Engine:
 
     def _place_check(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
         """Plain backtracking: place ``bit`` unless a peer already holds it."""
-        for p in self.tables.peers[cell]:
+        t = self.tables
+        for p in t.peers[cell]:
             if placed[p] and masks[p] == bit:
                 return False
+        if t.cage_of is not None and t.cage_of[cell] >= 0:
+            k = t.cage_of[cell]
+            held = bit
+            for c in t.cages[k]:
+                if placed[c]:
+                    held |= masks[c]
+            if not any(combo & held == held for combo in t.combos[k]):
+                return False  # no value set of the cage holds these values
         masks[cell] = bit
         placed[cell] = 1
         return True
@@ -166,13 +235,16 @@ class Engine:
             return False
         masks[cell] = bit
         placed[cell] = 1
-        for p in self.tables.peers[cell]:
+        t = self.tables
+        for p in t.peers[cell]:
             m = masks[p]
             if m & bit:
                 m ^= bit
                 if not m:
                     return False
                 masks[p] = m
+        if t.cage_of is not None and t.cage_of[cell] >= 0:
+            return self._prune_cage(masks, placed, t.cage_of[cell], None, None, None)
         return True
 
     def _place_singles(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
@@ -180,9 +252,11 @@ class Engine:
         peers = self.tables.peers
         units_of = self.tables.units_of
         hidden = self._hidden
+        cage_of = self.tables.cage_of
         queue = [(cell, bit)]
         dirty: set[int] = set()  # units whose candidates changed: hidden-single suspects
-        while queue:
+        dirty_cages: set[int] = set()  # cages whose cells changed: to prune again
+        while True:
             while queue:
                 c, b = queue.pop()
                 if placed[c]:
@@ -195,6 +269,8 @@ class Engine:
                 placed[c] = 1
                 if hidden:
                     dirty.update(units_of[c])
+                if cage_of is not None and cage_of[c] >= 0:
+                    dirty_cages.add(cage_of[c])
                 for p in peers[c]:
                     m = masks[p]
                     if m & b:
@@ -206,9 +282,70 @@ class Engine:
                             queue.append((p, m))
                         if hidden:
                             dirty.update(units_of[p])
-            if dirty and not self._hidden_singles(masks, placed, dirty, queue):
+                        if cage_of is not None and cage_of[p] >= 0:
+                            dirty_cages.add(cage_of[p])
+            if dirty:
+                if not self._hidden_singles(masks, placed, dirty, queue):
+                    return False
+                dirty.clear()
+                if queue:
+                    continue
+            if not dirty_cages:
+                return True
+            k = min(dirty_cages)
+            dirty_cages.discard(k)
+            if not self._prune_cage(masks, placed, k, queue, dirty, dirty_cages):
                 return False
-            dirty.clear()
+
+    def _prune_cage(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        k: int,
+        queue: list | None,
+        dirty: set[int] | None,
+        dirty_cages: set[int] | None,
+    ) -> bool:
+        """Keep in cage ``k``'s unplaced cells only the values its feasible value sets allow.
+
+        False on a contradiction. With a ``queue`` (singles, hidden), a cell left with one
+        candidate is queued and the units and cage it touches are marked for another look.
+        """
+        t = self.tables
+        held = 0
+        free: list[int] = []
+        for c in t.cages[k]:
+            if placed[c]:
+                held |= masks[c]
+            else:
+                free.append(c)
+        anywhere = 0
+        for c in free:
+            anywhere |= masks[c]
+        allowed = 0
+        feasible = False
+        for combo in t.combos[k]:
+            if combo & held != held:
+                continue
+            need = combo ^ held  # the values the unplaced cells must take
+            if need & anywhere != need:
+                continue
+            if all(masks[c] & need for c in free):
+                feasible = True
+                allowed |= need
+        if not feasible:
+            return False
+        for c in free:
+            m = masks[c]
+            if m & ~allowed:
+                m &= allowed
+                masks[c] = m  # never 0: every free cell meets each feasible set
+                if queue is not None:
+                    if not m & (m - 1):
+                        queue.append((c, m))
+                    if self._hidden:
+                        dirty.update(t.units_of[c])
+                    dirty_cages.add(k)
         return True
 
     def _hidden_singles(
@@ -344,6 +481,7 @@ def search(
     limit: int | None = 1,
     deadline: float | None = None,
     keep: int = KEEP,
+    cages: tuple[Cage, ...] = (),
 ) -> Outcome:
     """Solve one grid with the reference engine (see the module docstring)."""
-    return Engine(size, units, propagation, order).search(givens, limit, deadline, keep)
+    return Engine(size, units, propagation, order, cages).search(givens, limit, deadline, keep)

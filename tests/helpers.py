@@ -43,3 +43,45 @@ def random_solution(size: int, rng: random.Random) -> list[int]:
     cols = shuffled(size // bc, bc)
     values = rng.sample(range(1, size + 1), size)
     return [values[pattern(r, c)] for r in rows for c in cols]
+
+
+def random_cages(
+    solution: list[int] | tuple[int, ...], rng: random.Random, largest: int = 4
+) -> list[tuple[int, ...]]:
+    """A random partition of a solved grid into connected cages of distinct values."""
+    size = int(len(solution) ** 0.5)
+    count = size * size
+    cage_of = [-1] * count
+    cages: list[tuple[int, ...]] = []
+    for start in rng.sample(range(count), count):
+        if cage_of[start] >= 0:
+            continue
+        cells = [start]
+        cage_of[start] = len(cages)
+        want = rng.randint(1, largest)
+        while len(cells) < want:
+            around = [
+                n
+                for c in cells
+                for n in (
+                    c - size,
+                    c + size,
+                    c - 1 if c % size else -1,
+                    c + 1 if (c + 1) % size else -1,
+                )
+                if 0 <= n < count
+                and cage_of[n] < 0
+                and solution[n] not in {solution[c] for c in cells}
+            ]
+            if not around:
+                break
+            nxt = rng.choice(sorted(set(around)))
+            cage_of[nxt] = len(cages)
+            cells.append(nxt)
+        cages.append(tuple(sorted(cells)))
+    return cages
+
+
+def killer_cages(solution: list[int] | tuple[int, ...], cages: list[tuple[int, ...]]):
+    """The cages with their totals taken from a solved grid."""
+    return tuple((cells, sum(solution[c] for c in cells)) for cells in cages)

@@ -1,0 +1,110 @@
+"""Killer cages in the native engine: distinct values adding up to each cage's total."""
+
+from __future__ import annotations
+
+import random
+from itertools import permutations, product
+
+import pytest
+from helpers import killer_cages, random_cages, random_solution
+
+from sudokulab.models import Puzzle, geometry, is_solution
+from sudokulab.native import reference
+from sudokulab.native.reference import ORDERS, PROPAGATIONS
+
+COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
+
+
+def units_of(size: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(u.cells for u in geometry(size).units)
+
+
+def all_4x4_grids() -> list[tuple[int, ...]]:
+    """Every solved 4x4 grid, by brute force over rows (independent of the engine)."""
+    units = units_of(4)
+    grids = []
+    for rows in product(permutations(range(1, 5)), repeat=4):
+        grid = tuple(v for row in rows for v in row)
+        if all(len({grid[c] for c in unit}) == 4 for unit in units):
+            grids.append(grid)
+    return grids
+
+
+GRIDS = all_4x4_grids()
+
+
+def obeys(grid, cages) -> bool:
+    """Each cage's values are distinct and add up to its total."""
+    return all(
+        len({grid[c] for c in cells}) == len(cells) and sum(grid[c] for c in cells) == total
+        for cells, total in cages
+    )
+
+
+def test_brute_force_knows_all_288_grids():
+    assert len(GRIDS) == 288
+
+
+def test_combinations_are_the_distinct_value_sets_with_the_sum():
+    assert reference.combinations_of(9, 2, 3) == (0b11,)
+    assert reference.combinations_of(9, 3, 24) == (0b111000000,)
+    assert sorted(reference.combinations_of(4, 2, 5)) == sorted([0b1001, 0b0110])
+    assert reference.combinations_of(9, 2, 18) == ()  # 9 + 9 repeats a value
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
+def test_every_setting_finds_exactly_the_grids_that_obey_the_cages(seed, propagation, order):
+    rng = random.Random(seed)
+    target = rng.choice(GRIDS)
+    cages = killer_cages(target, random_cages(target, rng, largest=3))
+    expected = {g for g in GRIDS if obeys(g, cages)}
+    out = reference.search(4, units_of(4), [0] * 16, propagation, order, None, cages=cages)
+    assert out.complete
+    assert out.count == len(expected) == len(set(out.solutions))
+    assert set(out.solutions) == expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_9x9_killer_agrees_across_settings_and_verifies(seed):
+    rng = random.Random(seed)
+    solution = random_solution(9, rng)
+    cages = killer_cages(solution, random_cages(solution, rng))
+    givens = [v if rng.random() < 0.3 else 0 for v in solution]
+    answers = set()
+    for propagation in ("forward", "singles", "hidden"):
+        out = reference.search(9, units_of(9), givens, propagation, "mrv", 2, cages=cages)
+        assert out.complete or out.count == 2
+        assert tuple(solution) in out.solutions or out.count == 2
+        for grid in out.solutions:
+            assert is_solution(Puzzle(geometry(9), tuple(givens)), grid)
+            assert obeys(grid, cages)
+        answers.add((out.count, out.solutions))
+    assert len(answers) == 1
+
+
+def test_stronger_propagation_never_searches_more():
+    rng = random.Random(7)
+    solution = random_solution(9, rng)
+    cages = killer_cages(solution, random_cages(solution, rng))
+    stats = {
+        p: reference.search(9, units_of(9), [0] * 81, p, "mrv", 1, cages=cages).nodes
+        for p in ("singles", "hidden")
+    }
+    assert stats["hidden"] <= stats["singles"]
+
+
+def test_cages_must_be_well_formed():
+    with pytest.raises(ValueError, match="listed twice"):
+        reference.search(4, units_of(4), [0] * 16, cages=(((0, 0), 3),))
+    with pytest.raises(ValueError, match="in cages 1 and 2"):
+        reference.search(4, units_of(4), [0] * 16, cages=(((0, 1), 3), ((1, 2), 3)))
+    with pytest.raises(ValueError, match="outside the grid"):
+        reference.search(4, units_of(4), [0] * 16, cages=(((0, 16), 3),))
+    with pytest.raises(ValueError, match="no cells"):
+        reference.search(4, units_of(4), [0] * 16, cages=(((), 3),))
+
+
+def test_a_cage_no_values_can_fill_is_unsolvable_not_an_error():
+    out = reference.search(4, units_of(4), [0] * 16, cages=(((0, 1), 8),))  # 4 + 4 repeats
+    assert out.count == 0 and out.complete
