@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from .geometry import BOX_SHAPES, Geometry, Unit, _classic_units, _make, geometry
+from .puzzle import Puzzle
 
 #: The variant names ``--variant`` takes on the command line.
 VARIANTS = ("x", "hyper", "jigsaw", "killer")
@@ -165,3 +166,43 @@ def reachable(size: int, cells: int, total: int) -> bool:
 def combinations_for(size: int, cells: int, total: int) -> list[tuple[int, ...]]:
     """Every set of ``cells`` distinct values from 1..size adding up to ``total``."""
     return [c for c in combinations(range(1, size + 1), cells) if sum(c) == total]
+
+
+def with_variant(
+    puzzle: Puzzle, names: Sequence[str] = (), regions: Sequence[Sequence[str]] | None = None
+) -> Puzzle:
+    """The puzzle with the named variants (``x``, ``hyper``) and jigsaw regions added.
+
+    Rules the puzzle already has are kept, not doubled; its cages and givens stay.
+    """
+    geom = puzzle.geometry
+    have = flags(geom)
+    unknown = [n for n in names if n not in ("x", "hyper")]
+    if unknown:
+        raise ValueError(
+            f"variant {unknown[0]!r} needs a puzzle document; plain grids take x, hyper"
+        )
+    extra: list[Unit] = []
+    if "x" in names and not have["x"]:
+        extra += diagonal_units(geom.size)
+    if "hyper" in names and not have["hyper"]:
+        extra += hyper_units(geom.size)
+    units = list(geom.units)
+    if regions is not None:
+        if have["jigsaw"]:
+            raise ValueError("the puzzle already has jigsaw regions")
+        units = [u for u in units if u.kind != "box"] + list(region_units(geom.size, regions))
+    new = _make(geom.size, geom.box_rows, geom.box_cols, tuple(units) + tuple(extra))
+    return Puzzle(new, puzzle.givens, puzzle.cages)
+
+
+def read_regions(text: str, source: str = "<regions>") -> list[list[str]]:
+    """Rows of region labels from a text: one row a line, a character or a word per cell."""
+    rows = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            rows.append(stripped.split() if " " in stripped else list(stripped))
+    if not rows:
+        raise ValueError(f"{source}: no rows of region labels")
+    return rows
