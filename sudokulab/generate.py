@@ -2,8 +2,8 @@
 
 1. A solved grid: n random cells get the values 1..n in random order (they cannot clash:
    they are all different) and the native engine completes them; a seeding it cannot
-   complete is redrawn. Jigsaw regions are the boxes reshaped by random swaps of border
-   cells that keep every region contiguous.
+   complete within 256 guesses is redrawn (see :func:`solved_grid`). Jigsaw regions are
+   the boxes reshaped by random swaps of border cells that keep every region contiguous.
 2. Clues removed, in random order (pairs of cells opposite through the centre with
    ``symmetry="rotational"``), each removal kept only while the puzzle stays unique:
    the engine's count with limit 2 is 1. A difficulty makes the test stricter:
@@ -155,17 +155,33 @@ def _contiguous(size: int, cells: set[int]) -> bool:
     return len(seen) == len(cells)
 
 
-def solved_grid(geom: Geometry, rng: random.Random, tries: int = 50) -> Grid | None:
-    """A random solution of an empty grid of this geometry (None if seedings keep failing)."""
+def solved_grid(
+    geom: Geometry, rng: random.Random, tries: int = 20, solvable: bool = True
+) -> Grid | None:
+    """A random solution of an empty grid of this geometry (None when none was found).
+
+    First ``tries`` seedings of n random cells, each given the engine's first 256 guesses
+    (a deadline already past stops it at its first clock check, so no clock decides): a
+    seeding that cannot be completed can take minutes to refute, another one is cheaper.
+    Then a random first row alone, searched to the end: relabelling the values of any
+    solution gives that row, so it is completed whenever the geometry has a solution
+    (25x25 grids usually get here: their seedings need more than 256 guesses). A geometry
+    not known to be ``solvable`` (a random jigsaw layout) is not searched to the end: a
+    layout without solutions can take minutes to refute; the caller draws another.
+    """
     n, units = geom.size, _units(geom)
     for _ in range(tries):
         givens = [0] * geom.cell_count
         for cell, value in zip(rng.sample(geom.cells, n), rng.sample(geom.values, n), strict=True):
             givens[cell] = value
-        out = native.search(n, units, givens, "hidden", "mrv", 1)
+        out = native.search(n, units, givens, "hidden", "mrv", 1, 0.0)
         if out.solutions:
             return out.solutions[0]
-    return None
+    if not solvable:
+        return None
+    row = rng.sample(geom.values, n) + [0] * (geom.cell_count - n)
+    out = native.search(n, units, row, "hidden", "mrv", 1)
+    return out.solutions[0] if out.solutions else None
 
 
 def _groups(geom: Geometry, rng: random.Random, symmetry: str) -> list[tuple[int, ...]]:
@@ -285,7 +301,7 @@ def _one(
 ) -> Generated:
     for _ in range(ATTEMPTS):
         geom = variant_of(size, variant, rng)
-        solution = solved_grid(geom, rng)
+        solution = solved_grid(geom, rng, solvable=variant != "jigsaw")
         if solution is None:
             continue  # a jigsaw layout that the seedings never completed: redraw it
         if variant == "killer":
