@@ -269,7 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
         "solve",
         help="solve puzzles given as text, files or stdin",
         description="Solve puzzles. Each PUZZLE is a puzzle text, a file (one or many "
-        "puzzles: lines, grids or CSV), or - for standard input; with none, stdin is read.",
+        "puzzles: lines, grids, CSV, or puzzle documents: .json, .jsonl), or - for standard "
+        "input; with none, stdin is read.",
         epilog=SOLVE_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
