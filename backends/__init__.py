@@ -1,6 +1,6 @@
 """Interchangeable solvers behind one small contract, registered by name."""
 
-from .base import Backend, check_options
+from .base import Backend, check_options, unsupported
 from .isolation import Worker
 from .registry import all_backends, backend_names, get_backend
 from .result import Result, Status, status_of
@@ -21,4 +21,5 @@ __all__ = [
     "parse_spec",
     "parse_specs",
     "status_of",
+    "unsupported",
 ]

@@ -47,9 +47,17 @@ def check_request(backend: Backend, model: Model, limit: int | None) -> None:
     """Raise ValueError for a limit below 1 or a constraint kind the backend does not take."""
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
-    unknown = model.kinds - backend.kinds
+    unknown = unsupported(backend, model)
     if unknown:
-        raise ValueError(f"backend {backend.name!r} does not accept {', '.join(sorted(unknown))}")
+        raise ValueError(unknown)
+
+
+def unsupported(backend: Backend, model: Model) -> str:
+    """Why the backend cannot take the model's constraint kinds ("" when it can)."""
+    unknown = model.kinds - backend.kinds
+    if not unknown:
+        return ""
+    return f"{backend.name} does not support {' or '.join(sorted(unknown))} constraints"
 
 
 def check_options(backend: Backend, options: dict[str, Any]) -> dict[str, Any]:

@@ -39,7 +39,7 @@ class ConstraintBackend:
     """python-constraint's backtracking solvers; options ``solver`` and ``forwardcheck``."""
 
     name = "constraint"
-    kinds = frozenset({"alldifferent"})
+    kinds = frozenset({"alldifferent", "sum"})
     options = {"solver": SOLVERS, "forwardcheck": bool}
     stops_itself = False  # only between solutions; the caller enforces the deadline
     requires = "python-constraint2"
@@ -76,6 +76,8 @@ class ConstraintBackend:
         alldifferent = constraint.AllDifferentConstraint()  # stateless: one serves every unit
         for c in model.constraints:
             problem.addConstraint(alldifferent, list(c.cells))
+            if c.kind == "sum":  # a killer cage: distinct (above) and its total
+                problem.addConstraint(constraint.ExactSumConstraint(c.total), list(c.cells))
         build_time = time.perf_counter() - start
 
         start = time.perf_counter()

@@ -8,7 +8,7 @@ from typing import Any
 from .. import native
 from ..models import Model
 from ..native import reference
-from .base import check_options
+from .base import check_options, check_request
 from .result import Result, status_of
 
 
@@ -40,6 +40,7 @@ class NativeBackend:
     ) -> Result:
         """Search the model with the chosen propagation and order."""
         options = check_options(self, options)
+        check_request(self, model, limit)  # cages (Sum) are not the engine's yet
         propagation = options.get("propagation", "hidden")
         order = options.get("order", "mrv")
         start = time.perf_counter()

@@ -11,13 +11,14 @@ from .formats import (
     read_text,
 )
 from .geometry import BOX_SHAPES, SIZES, Geometry, Unit, geometry
-from .model import AllDifferent, Constraint, Model, build_model
-from .puzzle import Clash, Grid, Puzzle, is_solution
+from .model import AllDifferent, Constraint, Model, Sum, build_model
+from .puzzle import Cage, Clash, Grid, Puzzle, is_solution
 
 __all__ = [
     "BOX_SHAPES",
     "SIZES",
     "AllDifferent",
+    "Cage",
     "Clash",
     "Constraint",
     "Entry",
@@ -26,6 +27,7 @@ __all__ = [
     "Model",
     "ParseError",
     "Puzzle",
+    "Sum",
     "Unit",
     "build_model",
     "format_candidates",

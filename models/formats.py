@@ -22,6 +22,8 @@ Reading rules, applied the same way to every text:
 - A 16-cell line is a 4x4 puzzle unless ``size=16`` is given, or it belongs to a run of
   16-cell lines that holds a value above 4 or a separator line: then it is a 16x16 row.
 - Clashing givens are not a parse error (see :meth:`Puzzle.clashes`).
+- A text starting with ``{`` or ``[`` (and any ``.json`` or ``.jsonl`` file) holds puzzle
+  documents (:mod:`sudokulab.models.documents`): variants, regions and cages.
 """
 
 from __future__ import annotations
@@ -365,6 +367,10 @@ def read_text(text: str, source: str = "<text>", size: int | None = None) -> lis
     if cut >= 0:
         text = text[:cut]  # DOS end of file: nothing after it is data
     text = text.removeprefix("\ufeff")
+    if text.lstrip()[:1] in ("{", "["):  # a puzzle document (JSON or JSON Lines)
+        from .documents import read_documents
+
+        return read_documents(text, source)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     first = next((s for s in lines if s.strip() and not s.lstrip().startswith("#")), "")
     if "," in first:
@@ -385,6 +391,10 @@ def read_file(path: str | os.PathLike[str], size: int | None = None) -> list[Ent
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise ParseError(f"not UTF-8 text (byte {e.start + 1})", source, line) from None
+    if source.endswith((".json", ".jsonl")):  # puzzle documents, whatever they start with
+        from .documents import read_documents
+
+        return read_documents(text, source, lines=True if source.endswith(".jsonl") else None)
     return read_text(text, source, size)
 
 

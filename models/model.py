@@ -22,8 +22,22 @@ class AllDifferent:
     kind = "alldifferent"
 
 
-#: Every constraint type a model can hold; later issues add ``Sum`` for cages.
-Constraint = AllDifferent
+@dataclass(frozen=True)
+class Sum:
+    """The cells of one killer cage take pairwise different values adding up to ``total``.
+
+    Distinctness is part of the kind: a backend that takes ``sum`` enforces both.
+    """
+
+    cells: tuple[int, ...]
+    total: int
+    name: str
+
+    kind = "sum"
+
+
+#: Every constraint type a model can hold.
+Constraint = AllDifferent | Sum
 
 
 @dataclass(frozen=True)
@@ -76,8 +90,12 @@ def _constraints_of(geometry: Geometry) -> tuple[Constraint, ...]:
 
 
 def build_model(puzzle: Puzzle) -> Model:
-    """The model of a puzzle: a variable per cell, AllDifferent for every unit."""
+    """The model of a puzzle: a variable per cell, AllDifferent per unit, Sum per cage."""
     full = tuple(puzzle.geometry.values)
     singletons = {v: (v,) for v in full}
     domains = tuple(singletons[v] if v else full for v in puzzle.givens)
-    return Model(puzzle, domains, _constraints_of(puzzle.geometry))
+    constraints = _constraints_of(puzzle.geometry)
+    if puzzle.cages:
+        cages = (Sum(c.cells, c.total, f"cage {i}") for i, c in enumerate(puzzle.cages, 1))
+        constraints += tuple(cages)
+    return Model(puzzle, domains, constraints)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .geometry import Geometry, Unit, geometry, size_for_cell_count
 
@@ -26,6 +26,14 @@ class Clash:
         return f"{self.unit.name}: {a} and {b} are both {symbol(self.value)}"
 
 
+@dataclass(frozen=True)
+class Cage:
+    """A killer cage: its cells take pairwise different values that add up to ``total``."""
+
+    cells: tuple[int, ...]
+    total: int
+
+
 def symbol(value: int) -> str:
     """The character for a value: 1-9, then A-Z for sizes above 9 (10 = A, 25 = P)."""
     return str(value) if value < 10 else chr(ord("A") + value - 10)
@@ -42,6 +50,8 @@ class Puzzle:
 
     geometry: Geometry
     givens: Grid
+    #: Killer cages (none for other variants); the geometry's units carry the other rules.
+    cages: tuple[Cage, ...] = field(default=())
 
     def __post_init__(self) -> None:
         n = self.geometry.size
@@ -94,6 +104,7 @@ class Puzzle:
 def is_solution(puzzle: Puzzle, grid: Grid | list[int] | None) -> bool:
     """True when ``grid`` fills every cell, keeps the givens, and each unit is a permutation.
 
+    Each killer cage must also hold pairwise different values adding up to its total.
     This is the independent verifier: it trusts no solver and knows only the rules.
     """
     if grid is None:
@@ -105,4 +116,10 @@ def is_solution(puzzle: Puzzle, grid: Grid | list[int] | None) -> bool:
     if any(g and g != v for g, v in zip(puzzle.givens, grid, strict=True)):
         return False
     full = set(range(1, n + 1))
-    return all({grid[c] for c in unit.cells} == full for unit in geom.units)
+    if not all({grid[c] for c in unit.cells} == full for unit in geom.units):
+        return False
+    for cage in puzzle.cages:
+        values = [grid[c] for c in cage.cells]
+        if len(set(values)) != len(values) or sum(values) != cage.total:
+            return False
+    return True

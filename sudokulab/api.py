@@ -6,7 +6,7 @@ import dataclasses
 import time
 from typing import Any
 
-from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend
+from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend, unsupported
 from .models import Model, Puzzle, build_model, parse_puzzle
 
 
@@ -70,6 +70,9 @@ def solve_model(
         return Result(
             label, Status.ERROR, message=f"backend {chosen.name!r} is not installed{hint}"
         )
+    lacking = unsupported(chosen, model)
+    if lacking:  # capabilities are data: refuse rather than drop a constraint
+        return Result(label, Status.ERROR, message=lacking)
     if isolate is None:
         isolate = timeout is not None and not chosen.stops_itself
     if not isolate:

@@ -22,9 +22,18 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .api import solve
-from .backends import BackendSpec, Result, Status, Worker, as_spec, parse_specs
+from .backends import (
+    BackendSpec,
+    Result,
+    Status,
+    Worker,
+    as_spec,
+    get_backend,
+    parse_specs,
+    unsupported,
+)
 from .crosscheck import verdict
-from .models import Puzzle, format_line, is_solution
+from .models import Puzzle, build_model, format_line, is_solution
 from .store import Store
 
 
@@ -197,15 +206,21 @@ def run_bench(
     run_id = resume if resume is not None else store.start_run(plan.to_json())
     done = store.done(run_id)
     limit = 2 if plan.unique else 1
+    loaded = {name: load(name, plan) for name in plan.sets}
     work: list[tuple[BackendSpec, list[Task]]] = []
     for spec in specs:
-        tasks = [
-            Task(name, idx, puzzle, repeat)
-            for name in plan.sets
-            for idx, puzzle in load(name, plan)
-            for repeat in range(plan.repeats)
-            if (name, idx, str(spec), repeat) not in done
-        ]
+        tasks = []
+        for name, pairs in loaded.items():
+            reason = skip_reason(spec, name, [puzzle for _, puzzle in pairs])
+            if reason:
+                print(f"bench: skipped {name} x {spec}: {reason}", file=sys.stderr)
+                continue
+            tasks += [
+                Task(name, idx, puzzle, repeat)
+                for idx, puzzle in pairs
+                for repeat in range(plan.repeats)
+                if (name, idx, str(spec), repeat) not in done
+            ]
         work.append((spec, tasks))
     bar = Progress(sum(len(t) for _, t in work)) if progress else None
     try:
@@ -227,6 +242,24 @@ def run_bench(
     store.set_agreement(run_id, agreement(store.results([run_id]), plan.unique))
     store.finish_run(run_id)
     return run_id
+
+
+def skip_reason(spec: BackendSpec, set_name: str, puzzles: Sequence[Puzzle]) -> str:
+    """Why a spec does not run on a set ("" when it does).
+
+    A backend that lacks a constraint kind the set uses (cages on the native engine), or
+    a pair the catalog excludes (``skip``: plain backtracking on 16x16) is skipped and
+    reported as such, not run into errors or timeouts.
+    """
+    from .sets import catalog
+
+    backend = get_backend(spec.backend)
+    for puzzle in puzzles:
+        lacking = unsupported(backend, build_model(puzzle))
+        if lacking:
+            return lacking
+    info = catalog().get(set_name)
+    return dict(info.skip).get(str(spec), "") if info is not None else ""
 
 
 def agreement(frame: Any, unique: bool = False) -> list[tuple[bool | None, str, int, str]]:

@@ -25,6 +25,7 @@ from .backends import (
 )
 from .cli_bench import BenchError
 from .cli_bench import add_commands as add_bench_commands
+from .cli_generate import add_generate_command, add_variant_options, apply_variant_options
 from .models import SIZES, Entry, ParseError, format_grid, format_line, read_file, read_text
 from .native import ORDERS, PROPAGATIONS
 from .sets import add_commands as add_set_commands
@@ -120,7 +121,7 @@ def _stats_line(label: str, result: Result) -> str:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     """Solve every puzzle given; print solutions on stdout, problems on stderr."""
-    entries = _read_inputs(args.puzzles, args.size)
+    entries = apply_variant_options(_read_inputs(args.puzzles, args.size), args)
     knobs = {"propagation": args.propagation, "order": args.order}
     try:
         spec = as_spec(args.backend, **{k: v for k, v in knobs.items() if v})
@@ -180,7 +181,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Cross-check backends; exit 0 when all agree and verify, 1 when not, 2 for bad input."""
     from .crosscheck import cross_check, summarize
 
-    entries = _read_inputs(args.puzzles, args.size)
+    entries = apply_variant_options(_read_inputs(args.puzzles, args.size), args)
     solutions = None
     if args.solutions:
         known = read_file(args.solutions, size=args.size)
@@ -268,7 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
         "solve",
         help="solve puzzles given as text, files or stdin",
         description="Solve puzzles. Each PUZZLE is a puzzle text, a file (one or many "
-        "puzzles: lines, grids or CSV), or - for standard input; with none, stdin is read.",
+        "puzzles: lines, grids, CSV, or puzzle documents: .json, .jsonl), or - for standard "
+        "input; with none, stdin is read.",
         epilog=SOLVE_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -322,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print status, time and search counters of each puzzle on stderr",
     )
+    add_variant_options(p)
     p.set_defaults(handler=cmd_solve)
 
     p = commands.add_parser(
@@ -356,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--size", type=int, choices=SIZES, help="grid size, when the text alone is ambiguous"
     )
+    add_variant_options(p)
     p.set_defaults(handler=cmd_check)
 
     p = commands.add_parser(
@@ -368,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bench_commands(commands)
     add_set_commands(commands)
+    add_generate_command(commands)
     return parser
 
 

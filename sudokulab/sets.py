@@ -105,6 +105,9 @@ class SetInfo:
     shipped: bool = False  # in the project's own data/
     aliases: tuple[str, ...] = ()
     origin: str | None = None  # where the puzzles were first published
+    generator: str | None = None  # the `sudokulab generate` command that made a shipped set
+    #: (spec, why) pairs the bench skips on this set (a documented exclusion, not an error)
+    skip: tuple[tuple[str, str], ...] = ()
 
     @property
     def downloadable(self) -> bool:
@@ -139,6 +142,7 @@ def _entries() -> tuple[SetInfo, ...]:
     for raw in json.loads(text):
         raw = dict(raw)
         raw["aliases"] = tuple(raw.get("aliases", ()))
+        raw["skip"] = tuple(raw.get("skip", {}).items())
         infos.append(SetInfo(**raw))
     return tuple(infos)
 

@@ -89,7 +89,7 @@ def test_every_entry_is_complete():
         assert info.name and info.description and info.file and info.format
         assert re.fullmatch(r"[0-9a-f]{64}", info.sha256), info.name
         assert info.count > 0
-        assert re.match(r"(line|grid|csv|blocks)\b", info.format), info.name
+        assert re.match(r"(line|grid|csv|blocks|jsonl)\b", info.format), info.name
         if not info.shipped:
             assert info.url and info.url.startswith("https://"), info.name
         if info.solutions:

@@ -28,7 +28,7 @@ def backend(request):
 def test_available_and_versioned(backend):
     assert backend.available()
     assert backend.version()
-    assert backend.kinds == {"alldifferent"}
+    assert backend.kinds == {"alldifferent", "sum"}
     assert backend.requires
 
 

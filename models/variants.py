@@ -1,0 +1,208 @@
+"""Variants: the extra rules a plain grid cannot say, as units and cages.
+
+Every variant but killer is more units in the geometry, so every backend that takes
+``alldifferent`` solves it unchanged:
+
+- **X** (``x``): both main diagonals are units (``diagonal 1`` runs from r1c1 down to
+  rncn, ``diagonal 2`` from r1cn down to rnc1).
+- **hyper** (windoku): four extra 3x3 windows at r2-4/r6-8 x c2-4/c6-8; 9x9 only.
+- **jigsaw**: irregular regions replace the boxes. Regions are given as a grid of labels
+  (one character or token per cell); each region must have n cells and be contiguous
+  (orthogonally connected).
+- **extra units**: any list of n-cell groups a user names (``unit 1``, ``unit 2``...).
+- **killer**: cages (:class:`~sudokulab.models.puzzle.Cage`), each a group of cells with
+  pairwise different values adding up to a total; the model gets one ``Sum`` per cage.
+
+>>> g = variant_geometry(9, x=True, hyper=True)
+>>> len(g.units), [u.name for u in g.units[27:]]
+(33, ['diagonal 1', 'diagonal 2', 'window 1', 'window 2', 'window 3', 'window 4'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+from .geometry import BOX_SHAPES, Geometry, Unit, _classic_units, _make, geometry
+from .puzzle import Puzzle
+
+#: The variant names ``--variant`` takes on the command line.
+VARIANTS = ("x", "hyper", "jigsaw", "killer")
+
+
+def diagonal_units(size: int) -> tuple[Unit, Unit]:
+    """The two main diagonals of a grid as units."""
+    down = tuple(i * size + i for i in range(size))
+    up = tuple(i * size + size - 1 - i for i in range(size))
+    return Unit("diagonal", 1, down), Unit("diagonal", 2, up)
+
+
+def hyper_units(size: int) -> tuple[Unit, ...]:
+    """The four windoku windows (rows 2-4 and 6-8 by columns 2-4 and 6-8); 9x9 only."""
+    if size != 9:
+        raise ValueError(f"hyper (windoku) needs a 9x9 grid, not {size}x{size}")
+    units = []
+    for number, (top, left) in enumerate(((1, 1), (1, 5), (5, 1), (5, 5)), 1):
+        cells = tuple((top + r) * 9 + left + c for r in range(3) for c in range(3))
+        units.append(Unit("window", number, cells))
+    return tuple(units)
+
+
+def region_units(size: int, labels: Sequence[Sequence[str]]) -> tuple[Unit, ...]:
+    """Jigsaw regions from rows of labels; ValueError naming a bad row or region.
+
+    Regions are numbered in the order their first cell appears, row-major.
+    """
+    if len(labels) != size:
+        raise ValueError(f"regions: {len(labels)} rows for a {size}x{size} grid")
+    cells_of: dict[str, list[int]] = {}
+    for r, row in enumerate(labels):
+        if len(row) != size:
+            raise ValueError(f"regions row {r + 1}: {len(row)} labels, expected {size}")
+        for c, label in enumerate(row):
+            cells_of.setdefault(str(label), []).append(r * size + c)
+
+    def name(cell: int) -> str:
+        return f"r{cell // size + 1}c{cell % size + 1}"
+
+    units = []
+    for number, (label, cells) in enumerate(cells_of.items(), 1):
+        if len(cells) != size:
+            raise ValueError(
+                f"region {label!r} has {len(cells)} cells (from {name(cells[0])}), "
+                f"every region needs {size}"
+            )
+        if not _connected(size, cells):
+            raise ValueError(f"region {label!r} (from {name(cells[0])}) is not contiguous")
+        units.append(Unit("region", number, tuple(cells)))
+    return tuple(units)
+
+
+def _connected(size: int, cells: Sequence[int]) -> bool:
+    """Whether the cells form one orthogonally connected group."""
+    todo, seen, members = [cells[0]], {cells[0]}, set(cells)
+    while todo:
+        cell = todo.pop()
+        r, c = divmod(cell, size)
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            nxt = nr * size + nc
+            if 0 <= nr < size and 0 <= nc < size and nxt in members and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return len(seen) == len(members)
+
+
+def extra_units(size: int, groups: Sequence[Sequence[int]]) -> tuple[Unit, ...]:
+    """User-listed units (cell indices), numbered ``unit 1``, ``unit 2``..."""
+    return tuple(Unit("unit", i, tuple(cells)) for i, cells in enumerate(groups, 1))
+
+
+def variant_geometry(
+    size: int = 9,
+    x: bool = False,
+    hyper: bool = False,
+    regions: Sequence[Sequence[str]] | None = None,
+    units: Sequence[Sequence[int]] = (),
+    box: tuple[int, int] | None = None,
+) -> Geometry:
+    """The geometry of a variant: the classic one (or jigsaw regions instead of the boxes)
+    plus diagonals, windows and extra units as asked. ValueError says what is wrong.
+    """
+    if box is None or tuple(box) == BOX_SHAPES.get(size):
+        base = geometry(size)
+    else:
+        rows, cols = box
+        if rows * cols != size:
+            raise ValueError(f"box {rows}x{cols} does not hold {size} cells")
+        base = _make(size, rows, cols, _classic_units(size, rows, cols))
+    extra: list[Unit] = []
+    if x:
+        extra += diagonal_units(size)
+    if hyper:
+        extra += hyper_units(size)
+    extra += extra_units(size, units)
+    if regions is not None:
+        lines = base.units[: 2 * size]  # rows and columns; the regions replace the boxes
+        found = region_units(size, regions)
+        return _make(size, base.box_rows, base.box_cols, lines + found + tuple(extra))
+    return base.with_units(extra) if extra else base
+
+
+def flags(geom: Geometry) -> dict[str, bool]:
+    """Which named variants a geometry carries: ``x``, ``hyper`` and ``jigsaw``."""
+    names = {u.name for u in geom.units}
+    return {
+        "x": {"diagonal 1", "diagonal 2"} <= names,
+        "hyper": "window 1" in names,
+        "jigsaw": any(u.kind == "region" for u in geom.units),
+    }
+
+
+def region_labels(geom: Geometry) -> list[str]:
+    """Rows of region labels (A, B, ... then a, b, ...) of a jigsaw geometry."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    label = [""] * geom.cell_count
+    regions = [u for u in geom.units if u.kind == "region"]
+    for index, unit in enumerate(regions):
+        for cell in unit.cells:
+            label[cell] = alphabet[index]
+    n = geom.size
+    return ["".join(label[r * n : (r + 1) * n]) for r in range(n)]
+
+
+def reachable(size: int, cells: int, total: int) -> bool:
+    """Whether ``cells`` distinct values from 1..size can add up to ``total``.
+
+    >>> reachable(9, 2, 17), reachable(9, 2, 18), reachable(9, 1, 10)
+    (True, False, False)
+    """
+    if not 1 <= cells <= size:
+        return False
+    low = cells * (cells + 1) // 2
+    high = cells * (2 * size - cells + 1) // 2
+    return low <= total <= high  # every total between the extremes is reachable
+
+
+def combinations_for(size: int, cells: int, total: int) -> list[tuple[int, ...]]:
+    """Every set of ``cells`` distinct values from 1..size adding up to ``total``."""
+    return [c for c in combinations(range(1, size + 1), cells) if sum(c) == total]
+
+
+def with_variant(
+    puzzle: Puzzle, names: Sequence[str] = (), regions: Sequence[Sequence[str]] | None = None
+) -> Puzzle:
+    """The puzzle with the named variants (``x``, ``hyper``) and jigsaw regions added.
+
+    Rules the puzzle already has are kept, not doubled; its cages and givens stay.
+    """
+    geom = puzzle.geometry
+    have = flags(geom)
+    unknown = [n for n in names if n not in ("x", "hyper")]
+    if unknown:
+        raise ValueError(
+            f"variant {unknown[0]!r} needs a puzzle document; plain grids take x, hyper"
+        )
+    extra: list[Unit] = []
+    if "x" in names and not have["x"]:
+        extra += diagonal_units(geom.size)
+    if "hyper" in names and not have["hyper"]:
+        extra += hyper_units(geom.size)
+    units = list(geom.units)
+    if regions is not None:
+        if have["jigsaw"]:
+            raise ValueError("the puzzle already has jigsaw regions")
+        units = [u for u in units if u.kind != "box"] + list(region_units(geom.size, regions))
+    new = _make(geom.size, geom.box_rows, geom.box_cols, tuple(units) + tuple(extra))
+    return Puzzle(new, puzzle.givens, puzzle.cages)
+
+
+def read_regions(text: str, source: str = "<regions>") -> list[list[str]]:
+    """Rows of region labels from a text: one row a line, a character or a word per cell."""
+    rows = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            rows.append(stripped.split() if " " in stripped else list(stripped))
+    if not rows:
+        raise ValueError(f"{source}: no rows of region labels")
+    return rows

@@ -1,0 +1,314 @@
+"""The generator: random solved grids from the native engine, then clues removed.
+
+1. A solved grid: n random cells get the values 1..n in random order (they cannot clash:
+   they are all different) and the native engine completes them; a seeding it cannot
+   complete within 256 guesses is redrawn (see :func:`solved_grid`). Jigsaw regions are
+   the boxes reshaped by random swaps of border cells that keep every region contiguous.
+2. Clues removed, in random order (pairs of cells opposite through the centre with
+   ``symmetry="rotational"``), each removal kept only while the puzzle stays unique:
+   the engine's count with limit 2 is 1. A difficulty makes the test stricter:
+   ``easy`` keeps a removal only if ``singles`` propagation still solves it with no
+   guess, ``medium`` only if ``hidden`` does.
+3. The grade is what the engine needs: ``easy`` solved by ``singles`` with 0 guesses,
+   ``medium`` solved by ``hidden`` (naked and hidden singles) with 0 guesses, ``hard``
+   needs guesses even with ``hidden``. A puzzle whose grade misses the asked difficulty
+   is dropped and a new grid drawn.
+
+Killer puzzles: random cages grown over the solved grid (distinct values in each, sizes
+1-4) are the clues. The native engine does not take cages yet, so uniqueness is checked
+with CP-SAT (count, limit 2, one worker: deterministic); while two solutions exist, a
+given is added at a cell where they differ. Killer puzzles are not graded.
+
+Everything random comes from one ``random.Random(seed)``, and no time limit steers the
+search, so the same seed gives the same puzzles on every run and machine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from . import native
+from .models import Grid, Puzzle, build_model, geometry
+from .models.geometry import Geometry, Unit, _make
+from .models.puzzle import Cage
+from .models.variants import diagonal_units, hyper_units
+
+#: Difficulties, easiest first.
+DIFFICULTIES = ("easy", "medium", "hard")
+#: What ``variant`` may be.
+KINDS = ("classic", "x", "hyper", "jigsaw", "killer")
+#: Grids drawn for one puzzle before the generator gives up on a difficulty.
+ATTEMPTS = 200
+
+
+class GenerateError(ValueError):
+    """A request the generator cannot meet (a size or variant that does not fit, ...)."""
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One generated puzzle, its solution, and the grade the engine gave it."""
+
+    puzzle: Puzzle
+    solution: Grid
+    grade: str | None  # None for killer (the native engine does not take cages yet)
+
+
+def _units(geom: Geometry) -> tuple[tuple[int, ...], ...]:
+    return tuple(u.cells for u in geom.units)
+
+
+def propagates(geom: Geometry, givens: Grid | list[int], propagation: str) -> bool:
+    """Whether the engine solves the givens by propagation alone (no guess).
+
+    A deadline already past stops the search at its first clock check (after 256
+    guesses), so the answer costs little and depends on no clock: a solution with no
+    guess is found before any check.
+    """
+    out = native.search(geom.size, _units(geom), givens, propagation, "mrv", 1, 0.0)
+    return out.count == 1 and out.guesses == 0
+
+
+def grade(puzzle: Puzzle) -> str:
+    """``easy``, ``medium`` or ``hard``: what the native engine needs to solve the puzzle."""
+    if propagates(puzzle.geometry, puzzle.givens, "singles"):
+        return "easy"
+    if propagates(puzzle.geometry, puzzle.givens, "hidden"):
+        return "medium"
+    return "hard"
+
+
+def variant_of(size: int, kind: str, rng: random.Random) -> Geometry:
+    """The geometry of a variant kind (random regions for jigsaw)."""
+    if kind not in KINDS:
+        raise GenerateError(f"unknown variant {kind!r}: choose one of {', '.join(KINDS)}")
+    try:
+        base = geometry(size)
+        if kind == "x":
+            return base.with_units(diagonal_units(size))
+        if kind == "hyper":
+            return base.with_units(hyper_units(size))
+    except ValueError as err:
+        raise GenerateError(str(err)) from None
+    if kind == "jigsaw":
+        return jigsaw_geometry(size, rng)
+    return base
+
+
+def jigsaw_geometry(size: int, rng: random.Random, steps: int | None = None) -> Geometry:
+    """Rows, columns, and random contiguous regions of n cells instead of the boxes."""
+    base = geometry(size)
+    label = [base.box(c) for c in base.cells]
+    members = [set(u.cells) for u in base.units if u.kind == "box"]
+    for _ in range(steps if steps is not None else 8 * size * size):
+        a = rng.randrange(size * size)
+        others = sorted(b for b in _neighbours(size, a) if label[b] != label[a])
+        if not others:
+            continue
+        home, away = label[a], label[rng.choice(others)]
+        # a joins the other region; one of its cells that touches home comes back
+        back = sorted(
+            c
+            for c in members[away]
+            if any(label[d] == home and d != a for d in _neighbours(size, c))
+        )
+        if not back:
+            continue
+        c = rng.choice(back)
+        members[home].discard(a), members[away].add(a)
+        members[away].discard(c), members[home].add(c)
+        if _contiguous(size, members[home]) and _contiguous(size, members[away]):
+            label[a], label[c] = away, home
+        else:  # undo
+            members[away].discard(a), members[home].add(a)
+            members[home].discard(c), members[away].add(c)
+    regions = sorted(tuple(sorted(m)) for m in members)
+    lines = base.units[: 2 * size]
+    units = lines + tuple(Unit("region", i, cells) for i, cells in enumerate(regions, 1))
+    return _make(size, base.box_rows, base.box_cols, units)
+
+
+def _neighbours(size: int, cell: int) -> list[int]:
+    r, c = divmod(cell, size)
+    out = []
+    if r > 0:
+        out.append(cell - size)
+    if r < size - 1:
+        out.append(cell + size)
+    if c > 0:
+        out.append(cell - 1)
+    if c < size - 1:
+        out.append(cell + 1)
+    return out
+
+
+def _contiguous(size: int, cells: set[int]) -> bool:
+    start = min(cells)
+    seen, todo = {start}, [start]
+    while todo:
+        for d in _neighbours(size, todo.pop()):
+            if d in cells and d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return len(seen) == len(cells)
+
+
+def solved_grid(
+    geom: Geometry, rng: random.Random, tries: int = 20, solvable: bool = True
+) -> Grid | None:
+    """A random solution of an empty grid of this geometry (None when none was found).
+
+    First ``tries`` seedings of n random cells, each given the engine's first 256 guesses
+    (a deadline already past stops it at its first clock check, so no clock decides): a
+    seeding that cannot be completed can take minutes to refute, another one is cheaper.
+    Then a random first row alone, searched to the end: relabelling the values of any
+    solution gives that row, so it is completed whenever the geometry has a solution
+    (25x25 grids usually get here: their seedings need more than 256 guesses). A geometry
+    not known to be ``solvable`` (a random jigsaw layout) is not searched to the end: a
+    layout without solutions can take minutes to refute; the caller draws another.
+    """
+    n, units = geom.size, _units(geom)
+    for _ in range(tries):
+        givens = [0] * geom.cell_count
+        for cell, value in zip(rng.sample(geom.cells, n), rng.sample(geom.values, n), strict=True):
+            givens[cell] = value
+        out = native.search(n, units, givens, "hidden", "mrv", 1, 0.0)
+        if out.solutions:
+            return out.solutions[0]
+    if not solvable:
+        return None
+    row = rng.sample(geom.values, n) + [0] * (geom.cell_count - n)
+    out = native.search(n, units, row, "hidden", "mrv", 1)
+    return out.solutions[0] if out.solutions else None
+
+
+def _groups(geom: Geometry, rng: random.Random, symmetry: str) -> list[tuple[int, ...]]:
+    """Cells in random removal order, alone or with their rotational partner."""
+    last = geom.cell_count - 1
+    if symmetry == "rotational":
+        groups = [(c, last - c) if c != last - c else (c,) for c in range(last // 2 + 1)]
+    else:
+        groups = [(c,) for c in geom.cells]
+    rng.shuffle(groups)
+    return groups
+
+
+def _keeps(geom: Geometry, givens: list[int], difficulty: str | None) -> bool:
+    """Whether a puzzle with these givens is still unique (and within the difficulty)."""
+    if difficulty in ("easy", "medium"):
+        # solved by propagation alone means forced: unique without counting
+        return propagates(geom, givens, "singles" if difficulty == "easy" else "hidden")
+    return native.search(geom.size, _units(geom), givens, "hidden", "mrv", 2).count == 1
+
+
+def remove_clues(
+    geom: Geometry,
+    solution: Grid,
+    rng: random.Random,
+    difficulty: str | None = None,
+    symmetry: str = "none",
+) -> Puzzle:
+    """Blank the solution's cells one group at a time while the puzzle stays acceptable."""
+    givens = list(solution)
+    for group in _groups(geom, rng, symmetry):
+        kept = [givens[c] for c in group]
+        for c in group:
+            givens[c] = 0
+        if not _keeps(geom, givens, difficulty):
+            for c, v in zip(group, kept, strict=True):
+                givens[c] = v
+    return Puzzle(geom, tuple(givens))
+
+
+def random_cages(
+    geom: Geometry, solution: Grid, rng: random.Random, largest: int = 4
+) -> tuple[Cage, ...]:
+    """A random partition of the grid into contiguous cages of 1..largest distinct values."""
+    n = geom.size
+    owner = [-1] * geom.cell_count
+    cages: list[list[int]] = []
+    for start in rng.sample(geom.cells, geom.cell_count):
+        if owner[start] >= 0:
+            continue
+        cage, values = [start], {solution[start]}
+        owner[start] = len(cages)
+        want = rng.choice([s for s in (1, 2, 2, 3, 3, 3, 4, 4) if s <= largest])
+        while len(cage) < want:
+            grow = sorted(
+                d
+                for c in cage
+                for d in _neighbours(n, c)
+                if owner[d] < 0 and solution[d] not in values
+            )
+            if not grow:
+                break
+            d = rng.choice(grow)
+            owner[d] = len(cages)
+            cage.append(d)
+            values.add(solution[d])
+        cages.append(sorted(cage))
+    ordered = sorted(cages)
+    return tuple(Cage(tuple(c), sum(solution[i] for i in c)) for c in ordered)
+
+
+def killer(geom: Geometry, solution: Grid, rng: random.Random) -> Puzzle:
+    """A killer puzzle: random cages, plus givens where CP-SAT finds two solutions."""
+    from .backends import get_backend
+
+    cpsat = get_backend("cpsat")
+    if not cpsat.available():
+        raise GenerateError("killer puzzles need CP-SAT to check uniqueness: pip install ortools")
+    cages = random_cages(geom, solution, rng)
+    givens = [0] * geom.cell_count
+    while True:
+        puzzle = Puzzle(geom, tuple(givens), cages)
+        result = cpsat.solve(build_model(puzzle), limit=2, workers=1, seed=0)
+        if result.count == 1 and result.exact:
+            return puzzle
+        if result.count < 2:  # cannot happen: the solution fits every cage
+            raise GenerateError(f"CP-SAT: {result.status} on a generated killer puzzle")
+        differ = [c for c in geom.cells if result.solutions[0][c] != result.solutions[1][c]]
+        cell = rng.choice(differ)
+        givens[cell] = solution[cell]
+
+
+def generate(
+    size: int = 9,
+    variant: str = "classic",
+    difficulty: str | None = None,
+    count: int = 1,
+    seed: int = 0,
+    symmetry: str = "none",
+) -> Iterator[Generated]:
+    """Yield ``count`` puzzles; GenerateError when the request cannot be met."""
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise GenerateError(f"unknown difficulty {difficulty!r}: {', '.join(DIFFICULTIES)}")
+    if symmetry not in ("none", "rotational"):
+        raise GenerateError(f"unknown symmetry {symmetry!r}: none, rotational")
+    if variant == "killer" and difficulty is not None:
+        raise GenerateError(
+            "killer puzzles are not graded: the native engine does not take cages yet"
+        )
+    rng = random.Random(seed)
+    for _ in range(count):
+        yield _one(size, variant, difficulty, symmetry, rng)
+
+
+def _one(
+    size: int, variant: str, difficulty: str | None, symmetry: str, rng: random.Random
+) -> Generated:
+    for _ in range(ATTEMPTS):
+        geom = variant_of(size, variant, rng)
+        solution = solved_grid(geom, rng, solvable=variant != "jigsaw")
+        if solution is None:
+            continue  # a jigsaw layout that the seedings never completed: redraw it
+        if variant == "killer":
+            return Generated(killer(geom, solution, rng), solution, None)
+        puzzle = remove_clues(geom, solution, rng, difficulty, symmetry)
+        found = grade(puzzle)
+        if difficulty is None or found == difficulty:
+            return Generated(puzzle, solution, found)
+    wanted = f"a {difficulty} " if difficulty else "a "
+    raise GenerateError(f"no {wanted}{size}x{size} {variant} puzzle in {ATTEMPTS} grids")

@@ -1,0 +1,140 @@
+"""The generator: unique puzzles, graded by what the engine needed, reproducible by seed."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from importlib import resources
+
+import pytest
+
+from sudokulab import native
+from sudokulab.backends import get_backend
+from sudokulab.cli import main
+from sudokulab.generate import GenerateError, generate
+from sudokulab.models import build_model, is_solution
+from sudokulab.models.variants import region_labels, variant_geometry
+from sudokulab.sets import entries
+
+
+def _units(puzzle):
+    return tuple(u.cells for u in puzzle.geometry.units)
+
+
+def _count(puzzle, limit=2):
+    return native.search(puzzle.size, _units(puzzle), puzzle.givens, "hidden", "mrv", limit).count
+
+
+def _needs(puzzle, propagation):
+    """Guesses the engine makes to solve the puzzle with this propagation (full search)."""
+    out = native.search(puzzle.size, _units(puzzle), puzzle.givens, propagation, "mrv", 1)
+    assert out.count == 1
+    return out.guesses
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_every_puzzle_is_unique_and_graded_by_what_the_engine_needs(difficulty):
+    made = list(generate(9, difficulty=difficulty, count=8, seed=11))
+    for item in made:
+        puzzle = item.puzzle
+        assert item.grade == difficulty
+        assert is_solution(puzzle, item.solution) and _count(puzzle) == 1
+        singles, hidden = _needs(puzzle, "singles"), _needs(puzzle, "hidden")
+        assert (singles == 0) == (difficulty == "easy")
+        assert (hidden == 0) == (difficulty in ("easy", "medium"))
+
+
+def test_cpsat_agrees_that_a_sample_is_unique():
+    cpsat = get_backend("cpsat")
+    sample = [
+        *generate(9, difficulty="hard", count=3, seed=5),
+        *generate(9, "x", count=2, seed=5),
+        *generate(9, "hyper", count=2, seed=5),
+        *generate(9, "jigsaw", count=2, seed=5),
+        *generate(6, count=2, seed=5),
+        *generate(16, difficulty="medium", count=1, seed=5),
+    ]
+    for item in sample:
+        result = cpsat.solve(build_model(item.puzzle), limit=2)
+        assert result.count == 1 and result.exact, item.puzzle
+        assert result.solution == item.solution
+
+
+@pytest.mark.parametrize("size", [4, 6, 8, 12, 16, 25])
+def test_every_size_generates(size):
+    (item,) = generate(size, difficulty="medium" if size > 9 else None, seed=2)
+    assert item.puzzle.size == size and _count(item.puzzle) == 1
+    assert is_solution(item.puzzle, item.solution)
+
+
+def test_rotational_symmetry():
+    for item in generate(9, count=3, seed=4, symmetry="rotational"):
+        givens = item.puzzle.givens
+        assert all(bool(givens[c]) == bool(givens[80 - c]) for c in range(81))
+        assert _count(item.puzzle) == 1
+
+
+def test_jigsaw_regions_are_random_contiguous_and_of_n_cells():
+    layouts = set()
+    for item in generate(9, "jigsaw", count=3, seed=8):
+        labels = region_labels(item.puzzle.geometry)
+        variant_geometry(9, regions=labels)  # checks size and contiguity
+        layouts.add(tuple(labels))
+        assert _count(item.puzzle) == 1
+    assert len(layouts) == 3
+
+
+def test_killer_cages_cover_the_grid_and_the_puzzle_is_unique():
+    for item in generate(9, "killer", count=2, seed=9):
+        puzzle = item.puzzle
+        cells = sorted(c for cage in puzzle.cages for c in cage.cells)
+        assert cells == list(range(81))  # every cell in exactly one cage
+        assert all(len(cage.cells) <= 4 for cage in puzzle.cages)
+        assert puzzle.given_count <= 10 and is_solution(puzzle, item.solution)
+        assert item.grade is None
+    # python-constraint, independent of the CP-SAT count the generator used
+    result = get_backend("constraint").solve(build_model(puzzle), limit=2)
+    assert result.count == 1 and result.exact and result.solution == item.solution
+
+
+def test_same_seed_same_output_across_runs_and_hash_seeds():
+    outputs = set()
+    for hash_seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        proc = subprocess.run(
+            [sys.executable, "-m", "sudokulab", "generate", "--variant", "jigsaw", "--count",
+             "3", "--seed", "42"],
+            capture_output=True, text=True, env=env, check=True,
+        )  # fmt: skip
+        outputs.add(proc.stdout)
+    assert len(outputs) == 1
+    again = [i.puzzle for i in generate(9, "jigsaw", count=3, seed=42)]
+    assert again == [i.puzzle for i in generate(9, "jigsaw", count=3, seed=42)]
+    assert again != [i.puzzle for i in generate(9, "jigsaw", count=3, seed=43)]
+
+
+SHIPPED = [i for i in entries() if i.generator]
+
+
+@pytest.mark.parametrize("info", SHIPPED, ids=[i.name for i in SHIPPED])
+def test_regenerating_a_shipped_set_gives_the_identical_file(info, capsys):
+    command = shlex.split(info.generator)
+    assert command[:2] == ["sudokulab", "generate"] and "--seed" in command
+    assert main(command[1:]) == 0
+    made = capsys.readouterr().out.encode()
+    shipped = resources.files("sudokulab.data").joinpath(info.file).read_bytes()
+    assert made == shipped, f"{info.file}: regenerate it with `{info.generator}`"
+
+
+def test_requests_that_cannot_be_met_are_exit_2(capsys):
+    for args in (
+        ["--variant", "hyper", "--size", "4"],
+        ["--variant", "killer", "--difficulty", "easy"],
+        ["--variant", "jigsaw", "--format", "line"],
+    ):
+        assert main(["generate", "--seed", "1", *args]) == 2, args
+        assert "error" in capsys.readouterr().err
+    with pytest.raises(GenerateError):
+        list(generate(9, "sudoku-x"))
