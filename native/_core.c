@@ -8,7 +8,9 @@
  *
  *   - candidates are bit masks (bit v-1 for value v) in uint32_t, so sizes up to 25;
  *   - the four propagation levels (none, forward, singles, hidden) place a value and
- *     propagate with a LIFO queue of (cell, bit) and a set of "dirty" units;
+ *     propagate with a LIFO queue of (cell, bit); under hidden each state also counts
+ *     the places left for each value in each unit, so a hidden single is found when its
+ *     count drops to one instead of by rescanning units (see place_hidden);
  *   - the search is depth-first with an explicit stack of frames (state, cell, untried
  *     candidates); on the last candidate of a frame its state is reused in place and the
  *     frame stays on the stack until it is popped (and counted as a backtrack);
@@ -28,6 +30,7 @@
 #include <time.h>
 
 #define MAX_SIZE 25
+#define MAX_UNITS 1024
 #define CLOCK_EVERY 255u /* the reference's _CLOCK_EVERY */
 
 enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3 };
@@ -47,6 +50,10 @@ typedef struct {
     int32_t *uo;          /* the units of each cell */
     int32_t *peer_start;  /* ncells + 1 offsets into peers */
     int32_t *peers;       /* the peers of each cell, ascending */
+    int npeers;           /* peers per cell when every cell has as many, else 0 */
+    int nunits_of;        /* units per cell when every cell has as many, else 0 */
+    int nwords;           /* 64-bit words in a set of units */
+    uint64_t *cell_units; /* ncells * nwords: the units of each cell as a bit set */
     PyObject *units_obj;  /* the units as a tuple of tuples of ints */
 } TablesObject;
 
@@ -58,6 +65,7 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->uo);
     PyMem_Free(self->peer_start);
     PyMem_Free(self->peers);
+    PyMem_Free(self->cell_units);
     Py_XDECREF(self->units_obj);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -99,9 +107,10 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (seq == NULL)
         return NULL;
     Py_ssize_t nunits = PySequence_Fast_GET_SIZE(seq);
-    if (nunits > 100000) {
+    if (nunits > MAX_UNITS) {
         Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "too many units");
+        /* Every search state carries a count per unit and value (see place_hidden). */
+        PyErr_Format(PyExc_ValueError, "too many units: %zd, at most %d", nunits, MAX_UNITS);
         return NULL;
     }
 
@@ -227,6 +236,31 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     self->peer_start[ncells] = (int32_t)total;
 
+    /* Classic shapes give every cell as many peers and units: constant loop bounds. */
+    self->npeers = self->peer_start[1] - self->peer_start[0];
+    self->nunits_of = self->uo_start[1] - self->uo_start[0];
+    for (int c = 1; c < ncells; c++) {
+        if (self->peer_start[c + 1] - self->peer_start[c] != self->npeers)
+            self->npeers = 0;
+        if (self->uo_start[c + 1] - self->uo_start[c] != self->nunits_of)
+            self->nunits_of = 0;
+    }
+
+    /* The units of each cell as a bit set: "is u a unit of c" is one bit test. */
+    self->nwords = (self->nunits + 63) / 64;
+    if (self->nwords < 1)
+        self->nwords = 1;
+    self->cell_units = PyMem_Calloc((size_t)ncells * (size_t)self->nwords, sizeof(uint64_t));
+    if (self->cell_units == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (int c = 0; c < ncells; c++)
+        for (int k = self->uo_start[c]; k < self->uo_start[c + 1]; k++) {
+            int u = self->uo[k];
+            self->cell_units[(size_t)c * self->nwords + u / 64] |= 1ull << (u % 64);
+        }
+
     PyMem_Free(seen);
     PyMem_Free(peerbits);
     PyMem_Free(fill);
@@ -329,20 +363,23 @@ typedef struct {
     int hidden;
     int mrv;
     int floor;
-    /* the propagation queue and the dirty units */
+    /* the propagation queue */
     int32_t *qcell;
     uint32_t *qbit;
     size_t qcap;
-    uint8_t *dirty_flag;
-    int32_t *dirty;
-    int ndirty;
+    int nwords; /* words of a unit bit set */
+    size_t ncnt; /* counts per state: nunits * size */
     int overflow; /* the queue bound was broken: an internal error */
 } Ctx;
 
+/* Candidates in a mask; portable (no -mpopcnt needed), a dozen instructions. */
 static inline int
 popcount32(uint32_t m)
 {
-    return __builtin_popcount(m);
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    m = (m + (m >> 4)) & 0x0F0F0F0Fu;
+    return (int)((m * 0x01010101u) >> 24);
 }
 
 /* none: place bit unless a placed peer already holds it. */
@@ -382,29 +419,8 @@ place_forward(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
     return 1;
 }
 
-static inline void
-mark_dirty(Ctx *x, int cell)
-{
-    const TablesObject *t = x->t;
-    for (int k = t->uo_start[cell]; k < t->uo_start[cell + 1]; k++) {
-        int u = t->uo[k];
-        if (!x->dirty_flag[u]) {
-            x->dirty_flag[u] = 1;
-            x->dirty[x->ndirty++] = u;
-        }
-    }
-}
-
-static inline void
-clear_dirty(Ctx *x)
-{
-    for (int i = 0; i < x->ndirty; i++)
-        x->dirty_flag[x->dirty[i]] = 0;
-    x->ndirty = 0;
-}
-
 static inline int
-push(Ctx *x, size_t *qn, int cell, uint32_t bit)
+queue_push(Ctx *x, size_t *qn, int cell, uint32_t bit)
 {
     if (*qn >= x->qcap) {
         x->overflow = 1;
@@ -416,98 +432,159 @@ push(Ctx *x, size_t *qn, int cell, uint32_t bit)
     return 1;
 }
 
-/* Every value with one place left in a dirty unit is queued; 0 on a contradiction. */
-static int
-hidden_singles(Ctx *x, const uint32_t *masks, const uint8_t *placed, size_t *qn)
-{
-    const TablesObject *t = x->t;
-    const int size = x->size;
-    for (int i = 0; i < x->ndirty; i++) {
-        const int32_t *unit = t->units + (size_t)x->dirty[i] * size;
-        uint32_t once = 0, twice = 0;
-        for (int j = 0; j < size; j++) {
-            uint32_t m = masks[unit[j]];
-            twice |= once & m;
-            once |= m;
-        }
-        if (once != x->full)
-            return 0; /* some value has no place left in this unit */
-        uint32_t only = once & ~twice;
-        if (only) {
-            for (int j = 0; j < size; j++) {
-                int c = unit[j];
-                uint32_t m = masks[c] & only;
-                if (m && !placed[c]) {
-                    if (m & (m - 1))
-                        return 0; /* the only place for two values at once */
-                    if (!push(x, qn, c, m))
-                        return 0;
-                }
-            }
-        }
-    }
-    return 1;
-}
-
-/* singles / hidden: place bit, then naked (and hidden) singles to a fixpoint. */
+/* singles: place bit, then every naked single in turn, to a fixpoint. */
 static int
 place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
 {
     const TablesObject *t = x->t;
-    const int hidden = x->hidden;
+    const int32_t *peer_start = t->peer_start, *peers = t->peers;
     size_t qn = 0;
-    clear_dirty(x);
-    x->qcell[qn] = cell;
-    x->qbit[qn] = bit;
-    qn++;
+    queue_push(x, &qn, cell, bit);
     while (qn) {
-        while (qn) {
-            qn--;
-            int c = x->qcell[qn];
-            uint32_t b = x->qbit[qn];
-            if (placed[c]) {
-                if (masks[c] != b)
-                    return 0;
-                continue;
-            }
-            if (!(masks[c] & b))
+        qn--;
+        int c = x->qcell[qn];
+        uint32_t b = x->qbit[qn];
+        if (placed[c]) {
+            if (masks[c] != b)
                 return 0;
-            masks[c] = b;
-            placed[c] = 1;
-            if (hidden)
-                mark_dirty(x, c);
-            for (int k = t->peer_start[c]; k < t->peer_start[c + 1]; k++) {
-                int p = t->peers[k];
-                uint32_t m = masks[p];
-                if (m & b) {
-                    m ^= b;
-                    if (!m)
-                        return 0;
-                    masks[p] = m;
-                    if (!(m & (m - 1)) && !push(x, &qn, p, m))
-                        return 0;
-                    if (hidden)
-                        mark_dirty(x, p);
-                }
+            continue;
+        }
+        if (!(masks[c] & b))
+            return 0;
+        masks[c] = b;
+        placed[c] = 1;
+        for (int k = peer_start[c]; k < peer_start[c + 1]; k++) {
+            int p = peers[k];
+            uint32_t m = masks[p];
+            if (m & b) {
+                m ^= b;
+                if (!m)
+                    return 0;
+                masks[p] = m;
+                if (!(m & (m - 1)) && !queue_push(x, &qn, p, m))
+                    return 0; /* one candidate left: a naked single */
             }
         }
-        if (x->ndirty && !hidden_singles(x, masks, placed, &qn))
-            return 0;
-        clear_dirty(x);
     }
     return 1;
 }
 
+/*
+ * hidden: singles, and hidden singles, to a fixpoint.
+ *
+ * The reference marks the units whose candidates changed and rescans them whole once the
+ * queue is empty. Here each state also carries cnt[u * size + v]: how many cells of unit
+ * u still have value v+1 as a candidate, kept up to date as candidates are removed. A
+ * count that drops to 0 is the reference's "no place left" contradiction; a count that
+ * drops to 1 is a hidden single, found by looking in that unit for that value alone. The
+ * rules and so the fixpoint (or the contradiction) are the reference's; only the order in
+ * which they fire differs, which the reference's docstring allows. Two values whose only
+ * place is the same cell are queued apart: placing the first removes the second, whose
+ * count drops to 0, the same contradiction.
+ */
+
+/* Value v left only one place in unit u: queue it there unless that cell is placed. */
 static inline int
-place(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+hidden_single(Ctx *x, const uint32_t *masks, const uint8_t *placed, int u, uint32_t bit,
+              size_t *qn)
+{
+    const int32_t *unit = x->t->units + (size_t)u * x->size;
+    for (int j = 0; j < x->size; j++) {
+        int c = unit[j];
+        if (masks[c] & bit)
+            return placed[c] ? 1 : queue_push(x, qn, c, bit);
+    }
+    return 1; /* not reached: the count says one cell holds it */
+}
+
+/* np, nu: peers and units per cell when constant (9x9: 20 and 3), else 0. */
+static inline __attribute__((always_inline)) int
+place_hidden_impl(Ctx *x, uint32_t *masks, uint8_t *placed, uint8_t *cnt, int cell,
+                  uint32_t bit, const int np, const int nu)
+{
+    const TablesObject *t = x->t;
+    const int32_t *peer_start = t->peer_start, *peers = t->peers;
+    const int32_t *uo_start = t->uo_start, *uo = t->uo;
+    const uint64_t *cell_units = t->cell_units;
+    const int nwords = x->nwords, size = x->size;
+    size_t qn = 0;
+    queue_push(x, &qn, cell, bit);
+    while (qn) {
+        qn--;
+        int c = x->qcell[qn];
+        uint32_t b = x->qbit[qn];
+        if (placed[c]) {
+            if (masks[c] != b)
+                return 0;
+            continue;
+        }
+        uint32_t gone = masks[c] & ~b; /* the other candidates of c */
+        if (gone == masks[c])
+            return 0; /* b is not a candidate of c */
+        masks[c] = b;
+        placed[c] = 1;
+        for (; gone; gone &= gone - 1) {
+            int v = __builtin_ctz(gone);
+            const int kend = nu ? uo_start[c] + nu : uo_start[c + 1];
+            for (int k = uo_start[c]; k < kend; k++) {
+                int u = uo[k];
+                int left = --cnt[u * size + v];
+                if (left == 0)
+                    return 0;
+                if (left == 1 && !hidden_single(x, masks, placed, u, gone & (0u - gone), &qn))
+                    return 0;
+            }
+        }
+        const int v = __builtin_ctz(b);
+        const uint64_t *c_units = cell_units + (size_t)c * nwords;
+        const int32_t *pp = peers + peer_start[c];
+        const int npc = np ? np : peer_start[c + 1] - peer_start[c];
+        for (int k = 0; k < npc; k++) {
+            int p = pp[k];
+            uint32_t m = masks[p];
+            if (!(m & b))
+                continue;
+            m ^= b;
+            if (!m)
+                return 0;
+            masks[p] = m;
+            if (!(m & (m - 1)) && !queue_push(x, &qn, p, m))
+                return 0; /* one candidate left: a naked single */
+            const int jend = nu ? uo_start[p] + nu : uo_start[p + 1];
+            for (int j = uo_start[p]; j < jend; j++) {
+                int u = uo[j];
+                int left = --cnt[u * size + v];
+                /* In a unit of c the one place left is c itself, placed. */
+                if (left <= 1 && !((c_units[u >> 6] >> (u & 63)) & 1)) {
+                    if (left == 0 || !hidden_single(x, masks, placed, u, b, &qn))
+                        return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+static int
+place_hidden(Ctx *x, uint32_t *masks, uint8_t *placed, uint8_t *cnt, int cell, uint32_t bit)
+{
+    if (x->t->npeers == 20 && x->t->nunits_of == 3 && x->size == 9)
+        return place_hidden_impl(x, masks, placed, cnt, cell, bit, 20, 3);
+    return place_hidden_impl(x, masks, placed, cnt, cell, bit, 0, 0);
+}
+
+static inline int
+place(Ctx *x, uint32_t *masks, uint8_t *placed, uint8_t *cnt, int cell, uint32_t bit)
 {
     switch (x->prop) {
     case PROP_NONE:
         return place_check(x, masks, placed, cell, bit);
     case PROP_FORWARD:
         return place_forward(x, masks, placed, cell, bit);
-    default:
+    case PROP_SINGLES:
         return place_singles(x, masks, placed, cell, bit);
+    default:
+        return place_hidden(x, masks, placed, cnt, cell, bit);
     }
 }
 
@@ -590,8 +667,10 @@ keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
 
 /* The search proper; runs without the GIL. Returns 0 on an internal error. */
 static int
-run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, Frame *stack)
+run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, uint8_t *arena_cnt,
+           Frame *stack)
 {
+    const size_t ncnt = x->ncnt;
     const int ncells = x->ncells;
     const uint32_t full = x->full;
     r->complete = 0;
@@ -602,16 +681,18 @@ run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, Frame *
     /* The root: every given placed in cell order, each with the chosen propagation. */
     uint32_t *masks = arena_masks;
     uint8_t *placed = arena_placed;
+    uint8_t *cnt = arena_cnt;
     for (int c = 0; c < ncells; c++)
         masks[c] = full;
     memset(placed, 0, (size_t)ncells);
+    memset(cnt, x->size, ncnt); /* every value has every place of every unit */
     for (int c = 0; c < ncells; c++) {
         int v = r->givens[c];
         if (!v)
             continue;
         uint32_t bit = 1u << (v - 1);
         if (!placed[c]) {
-            if (!place(x, masks, placed, c, bit)) {
+            if (!place(x, masks, placed, cnt, c, bit)) {
                 if (x->overflow)
                     return 0;
                 r->complete = 1;
@@ -665,17 +746,21 @@ run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, Frame *
             }
             uint32_t *fm = arena_masks + (size_t)f->state * ncells;
             uint8_t *fp = arena_placed + (size_t)f->state * ncells;
+            uint8_t *fc = arena_cnt + (size_t)f->state * ncnt;
             if (untried) {
                 /* Slot sp is free: every frame below refers to a slot <= its index. */
                 masks = arena_masks + (size_t)sp * ncells;
                 placed = arena_placed + (size_t)sp * ncells;
+                cnt = arena_cnt + (size_t)sp * ncnt;
                 memcpy(masks, fm, sizeof(uint32_t) * (size_t)ncells);
                 memcpy(placed, fp, (size_t)ncells);
+                memcpy(cnt, fc, ncnt);
             } else { /* last candidate: the frame's state is never needed again */
                 masks = fm;
                 placed = fp;
+                cnt = fc;
             }
-            if (place(x, masks, placed, f->cell, bit))
+            if (place(x, masks, placed, cnt, f->cell, bit))
                 break;
             if (x->overflow)
                 return 0;
@@ -781,19 +866,19 @@ core_search(PyObject *module, PyObject *args, PyObject *kwds)
         return NULL;
     }
 
-    /* One arena per call: states, frames, givens, queue and dirty units. */
+    /* One arena per call: states (with unit counts under hidden), frames, givens, queue. */
     size_t nstates = (size_t)ncells + 1;
     size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
     size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
     size_t bytes_frames = sizeof(Frame) * nstates;
     size_t bytes_qcell = sizeof(int32_t) * qcap;
     size_t bytes_qbit = sizeof(uint32_t) * qcap;
-    size_t bytes_dirty = sizeof(int32_t) * ((size_t)t->nunits + 1);
+    size_t ncnt = prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
+    size_t bytes_cnt = nstates * ncnt;
     size_t bytes_placed = nstates * (size_t)ncells;
-    size_t bytes_flags = (size_t)t->nunits + 1;
     size_t bytes_givens = (size_t)ncells;
     char *arena = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_qcell + bytes_qbit +
-                                  bytes_dirty + bytes_placed + bytes_flags + bytes_givens);
+                                  bytes_cnt + bytes_placed + bytes_givens);
     if (arena == NULL) {
         Py_DECREF(gseq);
         return PyErr_NoMemory();
@@ -807,12 +892,10 @@ core_search(PyObject *module, PyObject *args, PyObject *kwds)
     p += bytes_qcell;
     uint32_t *qbit = (uint32_t *)p;
     p += bytes_qbit;
-    int32_t *dirty = (int32_t *)p;
-    p += bytes_dirty;
     uint8_t *arena_placed = (uint8_t *)p;
     p += bytes_placed;
-    uint8_t *dirty_flag = (uint8_t *)p;
-    p += bytes_flags;
+    uint8_t *arena_cnt = (uint8_t *)p;
+    p += bytes_cnt;
     uint8_t *givens = (uint8_t *)p;
 
     for (int c = 0; c < ncells; c++) {
@@ -825,7 +908,6 @@ core_search(PyObject *module, PyObject *args, PyObject *kwds)
         givens[c] = (uint8_t)v;
     }
     Py_DECREF(gseq);
-    memset(dirty_flag, 0, bytes_flags);
 
     Ctx x;
     memset(&x, 0, sizeof x);
@@ -842,14 +924,14 @@ core_search(PyObject *module, PyObject *args, PyObject *kwds)
     x.qcell = qcell;
     x.qbit = qbit;
     x.qcap = qcap;
-    x.dirty = dirty;
-    x.dirty_flag = dirty_flag;
+    x.nwords = t->nwords;
+    x.ncnt = ncnt;
     r.givens = givens;
 
     int ok;
     Py_INCREF(tables_obj); /* the tables outlive the search, GIL or not */
     Py_BEGIN_ALLOW_THREADS
-    ok = run_search(&x, &r, arena_masks, arena_placed, stack);
+    ok = run_search(&x, &r, arena_masks, arena_placed, arena_cnt, stack);
     Py_END_ALLOW_THREADS
     Py_DECREF(tables_obj);
     PyMem_RawFree(arena);
