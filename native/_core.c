@@ -642,6 +642,7 @@ typedef struct {
     unsigned long long count, nodes, guesses, backtracks;
     int complete, timed_out;
     int nomem;
+    int64_t elapsed_ns; /* the search's own time */
 } Run;
 
 /* Keep one more solution grid; 0 when out of memory. */
@@ -783,201 +784,372 @@ parse_choice(PyObject *obj, const char *what, const char *const *names, int n, c
     return -1;
 }
 
+/* The knobs shared by search and search_batch, checked. */
+typedef struct {
+    int prop, order;
+    long long limit; /* 0: no limit */
+    int has_timeout;
+    int64_t timeout_ns;
+    Py_ssize_t keep;
+} Knobs;
+
+static int
+parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
+            PyObject *timeout_obj, PyObject *keep_obj, Knobs *k)
+{
+    static const char *const props[] = {"none", "forward", "singles", "hidden"};
+    static const char *const orders[] = {"mrv", "first"};
+    memset(k, 0, sizeof *k);
+    k->prop = parse_choice(prop_obj, "propagation", props, 4, "none, forward, singles, hidden");
+    if (k->prop < 0)
+        return -1;
+    k->order = parse_choice(order_obj, "order", orders, 2, "mrv, first");
+    if (k->order < 0)
+        return -1;
+    if (limit_obj != Py_None) {
+        if (!PyLong_Check(limit_obj)) {
+            PyErr_Format(PyExc_TypeError, "limit must be an int or None, not %.100s",
+                         Py_TYPE(limit_obj)->tp_name);
+            return -1;
+        }
+        int overflow = 0;
+        long long limit = PyLong_AsLongLongAndOverflow(limit_obj, &overflow);
+        if (limit == -1 && PyErr_Occurred())
+            return -1;
+        if (overflow < 0 || (!overflow && limit < 1)) {
+            PyErr_Format(PyExc_ValueError, "limit must be at least 1, got %R", limit_obj);
+            return -1;
+        }
+        k->limit = overflow ? 0 : limit; /* beyond 2**63: as good as no limit */
+    }
+    if (timeout_obj != Py_None) {
+        double timeout = PyFloat_AsDouble(timeout_obj);
+        if (timeout == -1.0 && PyErr_Occurred())
+            return -1;
+        if (isnan(timeout)) {
+            PyErr_SetString(PyExc_ValueError, "timeout must be a number of seconds, not nan");
+            return -1;
+        }
+        if (timeout < 1e9) { /* longer: no deadline in practice */
+            k->has_timeout = 1;
+            k->timeout_ns = timeout > 0 ? (int64_t)(timeout * 1e9) : 0;
+        }
+    }
+    if (!PyLong_Check(keep_obj)) {
+        PyErr_Format(PyExc_TypeError, "keep must be an int, not %.100s",
+                     Py_TYPE(keep_obj)->tp_name);
+        return -1;
+    }
+    int overflow = 0;
+    long long keep = PyLong_AsLongLongAndOverflow(keep_obj, &overflow);
+    if (keep == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow < 0 || (!overflow && keep < 0)) {
+        PyErr_Format(PyExc_ValueError, "keep must be at least 0, got %R", keep_obj);
+        return -1;
+    }
+    k->keep = (overflow || keep > PY_SSIZE_T_MAX) ? PY_SSIZE_T_MAX : (Py_ssize_t)keep;
+    return 0;
+}
+
+/* Copy one puzzle's givens (n*n ints in 0..n) into out; `which` names it in errors. */
+static int
+read_givens(PyObject *obj, const TablesObject *t, uint8_t *out, const char *which)
+{
+    PyObject *seq = PySequence_Fast(obj, "givens must be a sequence of ints");
+    if (seq == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n != t->ncells) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %d values, got %zd", which, t->ncells, n);
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (Py_ssize_t c = 0; c < n; c++) {
+        long v;
+        if (as_index(PySequence_Fast_GET_ITEM(seq, c), "a given", 0, t->size, &v) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        out[c] = (uint8_t)v;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* The working memory of searches on one shape: states, frames, queue. One allocation. */
+typedef struct {
+    char *block;
+    uint32_t *masks;
+    uint8_t *placed;
+    uint8_t *cnt;
+    Frame *stack;
+    Ctx x;
+} Arena;
+
+static int
+arena_init(Arena *a, const TablesObject *t, const Knobs *k)
+{
+    const int ncells = t->ncells;
+    size_t nstates = (size_t)ncells + 1; /* the root and one per branching depth */
+    size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
+    size_t ncnt = k->prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
+    size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
+    size_t bytes_frames = sizeof(Frame) * nstates;
+    size_t bytes_queue = (sizeof(int32_t) + sizeof(uint32_t)) * qcap;
+    size_t bytes_placed = nstates * (size_t)ncells;
+    size_t bytes_cnt = nstates * ncnt;
+    memset(a, 0, sizeof *a);
+    a->block = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_queue + bytes_placed +
+                               bytes_cnt + 1);
+    if (a->block == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    char *p = a->block; /* 4-byte items first, then bytes: every item aligned */
+    a->masks = (uint32_t *)p;
+    p += bytes_masks;
+    a->stack = (Frame *)p;
+    p += bytes_frames;
+    a->x.qcell = (int32_t *)p;
+    p += sizeof(int32_t) * qcap;
+    a->x.qbit = (uint32_t *)p;
+    p += sizeof(uint32_t) * qcap;
+    a->placed = (uint8_t *)p;
+    p += bytes_placed;
+    a->cnt = (uint8_t *)p;
+
+    Ctx *x = &a->x;
+    x->t = t;
+    x->size = t->size;
+    x->ncells = ncells;
+    x->full = t->full;
+    x->prop = k->prop;
+    x->hidden = k->prop == PROP_HIDDEN;
+    /* Under none mrv ties everywhere and picks the first unplaced cell. */
+    x->mrv = k->order == 0 && k->prop != PROP_NONE;
+    /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
+    x->floor = (k->prop == PROP_SINGLES || k->prop == PROP_HIDDEN) ? 2 : 1;
+    x->qcap = qcap;
+    x->nwords = t->nwords;
+    x->ncnt = ncnt;
+    return 0;
+}
+
+/* One search, timed; runs without the GIL. Returns 0 on an internal error. */
+static int
+arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->givens = givens;
+    r->limit = k->limit;
+    r->keep = k->keep;
+    int64_t start = now_ns();
+    r->has_deadline = k->has_timeout;
+    r->deadline_ns = start + k->timeout_ns;
+    a->x.overflow = 0;
+    int ok = run_search(&a->x, r, a->masks, a->placed, a->cnt, a->stack);
+    r->elapsed_ns = now_ns() - start;
+    return ok;
+}
+
+/* The Python error for a failed run (the GIL held). */
+static PyObject *
+run_error(const Run *r)
+{
+    if (r->nomem)
+        return PyErr_NoMemory();
+    PyErr_SetString(PyExc_RuntimeError, "sudokulab native core: propagation queue overflow");
+    return NULL;
+}
+
+/* (solutions, count, complete, timed_out, nodes, guesses, backtracks[, seconds]). */
+static PyObject *
+outcome_tuple(const Run *r, int ncells, PyObject *const *small, int timed)
+{
+    PyObject *sols = PyTuple_New(r->nsolutions);
+    if (sols == NULL)
+        return NULL;
+    for (Py_ssize_t s = 0; s < r->nsolutions; s++) {
+        PyObject *grid = PyTuple_New(ncells);
+        if (grid == NULL) {
+            Py_DECREF(sols);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(sols, s, grid);
+        const uint8_t *g = r->solutions + (size_t)s * (size_t)ncells;
+        for (int c = 0; c < ncells; c++) {
+            Py_INCREF(small[g[c]]);
+            PyTuple_SET_ITEM(grid, c, small[g[c]]);
+        }
+    }
+    if (timed)
+        return Py_BuildValue("(NKNNKKKd)", sols, r->count, PyBool_FromLong(r->complete),
+                             PyBool_FromLong(r->timed_out), r->nodes, r->guesses,
+                             r->backtracks, (double)r->elapsed_ns / 1e9);
+    return Py_BuildValue("(NKNNKKK)", sols, r->count, PyBool_FromLong(r->complete),
+                         PyBool_FromLong(r->timed_out), r->nodes, r->guesses, r->backtracks);
+}
+
+/* The ints 0..MAX_SIZE, for the grids; 0 on failure (then none is held). */
+static int
+small_ints(PyObject **small)
+{
+    for (int v = 0; v <= MAX_SIZE; v++) {
+        small[v] = PyLong_FromLong(v);
+        if (small[v] == NULL) {
+            for (int w = 0; w < v; w++)
+                Py_DECREF(small[w]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void
+drop_small_ints(PyObject **small)
+{
+    for (int v = 0; v <= MAX_SIZE; v++)
+        Py_DECREF(small[v]);
+}
+
 static PyObject *
 core_search(PyObject *module, PyObject *args, PyObject *kwds)
 {
     (void)module;
     static char *kwlist[] = {"tables", "givens", "propagation", "order",
                              "limit",  "timeout", "keep",       NULL};
-    static const char *const props[] = {"none", "forward", "singles", "hidden"};
-    static const char *const orders[] = {"mrv", "first"};
     PyObject *tables_obj, *givens_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
         *keep_obj;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO:search", kwlist, &TablesType,
                                      &tables_obj, &givens_obj, &prop_obj, &order_obj,
                                      &limit_obj, &timeout_obj, &keep_obj))
         return NULL;
-    int64_t start_ns = now_ns();
     TablesObject *t = (TablesObject *)tables_obj;
-
-    int prop = parse_choice(prop_obj, "propagation", props, 4, "none, forward, singles, hidden");
-    if (prop < 0)
+    Knobs k;
+    if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, &k) < 0)
         return NULL;
-    int order = parse_choice(order_obj, "order", orders, 2, "mrv, first");
-    if (order < 0)
+    uint8_t givens[MAX_SIZE * MAX_SIZE];
+    if (read_givens(givens_obj, t, givens, "givens") < 0)
         return NULL;
-
+    PyObject *small[MAX_SIZE + 1];
+    if (!small_ints(small))
+        return NULL;
+    Arena a;
+    if (arena_init(&a, t, &k) < 0) {
+        drop_small_ints(small);
+        return NULL;
+    }
     Run r;
-    memset(&r, 0, sizeof r);
-    if (limit_obj != Py_None) {
-        if (!PyLong_Check(limit_obj)) {
-            PyErr_Format(PyExc_TypeError, "limit must be an int or None, not %.100s",
-                         Py_TYPE(limit_obj)->tp_name);
-            return NULL;
-        }
-        int overflow = 0;
-        long long limit = PyLong_AsLongLongAndOverflow(limit_obj, &overflow);
-        if (limit == -1 && PyErr_Occurred())
-            return NULL;
-        if (overflow < 0 || (!overflow && limit < 1)) {
-            PyErr_Format(PyExc_ValueError, "limit must be at least 1, got %R", limit_obj);
-            return NULL;
-        }
-        r.limit = overflow ? 0 : limit; /* beyond 2**63: as good as no limit */
-    }
-    if (timeout_obj != Py_None) {
-        double timeout = PyFloat_AsDouble(timeout_obj);
-        if (timeout == -1.0 && PyErr_Occurred())
-            return NULL;
-        if (isnan(timeout)) {
-            PyErr_SetString(PyExc_ValueError, "timeout must be a number of seconds, not nan");
-            return NULL;
-        }
-        if (timeout < 1e9) { /* longer: no deadline in practice */
-            r.has_deadline = 1;
-            r.deadline_ns = start_ns + (timeout > 0 ? (int64_t)(timeout * 1e9) : 0);
-        }
-    }
-    if (!PyLong_Check(keep_obj)) {
-        PyErr_Format(PyExc_TypeError, "keep must be an int, not %.100s",
-                     Py_TYPE(keep_obj)->tp_name);
-        return NULL;
-    }
-    {
-        int overflow = 0;
-        long long keep = PyLong_AsLongLongAndOverflow(keep_obj, &overflow);
-        if (keep == -1 && PyErr_Occurred())
-            return NULL;
-        if (overflow < 0 || (!overflow && keep < 0)) {
-            PyErr_Format(PyExc_ValueError, "keep must be at least 0, got %R", keep_obj);
-            return NULL;
-        }
-        r.keep = (overflow || keep > PY_SSIZE_T_MAX) ? PY_SSIZE_T_MAX : (Py_ssize_t)keep;
-    }
-
-    const int ncells = t->ncells;
-    PyObject *gseq = PySequence_Fast(givens_obj, "givens must be a sequence of ints");
-    if (gseq == NULL)
-        return NULL;
-    if (PySequence_Fast_GET_SIZE(gseq) != ncells) {
-        PyErr_Format(PyExc_ValueError, "givens must hold %d values, got %zd", ncells,
-                     PySequence_Fast_GET_SIZE(gseq));
-        Py_DECREF(gseq);
-        return NULL;
-    }
-
-    /* One arena per call: states (with unit counts under hidden), frames, givens, queue. */
-    size_t nstates = (size_t)ncells + 1;
-    size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
-    size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
-    size_t bytes_frames = sizeof(Frame) * nstates;
-    size_t bytes_qcell = sizeof(int32_t) * qcap;
-    size_t bytes_qbit = sizeof(uint32_t) * qcap;
-    size_t ncnt = prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
-    size_t bytes_cnt = nstates * ncnt;
-    size_t bytes_placed = nstates * (size_t)ncells;
-    size_t bytes_givens = (size_t)ncells;
-    char *arena = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_qcell + bytes_qbit +
-                                  bytes_cnt + bytes_placed + bytes_givens);
-    if (arena == NULL) {
-        Py_DECREF(gseq);
-        return PyErr_NoMemory();
-    }
-    char *p = arena;
-    uint32_t *arena_masks = (uint32_t *)p;
-    p += bytes_masks;
-    Frame *stack = (Frame *)p;
-    p += bytes_frames;
-    int32_t *qcell = (int32_t *)p;
-    p += bytes_qcell;
-    uint32_t *qbit = (uint32_t *)p;
-    p += bytes_qbit;
-    uint8_t *arena_placed = (uint8_t *)p;
-    p += bytes_placed;
-    uint8_t *arena_cnt = (uint8_t *)p;
-    p += bytes_cnt;
-    uint8_t *givens = (uint8_t *)p;
-
-    for (int c = 0; c < ncells; c++) {
-        long v;
-        if (as_index(PySequence_Fast_GET_ITEM(gseq, c), "a given", 0, t->size, &v) < 0) {
-            Py_DECREF(gseq);
-            PyMem_RawFree(arena);
-            return NULL;
-        }
-        givens[c] = (uint8_t)v;
-    }
-    Py_DECREF(gseq);
-
-    Ctx x;
-    memset(&x, 0, sizeof x);
-    x.t = t;
-    x.size = t->size;
-    x.ncells = ncells;
-    x.full = t->full;
-    x.prop = prop;
-    x.hidden = prop == PROP_HIDDEN;
-    /* Under none mrv ties everywhere and picks the first unplaced cell. */
-    x.mrv = order == 0 && prop != PROP_NONE;
-    /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
-    x.floor = (prop == PROP_SINGLES || prop == PROP_HIDDEN) ? 2 : 1;
-    x.qcell = qcell;
-    x.qbit = qbit;
-    x.qcap = qcap;
-    x.nwords = t->nwords;
-    x.ncnt = ncnt;
-    r.givens = givens;
-
     int ok;
     Py_INCREF(tables_obj); /* the tables outlive the search, GIL or not */
     Py_BEGIN_ALLOW_THREADS
-    ok = run_search(&x, &r, arena_masks, arena_placed, arena_cnt, stack);
+    ok = arena_run(&a, &k, givens, &r);
     Py_END_ALLOW_THREADS
     Py_DECREF(tables_obj);
-    PyMem_RawFree(arena);
+    PyMem_RawFree(a.block);
+    PyObject *out = ok ? outcome_tuple(&r, t->ncells, small, 0) : run_error(&r);
+    PyMem_RawFree(r.solutions);
+    drop_small_ints(small);
+    return out;
+}
 
-    if (!ok) {
-        PyMem_RawFree(r.solutions);
-        if (r.nomem)
-            return PyErr_NoMemory();
-        PyErr_SetString(PyExc_RuntimeError, "sudokulab native core: propagation queue overflow");
+static PyObject *
+core_search_batch(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    (void)module;
+    static char *kwlist[] = {"tables", "puzzles", "propagation", "order",
+                             "limit",  "timeout", "keep",        NULL};
+    PyObject *tables_obj, *puzzles_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
+        *keep_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO:search_batch", kwlist,
+                                     &TablesType, &tables_obj, &puzzles_obj, &prop_obj,
+                                     &order_obj, &limit_obj, &timeout_obj, &keep_obj))
         return NULL;
-    }
-
-    PyObject *sols = PyTuple_New(r.nsolutions);
-    if (sols == NULL) {
-        PyMem_RawFree(r.solutions);
+    TablesObject *t = (TablesObject *)tables_obj;
+    Knobs k;
+    if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, &k) < 0)
         return NULL;
+    PyObject *seq = PySequence_Fast(puzzles_obj, "puzzles must be a sequence of givens");
+    if (seq == NULL)
+        return NULL;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    const int ncells = t->ncells;
+    if ((size_t)n > ((size_t)PY_SSIZE_T_MAX / 2) / (sizeof(Run) + (size_t)ncells)) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
     }
+    /* Every puzzle read (and checked) before any search: no Python work in the loop. */
+    uint8_t *givens = PyMem_RawMalloc((size_t)n * (size_t)ncells + 1);
+    Run *runs = PyMem_RawCalloc((size_t)n + 1, sizeof(Run));
+    if (givens == NULL || runs == NULL) {
+        PyMem_RawFree(givens);
+        PyMem_RawFree(runs);
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    PyObject *out = NULL;
     PyObject *small[MAX_SIZE + 1];
-    for (int v = 0; v <= MAX_SIZE; v++)
-        small[v] = NULL;
-    for (Py_ssize_t s = 0; s < r.nsolutions; s++) {
-        PyObject *grid = PyTuple_New(ncells);
-        if (grid == NULL)
-            goto fail_sols;
-        PyTuple_SET_ITEM(sols, s, grid);
-        const uint8_t *g = r.solutions + (size_t)s * (size_t)ncells;
-        for (int c = 0; c < ncells; c++) {
-            int v = g[c];
-            if (small[v] == NULL && (small[v] = PyLong_FromLong(v)) == NULL)
-                goto fail_sols;
-            Py_INCREF(small[v]);
-            PyTuple_SET_ITEM(grid, c, small[v]);
+    int have_small = 0;
+    Arena a = {0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (read_givens(PySequence_Fast_GET_ITEM(seq, i), t, givens + (size_t)i * ncells,
+                        "givens") < 0) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError) ||
+                PyErr_ExceptionMatches(PyExc_ValueError)) {
+                /* Name the puzzle whatever went wrong inside it. */
+                PyObject *type, *value, *tb;
+                PyErr_Fetch(&type, &value, &tb);
+                PyErr_NormalizeException(&type, &value, &tb);
+                PyErr_Format(type, "puzzle %zd: %S", i, value);
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+            }
+            goto done;
         }
     }
-    for (int v = 0; v <= MAX_SIZE; v++)
-        Py_XDECREF(small[v]);
-    PyMem_RawFree(r.solutions);
-    return Py_BuildValue("(NKNNKKK)", sols, r.count, PyBool_FromLong(r.complete),
-                         PyBool_FromLong(r.timed_out), r.nodes, r.guesses, r.backtracks);
+    if (!(have_small = small_ints(small)))
+        goto done;
+    if (arena_init(&a, t, &k) < 0)
+        goto done;
 
-fail_sols:
-    for (int v = 0; v <= MAX_SIZE; v++)
-        Py_XDECREF(small[v]);
-    Py_DECREF(sols);
-    PyMem_RawFree(r.solutions);
-    return NULL;
+    Py_ssize_t failed = -1;
+    Py_INCREF(tables_obj);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!arena_run(&a, &k, givens + (size_t)i * ncells, &runs[i])) {
+            failed = i;
+            break;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(tables_obj);
+    if (failed >= 0) {
+        run_error(&runs[failed]);
+        goto done;
+    }
+    out = PyList_New(n);
+    if (out == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = outcome_tuple(&runs[i], ncells, small, 1);
+        if (item == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, item);
+    }
+done:
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyMem_RawFree(runs[i].solutions);
+    PyMem_RawFree(runs);
+    PyMem_RawFree(givens);
+    PyMem_RawFree(a.block);
+    if (have_small)
+        drop_small_ints(small);
+    Py_DECREF(seq);
+    return out;
 }
 
 static PyMethodDef core_methods[] = {
@@ -988,6 +1160,13 @@ static PyMethodDef core_methods[] = {
      ">= 1 or None; timeout: seconds from the call or None; keep: solution grids to "
      "return. Returns (solutions, count, complete, timed_out, nodes, guesses, "
      "backtracks)."},
+    {"search_batch", (PyCFunction)(void (*)(void))core_search_batch,
+     METH_VARARGS | METH_KEYWORDS,
+     "search_batch(tables, puzzles, propagation, order, limit, timeout, keep)\n--\n\n"
+     "Search many grids of one shape in one call, without the GIL: the same as search on "
+     "each, with timeout per puzzle (from its own start). Returns a list of (solutions, "
+     "count, complete, timed_out, nodes, guesses, backtracks, seconds), seconds being "
+     "that puzzle's search time measured in C."},
     {NULL, NULL, 0, NULL},
 };
 

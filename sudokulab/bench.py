@@ -12,6 +12,7 @@ anything with the same ``run`` method (a distributed engine, later) can replace 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import queue
 import sys
@@ -22,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .api import solve
-from .backends import BackendSpec, Result, Status, Worker, as_spec, parse_specs
+from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend, parse_specs
 from .crosscheck import verdict
-from .models import Puzzle, format_line, is_solution
+from .models import Puzzle, build_model, format_line, is_solution
 from .store import Store
 
 
@@ -48,13 +49,22 @@ class Executor(Protocol):
         ...
 
 
-class LocalExecutor:
-    """``workers`` local worker processes per spec, fed by as many threads."""
+#: Puzzles per request to a backend that batches: small, so an interrupt loses little.
+CHUNK = 64
 
-    def __init__(self, workers: int = 1) -> None:
+
+class LocalExecutor:
+    """``workers`` local worker processes per spec, fed by as many threads.
+
+    A backend that stops itself and declares ``batch`` gets its tasks :data:`CHUNK` at a
+    time (one request, one reply per chunk) unless ``batch`` is False here.
+    """
+
+    def __init__(self, workers: int = 1, batch: bool = True) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
+        self.batch = batch
 
     def run(
         self, spec: BackendSpec, tasks: Sequence[Task], limit: int, timeout: float | None
@@ -69,9 +79,10 @@ class LocalExecutor:
         for _ in range(count):
             todo.put(None)
         workers = [Worker() for _ in range(count)]
+        drive = _drive_batch if self.batch and _batches(spec) else _drive
         threads = [
             threading.Thread(
-                target=_drive, args=(spec, w, todo, done, stop, limit, timeout), daemon=True
+                target=drive, args=(spec, w, todo, done, stop, limit, timeout), daemon=True
             )
             for w in workers
         ]
@@ -104,6 +115,41 @@ def _drive(spec, worker, todo, done, stop, limit, timeout) -> None:
             done.put((task, result))
             if stop.is_set():
                 break
+    done.put(None)
+
+
+def _batches(spec: BackendSpec) -> bool:
+    """Whether the spec's backend takes batches: it stops itself and declares ``batch``."""
+    backend = get_backend(spec.backend)
+    return bool(getattr(backend, "batch", False)) and backend.stops_itself and backend.available()
+
+
+def _drive_batch(spec, worker, todo, done, stop, limit, timeout) -> None:
+    """Like :func:`_drive`, :data:`CHUNK` tasks per request; each keeps its own timeout."""
+    name = get_backend(spec.backend).name
+    with worker:
+        last = False
+        while not stop.is_set() and not last:
+            chunk: list[Task] = []
+            while len(chunk) < CHUNK:
+                task = todo.get()
+                if task is None:
+                    last = True
+                    break
+                chunk.append(task)
+            if not chunk:
+                break
+            models, builds = [], []
+            for task in chunk:  # the same model and build time as api.solve
+                start = time.perf_counter()
+                models.append(build_model(task.puzzle))
+                builds.append(time.perf_counter() - start)
+            results = worker.solve_batch(name, models, limit, timeout, spec.options)
+            for task, result, build in zip(chunk, results, builds, strict=True):
+                result = dataclasses.replace(
+                    result, backend=str(spec), build_time=result.build_time + build
+                )
+                done.put((task, result))
     done.put(None)
 
 
