@@ -126,6 +126,8 @@ def _search_batch_py(
     engine = Engine(size, units, propagation, order)
     if limit is not None and limit < 1:  # checked up front, as the C core does
         raise ValueError(f"limit must be at least 1, got {limit}")
+    if keep < 0:
+        raise ValueError(f"keep must be at least 0, got {keep}")
     out = []
     for givens in puzzles:
         start = time.perf_counter()
