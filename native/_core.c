@@ -8,9 +8,9 @@
  *
  *   - candidates are bit masks (bit v-1 for value v) in uint32_t, so sizes up to 25;
  *   - the four propagation levels (none, forward, singles, hidden) place a value and
- *     propagate with a LIFO queue of (cell, bit); under hidden each state also counts
- *     the places left for each value in each unit, so a hidden single is found when its
- *     count drops to one instead of by rescanning units (see place_hidden);
+ *     propagate with a LIFO queue of (cell, bit); under hidden each state also keeps the
+ *     places left for each value in each unit, so a hidden single is found when they
+ *     drop to one instead of by rescanning units (see place_hidden);
  *   - the search is depth-first with an explicit stack of frames (state, cell, untried
  *     candidates); on the last candidate of a frame its state is reused in place and the
  *     frame stays on the stack until it is popped (and counted as a backtrack);
@@ -48,6 +48,7 @@ typedef struct {
     int32_t *units;       /* nunits * size cells */
     int32_t *uo_start;    /* ncells + 1 offsets into uo */
     int32_t *uo;          /* the units of each cell */
+    int32_t *uo_pos;      /* the cell's position in each of those units */
     int32_t *peer_start;  /* ncells + 1 offsets into peers */
     int32_t *peers;       /* the peers of each cell, ascending */
     int npeers;           /* peers per cell when every cell has as many, else 0 */
@@ -63,6 +64,7 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->units);
     PyMem_Free(self->uo_start);
     PyMem_Free(self->uo);
+    PyMem_Free(self->uo_pos);
     PyMem_Free(self->peer_start);
     PyMem_Free(self->peers);
     PyMem_Free(self->cell_units);
@@ -127,11 +129,12 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->units = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
     self->uo_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
     self->uo = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
+    self->uo_pos = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
     self->peer_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
     uint8_t *seen = PyMem_Calloc((size_t)ncells, 1);
     uint8_t *peerbits = NULL;
     int32_t *fill = NULL;
-    if (!self->units_obj || !self->units || !self->uo_start || !self->uo ||
+    if (!self->units_obj || !self->units || !self->uo_start || !self->uo || !self->uo_pos ||
         !self->peer_start || !seen) {
         PyErr_NoMemory();
         goto fail;
@@ -196,6 +199,7 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     for (int u = 0; u < self->nunits; u++)
         for (int i = 0; i < self->size; i++) {
             int c = self->units[u * self->size + i];
+            self->uo_pos[fill[c]] = i;
             self->uo[fill[c]++] = u;
         }
 
@@ -368,7 +372,7 @@ typedef struct {
     uint32_t *qbit;
     size_t qcap;
     int nwords; /* words of a unit bit set */
-    size_t ncnt; /* counts per state: nunits * size */
+    size_t nwhere; /* words of where[] per state: nunits * size under hidden, else 0 */
     int overflow; /* the queue bound was broken: an internal error */
 } Ctx;
 
@@ -473,46 +477,44 @@ place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
  * hidden: singles, and hidden singles, to a fixpoint.
  *
  * The reference marks the units whose candidates changed and rescans them whole once the
- * queue is empty. Here each state also carries cnt[u * size + v]: how many cells of unit
- * u still have value v+1 as a candidate, kept up to date as candidates are removed. A
- * count that drops to 0 is the reference's "no place left" contradiction; a count that
- * drops to 1 is a hidden single, found by looking in that unit for that value alone. The
- * rules and so the fixpoint (or the contradiction) are the reference's; only the order in
- * which they fire differs, which the reference's docstring allows. Two values whose only
- * place is the same cell are queued apart: placing the first removes the second, whose
- * count drops to 0, the same contradiction.
+ * queue is empty. Here each state also carries where[u * size + v]: the positions in unit
+ * u (bit i for its i-th cell) whose cell still has value v+1 as a candidate, kept up to
+ * date as candidates are removed. So placing a value visits only the peers that still
+ * have it (no scan of every peer); an empty set is the reference's "no place left"
+ * contradiction; a set of one position is a hidden single, found at once. The rules and
+ * so the fixpoint (or the contradiction) are the reference's; only the order in which
+ * they fire differs, which the reference's docstring allows. Two values whose only place
+ * is the same cell are queued apart: placing the first removes the second, whose set
+ * becomes empty, the same contradiction.
  */
 
-/* Value v left only one place in unit u: queue it there unless that cell is placed. */
-static inline int
-hidden_single(Ctx *x, const uint32_t *masks, const uint8_t *placed, int u, uint32_t bit,
-              size_t *qn)
+/* Value bit lost a place in unit u; queue a hidden single, 0 on a contradiction. */
+static inline __attribute__((always_inline)) int
+lost_place(Ctx *x, const uint8_t *placed, uint32_t left, int u, uint32_t bit, size_t *qn)
 {
-    const int32_t *unit = x->t->units + (size_t)u * x->size;
-    for (int j = 0; j < x->size; j++) {
-        int c = unit[j];
-        if (masks[c] & bit)
-            return placed[c] ? 1 : queue_push(x, qn, c, bit);
-    }
-    return 1; /* not reached: the count says one cell holds it */
+    if (!left)
+        return 0; /* no place left for the value in this unit */
+    if (left & (left - 1))
+        return 1;
+    int q = x->t->units[(size_t)u * x->size + __builtin_ctz(left)];
+    return placed[q] ? 1 : queue_push(x, qn, q, bit);
 }
 
-/* np, nu: peers and units per cell when constant (9x9: 20 and 3), else 0. */
+/* nu: units per cell when constant (9x9: 3), else 0. */
 static inline __attribute__((always_inline)) int
-place_hidden_impl(Ctx *x, uint32_t *masks, uint8_t *placed, uint8_t *cnt, int cell,
-                  uint32_t bit, const int np, const int nu)
+place_hidden_impl(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell,
+                  uint32_t bit, const int nu)
 {
     const TablesObject *t = x->t;
-    const int32_t *peer_start = t->peer_start, *peers = t->peers;
-    const int32_t *uo_start = t->uo_start, *uo = t->uo;
-    const uint64_t *cell_units = t->cell_units;
-    const int nwords = x->nwords, size = x->size;
+    const int32_t *uo_start = t->uo_start, *uo = t->uo, *uo_pos = t->uo_pos;
+    const int32_t *units = t->units;
+    const int size = x->size;
     size_t qn = 0;
     queue_push(x, &qn, cell, bit);
     while (qn) {
         qn--;
-        int c = x->qcell[qn];
-        uint32_t b = x->qbit[qn];
+        const int c = x->qcell[qn];
+        const uint32_t b = x->qbit[qn];
         if (placed[c]) {
             if (masks[c] != b)
                 return 0;
@@ -523,40 +525,46 @@ place_hidden_impl(Ctx *x, uint32_t *masks, uint8_t *placed, uint8_t *cnt, int ce
             return 0; /* b is not a candidate of c */
         masks[c] = b;
         placed[c] = 1;
+        const int c0 = uo_start[c];
+        const int cend = nu ? c0 + nu : uo_start[c + 1];
         for (; gone; gone &= gone - 1) {
-            int v = __builtin_ctz(gone);
-            const int kend = nu ? uo_start[c] + nu : uo_start[c + 1];
-            for (int k = uo_start[c]; k < kend; k++) {
-                int u = uo[k];
-                int left = --cnt[u * size + v];
-                if (left == 0)
-                    return 0;
-                if (left == 1 && !hidden_single(x, masks, placed, u, gone & (0u - gone), &qn))
+            const int w = __builtin_ctz(gone);
+            for (int k = c0; k < cend; k++) {
+                const int u = uo[k];
+                uint32_t left = where[u * size + w] &= ~(1u << uo_pos[k]);
+                if (!lost_place(x, placed, left, u, gone & (0u - gone), &qn))
                     return 0;
             }
         }
+        /* Remove b from every peer that has it: in each unit of c, the places of b. */
         const int v = __builtin_ctz(b);
-        const uint64_t *c_units = cell_units + (size_t)c * nwords;
-        const int32_t *pp = peers + peer_start[c];
-        const int npc = np ? np : peer_start[c + 1] - peer_start[c];
-        for (int k = 0; k < npc; k++) {
-            int p = pp[k];
-            uint32_t m = masks[p];
-            if (!(m & b))
-                continue;
-            m ^= b;
-            if (!m)
-                return 0;
-            masks[p] = m;
-            if (!(m & (m - 1)) && !queue_push(x, &qn, p, m))
-                return 0; /* one candidate left: a naked single */
-            const int jend = nu ? uo_start[p] + nu : uo_start[p + 1];
-            for (int j = uo_start[p]; j < jend; j++) {
-                int u = uo[j];
-                int left = --cnt[u * size + v];
-                /* In a unit of c the one place left is c itself, placed. */
-                if (left <= 1 && !((c_units[u >> 6] >> (u & 63)) & 1)) {
-                    if (left == 0 || !hidden_single(x, masks, placed, u, b, &qn))
+        for (int k = c0; k < cend; k++) {
+            const int u = uo[k];
+            const uint32_t mine = 1u << uo_pos[k];
+            uint32_t others = where[u * size + v] & ~mine;
+            where[u * size + v] = mine; /* c alone holds b here now */
+            for (; others; others &= others - 1) {
+                const int p = units[(size_t)u * size + __builtin_ctz(others)];
+                uint32_t m = masks[p];
+                if (!(m & b))
+                    continue; /* seen through an earlier unit of c */
+                m ^= b;
+                if (!m)
+                    return 0;
+                masks[p] = m;
+                if (!(m & (m - 1)) && !queue_push(x, &qn, p, m))
+                    return 0; /* one candidate left: a naked single */
+                const int p0 = uo_start[p];
+                const int pend = nu ? p0 + nu : uo_start[p + 1];
+                for (int j = p0; j < pend; j++) {
+                    const int pu = uo[j];
+                    if (pu == u)
+                        continue; /* done above, for every place at once */
+                    uint32_t *wp = &where[pu * size + v];
+                    if (!(*wp & (1u << uo_pos[j])))
+                        continue; /* a unit of c too, already set to c alone */
+                    *wp &= ~(1u << uo_pos[j]);
+                    if (!lost_place(x, placed, *wp, pu, b, &qn))
                         return 0;
                 }
             }
@@ -566,15 +574,15 @@ place_hidden_impl(Ctx *x, uint32_t *masks, uint8_t *placed, uint8_t *cnt, int ce
 }
 
 static int
-place_hidden(Ctx *x, uint32_t *masks, uint8_t *placed, uint8_t *cnt, int cell, uint32_t bit)
+place_hidden(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
-    if (x->t->npeers == 20 && x->t->nunits_of == 3 && x->size == 9)
-        return place_hidden_impl(x, masks, placed, cnt, cell, bit, 20, 3);
-    return place_hidden_impl(x, masks, placed, cnt, cell, bit, 0, 0);
+    if (x->t->nunits_of == 3)
+        return place_hidden_impl(x, masks, placed, where, cell, bit, 3);
+    return place_hidden_impl(x, masks, placed, where, cell, bit, 0);
 }
 
 static inline int
-place(Ctx *x, uint32_t *masks, uint8_t *placed, uint8_t *cnt, int cell, uint32_t bit)
+place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
     switch (x->prop) {
     case PROP_NONE:
@@ -584,7 +592,7 @@ place(Ctx *x, uint32_t *masks, uint8_t *placed, uint8_t *cnt, int cell, uint32_t
     case PROP_SINGLES:
         return place_singles(x, masks, placed, cell, bit);
     default:
-        return place_hidden(x, masks, placed, cnt, cell, bit);
+        return place_hidden(x, masks, placed, where, cell, bit);
     }
 }
 
@@ -668,10 +676,10 @@ keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
 
 /* The search proper; runs without the GIL. Returns 0 on an internal error. */
 static int
-run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, uint8_t *arena_cnt,
-           Frame *stack)
+run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed,
+           uint32_t *arena_where, Frame *stack)
 {
-    const size_t ncnt = x->ncnt;
+    const size_t nwhere = x->nwhere;
     const int ncells = x->ncells;
     const uint32_t full = x->full;
     r->complete = 0;
@@ -682,18 +690,19 @@ run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, uint8_t
     /* The root: every given placed in cell order, each with the chosen propagation. */
     uint32_t *masks = arena_masks;
     uint8_t *placed = arena_placed;
-    uint8_t *cnt = arena_cnt;
+    uint32_t *where = arena_where;
     for (int c = 0; c < ncells; c++)
         masks[c] = full;
     memset(placed, 0, (size_t)ncells);
-    memset(cnt, x->size, ncnt); /* every value has every place of every unit */
+    for (size_t i = 0; i < nwhere; i++)
+        where[i] = full; /* every value has every place of every unit */
     for (int c = 0; c < ncells; c++) {
         int v = r->givens[c];
         if (!v)
             continue;
         uint32_t bit = 1u << (v - 1);
         if (!placed[c]) {
-            if (!place(x, masks, placed, cnt, c, bit)) {
+            if (!place(x, masks, placed, where, c, bit)) {
                 if (x->overflow)
                     return 0;
                 r->complete = 1;
@@ -747,21 +756,21 @@ run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, uint8_t
             }
             uint32_t *fm = arena_masks + (size_t)f->state * ncells;
             uint8_t *fp = arena_placed + (size_t)f->state * ncells;
-            uint8_t *fc = arena_cnt + (size_t)f->state * ncnt;
+            uint32_t *fw = arena_where + (size_t)f->state * nwhere;
             if (untried) {
                 /* Slot sp is free: every frame below refers to a slot <= its index. */
                 masks = arena_masks + (size_t)sp * ncells;
                 placed = arena_placed + (size_t)sp * ncells;
-                cnt = arena_cnt + (size_t)sp * ncnt;
+                where = arena_where + (size_t)sp * nwhere;
                 memcpy(masks, fm, sizeof(uint32_t) * (size_t)ncells);
                 memcpy(placed, fp, (size_t)ncells);
-                memcpy(cnt, fc, ncnt);
+                memcpy(where, fw, sizeof(uint32_t) * nwhere);
             } else { /* last candidate: the frame's state is never needed again */
                 masks = fm;
                 placed = fp;
-                cnt = fc;
+                where = fw;
             }
-            if (place(x, masks, placed, cnt, f->cell, bit))
+            if (place(x, masks, placed, where, f->cell, bit))
                 break;
             if (x->overflow)
                 return 0;
@@ -882,7 +891,7 @@ typedef struct {
     char *block;
     uint32_t *masks;
     uint8_t *placed;
-    uint8_t *cnt;
+    uint32_t *where;
     Frame *stack;
     Ctx x;
 } Arena;
@@ -893,15 +902,15 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     const int ncells = t->ncells;
     size_t nstates = (size_t)ncells + 1; /* the root and one per branching depth */
     size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
-    size_t ncnt = k->prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
+    size_t nwhere = k->prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
     size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
     size_t bytes_frames = sizeof(Frame) * nstates;
     size_t bytes_queue = (sizeof(int32_t) + sizeof(uint32_t)) * qcap;
     size_t bytes_placed = nstates * (size_t)ncells;
-    size_t bytes_cnt = nstates * ncnt;
+    size_t bytes_where = sizeof(uint32_t) * nstates * nwhere;
     memset(a, 0, sizeof *a);
     a->block = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_queue + bytes_placed +
-                               bytes_cnt + 1);
+                               bytes_where + 1);
     if (a->block == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -909,6 +918,8 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     char *p = a->block; /* 4-byte items first, then bytes: every item aligned */
     a->masks = (uint32_t *)p;
     p += bytes_masks;
+    a->where = (uint32_t *)p;
+    p += bytes_where;
     a->stack = (Frame *)p;
     p += bytes_frames;
     a->x.qcell = (int32_t *)p;
@@ -916,8 +927,6 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     a->x.qbit = (uint32_t *)p;
     p += sizeof(uint32_t) * qcap;
     a->placed = (uint8_t *)p;
-    p += bytes_placed;
-    a->cnt = (uint8_t *)p;
 
     Ctx *x = &a->x;
     x->t = t;
@@ -932,7 +941,7 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     x->floor = (k->prop == PROP_SINGLES || k->prop == PROP_HIDDEN) ? 2 : 1;
     x->qcap = qcap;
     x->nwords = t->nwords;
-    x->ncnt = ncnt;
+    x->nwhere = nwhere;
     return 0;
 }
 
@@ -948,7 +957,7 @@ arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r)
     r->has_deadline = k->has_timeout;
     r->deadline_ns = start + k->timeout_ns;
     a->x.overflow = 0;
-    int ok = run_search(&a->x, r, a->masks, a->placed, a->cnt, a->stack);
+    int ok = run_search(&a->x, r, a->masks, a->placed, a->where, a->stack);
     r->elapsed_ns = now_ns() - start;
     return ok;
 }
