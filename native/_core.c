@@ -48,7 +48,8 @@ typedef struct {
     int32_t *units;       /* nunits * size cells */
     int32_t *uo_start;    /* ncells + 1 offsets into uo */
     int32_t *uo;          /* the units of each cell */
-    int32_t *uo_pos;      /* the cell's position in each of those units */
+    int32_t *uo_row;      /* u * size for each of those units u: its row in units[] */
+    uint32_t *uo_bit;     /* 1 << the cell's position in each of those units */
     int32_t *peer_start;  /* ncells + 1 offsets into peers */
     int32_t *peers;       /* the peers of each cell, ascending */
     int npeers;           /* peers per cell when every cell has as many, else 0 */
@@ -64,7 +65,8 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->units);
     PyMem_Free(self->uo_start);
     PyMem_Free(self->uo);
-    PyMem_Free(self->uo_pos);
+    PyMem_Free(self->uo_row);
+    PyMem_Free(self->uo_bit);
     PyMem_Free(self->peer_start);
     PyMem_Free(self->peers);
     PyMem_Free(self->cell_units);
@@ -129,12 +131,13 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->units = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
     self->uo_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
     self->uo = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
-    self->uo_pos = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
+    self->uo_row = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
+    self->uo_bit = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nunits * size + 1));
     self->peer_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
     uint8_t *seen = PyMem_Calloc((size_t)ncells, 1);
     uint8_t *peerbits = NULL;
     int32_t *fill = NULL;
-    if (!self->units_obj || !self->units || !self->uo_start || !self->uo || !self->uo_pos ||
+    if (!self->units_obj || !self->units || !self->uo_start || !self->uo || !self->uo_row || !self->uo_bit ||
         !self->peer_start || !seen) {
         PyErr_NoMemory();
         goto fail;
@@ -199,7 +202,8 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     for (int u = 0; u < self->nunits; u++)
         for (int i = 0; i < self->size; i++) {
             int c = self->units[u * self->size + i];
-            self->uo_pos[fill[c]] = i;
+            self->uo_row[fill[c]] = u * self->size;
+            self->uo_bit[fill[c]] = 1u << i;
             self->uo[fill[c]++] = u;
         }
 
@@ -488,33 +492,56 @@ place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
  * becomes empty, the same contradiction.
  */
 
-/* Value bit lost a place in unit u; queue a hidden single, 0 on a contradiction. */
+/* The propagation queue of one call, in locals (restrict: stores elsewhere cannot touch it). */
+typedef struct {
+    int32_t *restrict cell;
+    uint32_t *restrict bit;
+    size_t n, cap;
+} Queue;
+
 static inline __attribute__((always_inline)) int
-lost_place(Ctx *x, const uint8_t *placed, uint32_t left, int u, uint32_t bit, size_t *qn)
+q_push(Ctx *x, Queue *q, int cell, uint32_t bit)
+{
+    if (q->n >= q->cap) {
+        x->overflow = 1;
+        return 0;
+    }
+    q->cell[q->n] = cell;
+    q->bit[q->n] = bit;
+    q->n++;
+    return 1;
+}
+
+/* Value bit lost a place in a unit (left: the places still left there, unit: its cells);
+ * queue a hidden single; 0 on a contradiction. */
+static inline __attribute__((always_inline)) int
+lost_place(Ctx *x, Queue *q, const uint8_t *restrict placed, uint32_t left,
+           const int32_t *restrict unit, uint32_t bit)
 {
     if (!left)
         return 0; /* no place left for the value in this unit */
     if (left & (left - 1))
         return 1;
-    int q = x->t->units[(size_t)u * x->size + __builtin_ctz(left)];
-    return placed[q] ? 1 : queue_push(x, qn, q, bit);
+    int c = unit[__builtin_ctz(left)];
+    return placed[c] ? 1 : q_push(x, q, c, bit);
 }
 
 /* nu: units per cell when constant (9x9: 3), else 0. */
 static inline __attribute__((always_inline)) int
-place_hidden_impl(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell,
-                  uint32_t bit, const int nu)
+place_hidden_impl(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
+                  uint32_t *restrict where, int cell, uint32_t bit, const int nu)
 {
     const TablesObject *t = x->t;
-    const int32_t *uo_start = t->uo_start, *uo = t->uo, *uo_pos = t->uo_pos;
-    const int32_t *units = t->units;
-    const int size = x->size;
-    size_t qn = 0;
-    queue_push(x, &qn, cell, bit);
-    while (qn) {
-        qn--;
-        const int c = x->qcell[qn];
-        const uint32_t b = x->qbit[qn];
+    const int32_t *restrict uo_start = t->uo_start;
+    const int32_t *restrict uo_row = t->uo_row;
+    const uint32_t *restrict uo_bit = t->uo_bit;
+    const int32_t *restrict units = t->units;
+    Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    q_push(x, &q, cell, bit);
+    while (q.n) {
+        q.n--;
+        const int c = q.cell[q.n];
+        const uint32_t b = q.bit[q.n];
         if (placed[c]) {
             if (masks[c] != b)
                 return 0;
@@ -530,21 +557,21 @@ place_hidden_impl(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int
         for (; gone; gone &= gone - 1) {
             const int w = __builtin_ctz(gone);
             for (int k = c0; k < cend; k++) {
-                const int u = uo[k];
-                uint32_t left = where[u * size + w] &= ~(1u << uo_pos[k]);
-                if (!lost_place(x, placed, left, u, gone & (0u - gone), &qn))
+                const int row = uo_row[k];
+                uint32_t left = where[row + w] &= ~uo_bit[k];
+                if (!lost_place(x, &q, placed, left, units + row, gone & (0u - gone)))
                     return 0;
             }
         }
         /* Remove b from every peer that has it: in each unit of c, the places of b. */
         const int v = __builtin_ctz(b);
         for (int k = c0; k < cend; k++) {
-            const int u = uo[k];
-            const uint32_t mine = 1u << uo_pos[k];
-            uint32_t others = where[u * size + v] & ~mine;
-            where[u * size + v] = mine; /* c alone holds b here now */
+            const int row = uo_row[k];
+            const uint32_t mine = uo_bit[k];
+            uint32_t others = where[row + v] & ~mine;
+            where[row + v] = mine; /* c alone holds b here now */
             for (; others; others &= others - 1) {
-                const int p = units[(size_t)u * size + __builtin_ctz(others)];
+                const int p = units[row + __builtin_ctz(others)];
                 uint32_t m = masks[p];
                 if (!(m & b))
                     continue; /* seen through an earlier unit of c */
@@ -552,19 +579,20 @@ place_hidden_impl(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int
                 if (!m)
                     return 0;
                 masks[p] = m;
-                if (!(m & (m - 1)) && !queue_push(x, &qn, p, m))
+                if (!(m & (m - 1)) && !q_push(x, &q, p, m))
                     return 0; /* one candidate left: a naked single */
                 const int p0 = uo_start[p];
                 const int pend = nu ? p0 + nu : uo_start[p + 1];
                 for (int j = p0; j < pend; j++) {
-                    const int pu = uo[j];
-                    if (pu == u)
-                        continue; /* done above, for every place at once */
-                    uint32_t *wp = &where[pu * size + v];
-                    if (!(*wp & (1u << uo_pos[j])))
-                        continue; /* a unit of c too, already set to c alone */
-                    *wp &= ~(1u << uo_pos[j]);
-                    if (!lost_place(x, placed, *wp, pu, b, &qn))
+                    const int prow = uo_row[j];
+                    const uint32_t at = uo_bit[j];
+                    uint32_t *wp = &where[prow + v];
+                    /* Skips u (done above, every place at once) and the units of c already
+                     * set to c alone. */
+                    if (prow == row || !(*wp & at))
+                        continue;
+                    *wp &= ~at;
+                    if (!lost_place(x, &q, placed, *wp, units + prow, b))
                         return 0;
                 }
             }
