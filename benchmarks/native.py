@@ -4,15 +4,16 @@ Per set (sudokus_17, top1465, top2365, hardest) and per task (first solution, li
 uniqueness check, limit 2), one thread, microseconds per puzzle and puzzles per second:
 
     C single    one ``_core.search`` call per puzzle (the Tables built once per shape)
-    C batch     one ``_core.search_batch`` call for the whole set (via native.search_batch)
+    C batch     one ``_core.search_batch`` call for the whole set
     reference   the Python reference (``native.reference.Engine``), on a sample
     cpsat       ``get_backend("cpsat").solve`` on the model (one worker), on a sample
 
 The slow two run on ``--sample`` puzzles per set (fixed ``--seed``); the ratios compare
 each implementation with them on those same puzzles (the C core is timed there too). No
-time includes reading the files or building the models. Every C answer is verified with
-``is_solution``, and on the sample the C core must equal the reference field for field
-(solutions, counts, nodes, guesses, backtracks) and agree with CP-SAT on the count.
+time includes reading the files, building the models or wrapping the core's tuples.
+Every C answer is verified with ``is_solution``, and on the sample the C core must equal
+the reference field for field (solutions, counts, nodes, guesses, backtracks) and agree
+with CP-SAT on the count.
 
     python benchmarks/native.py --data-dir ../shared/data
 """
@@ -54,11 +55,12 @@ def time_c_single(tables, puzzles, limit):
     return times, outs
 
 
-def time_c_batch(units, puzzles, limit):
+def time_c_batch(tables, puzzles, limit):
     """Wall seconds of one batch call over all the puzzles; the outcomes."""
     start = time.perf_counter()
-    timed = native.search_batch(9, units, puzzles, "hidden", "mrv", limit)
-    return time.perf_counter() - start, [t.outcome for t in timed]
+    answers = native._core.search_batch(tables, puzzles, "hidden", "mrv", limit, None, KEEP)
+    wall = time.perf_counter() - start
+    return wall, [native.Outcome(*a[:7]) for a in answers]
 
 
 def time_reference(units, puzzles, limit):
@@ -92,7 +94,7 @@ def row(label, n, seconds, vs_ref="", vs_cpsat=""):
     """One line: count, microseconds per puzzle, puzzles per second, ratios."""
     us = seconds * 1e6
     rate = 1 / seconds if seconds else float("inf")
-    return f"{label:<26} {n:>6} {us:>11.1f} {rate:>11,.0f} {vs_ref:>9} {vs_cpsat:>9}"
+    return f"{label:<30} {n:>6} {us:>11.1f} {rate:>11,.0f} {vs_ref:>9} {vs_cpsat:>9}"
 
 
 def ratio(slow: float, fast: float) -> str:
@@ -144,7 +146,7 @@ def main() -> int:
     tables = native._core.Tables(9, units)
     cpsat.solve(build_model(read_file(args.data_dir / SETS["hardest"])[0].puzzle))  # warm up
     header = (
-        f"{'set, task: implementation':<26} {'n':>6} {'us/puzzle':>11} {'puzzles/s':>11} "
+        f"{'set, task: implementation':<30} {'n':>6} {'us/puzzle':>11} {'puzzles/s':>11} "
         f"{'vs ref':>9} {'vs cpsat':>9}"
     )
     print()
@@ -164,10 +166,10 @@ def main() -> int:
             for entry, out in zip(entries, outs, strict=True):
                 if out.count < 1 or not is_solution(entry.puzzle, out.solutions[0]):
                     fail(f"wrong answer from the C core at {entry.source} line {entry.line}")
-            wall, batch_outs = time_c_batch(units, puzzles, limit)
+            wall, batch_outs = time_c_batch(tables, puzzles, limit)
             if batch_outs != outs:
                 fail(f"{name}: the batch differs from the single calls")
-            sample_wall, _ = time_c_batch(units, sample, limit)
+            sample_wall, _ = time_c_batch(tables, sample, limit)
             ref_times, ref_outs = time_reference(units, sample, limit)
             if ref_outs != [outs[i] for i in picks]:
                 fail(f"{name}: the C core and the reference differ on the sample")
