@@ -8,9 +8,11 @@ uniqueness check, limit 2), one thread, microseconds per puzzle and puzzles per 
     reference   the Python reference (``native.reference.Engine``), on a sample
     cpsat       ``get_backend("cpsat").solve`` on the model (one worker), on a sample
 
-The slow two run on ``--sample`` puzzles per set (fixed ``--seed``); the ratios compare
-each implementation with them on those same puzzles (the C core is timed there too). No
-time includes reading the files, building the models or wrapping the core's tuples.
+Each C and reference time is the best of ``--repeat`` runs (a shared machine's other work
+only ever adds time); cpsat runs once. The slow two run on ``--sample`` puzzles per set
+(fixed ``--seed``); the ratios compare each implementation with them on those same
+puzzles (the C core is timed there too). No time includes reading the files, building
+the models or wrapping the core's tuples; the garbage collector is off, as in timeit.
 Every C answer is verified with ``is_solution``, and on the sample the C core must equal
 the reference field for field (solutions, counts, nodes, guesses, backtracks) and agree
 with CP-SAT on the count.
@@ -21,6 +23,7 @@ with CP-SAT on the count.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import random
@@ -43,34 +46,42 @@ TARGET_RATIO = 100  # C single calls vs the reference on top1465, first solution
 TARGET_RATE = 30_000  # puzzles per second on sudokus_17, first solution
 
 
-def time_c_single(tables, puzzles, limit):
-    """Seconds per puzzle, one core call each; the outcomes."""
+def time_c_single(tables, puzzles, limit, repeat):
+    """Seconds per puzzle (best of ``repeat`` passes), one core call each; the outcomes."""
     search = native._core.search
-    times, outs = [], []
-    for givens in puzzles:
+    times = [float("inf")] * len(puzzles)
+    for _ in range(repeat):
+        outs = []
+        for i, givens in enumerate(puzzles):
+            start = time.perf_counter()
+            out = search(tables, givens, "hidden", "mrv", limit, None, KEEP)
+            times[i] = min(times[i], time.perf_counter() - start)
+            outs.append(out)
+    return times, [native.Outcome(*out) for out in outs]
+
+
+def time_c_batch(tables, puzzles, limit, repeat):
+    """Wall seconds of one batch call over all the puzzles (best of ``repeat``); outcomes."""
+    wall = float("inf")
+    for _ in range(repeat):
         start = time.perf_counter()
-        out = search(tables, givens, "hidden", "mrv", limit, None, KEEP)
-        times.append(time.perf_counter() - start)
-        outs.append(native.Outcome(*out))
-    return times, outs
-
-
-def time_c_batch(tables, puzzles, limit):
-    """Wall seconds of one batch call over all the puzzles; the outcomes."""
-    start = time.perf_counter()
-    answers = native._core.search_batch(tables, puzzles, "hidden", "mrv", limit, None, KEEP)
-    wall = time.perf_counter() - start
+        answers = native._core.search_batch(tables, puzzles, "hidden", "mrv", limit, None, KEEP)
+        wall = min(wall, time.perf_counter() - start)
     return wall, [native.Outcome(*a[:7]) for a in answers]
 
 
-def time_reference(units, puzzles, limit):
-    """Seconds per puzzle with the Python reference; the outcomes."""
+def time_reference(units, puzzles, limit, repeat):
+    """Seconds per puzzle with the Python reference (best of ``repeat``); the outcomes."""
     engine = reference.Engine(9, units)
     times, outs = [], []
     for givens in puzzles:
-        start = time.perf_counter()
-        outs.append(engine.search(givens, limit))
-        times.append(time.perf_counter() - start)
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            out = engine.search(givens, limit)
+            best = min(best, time.perf_counter() - start)
+        outs.append(out)
+        times.append(best)
     return times, outs
 
 
@@ -118,6 +129,12 @@ def main() -> int:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
     parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs per puzzle for C and the reference, the best kept (default 3)",
+    )
+    parser.add_argument(
         "--sets", default=",".join(SETS), help=f"comma-separated sets (default {','.join(SETS)})"
     )
     args = parser.parse_args()
@@ -125,6 +142,8 @@ def main() -> int:
         parser.error("give the public data folder with --data-dir or SUDOKULAB_DATA")
     if args.sample < 1:
         parser.error(f"--sample must be at least 1, got {args.sample}")
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
     names = [n.strip() for n in args.sets.split(",") if n.strip()]
     unknown = [n for n in names if n not in SETS]
     if unknown or not names:
@@ -141,10 +160,17 @@ def main() -> int:
         f"{os.cpu_count()} cores, ortools {cpsat.version()}; one thread; "
         f"native: propagation=hidden, order=mrv; cpsat: workers=1"
     )
-    print(f"reference and cpsat on a sample of {args.sample} per set (seed {args.seed})")
+    print(
+        f"reference and cpsat on a sample of {args.sample} per set (seed {args.seed}); "
+        f"C and reference times are the best of {args.repeat} runs, cpsat's of one"
+    )
     units = tuple(u.cells for u in geometry(9).units)
     tables = native._core.Tables(9, units)
     cpsat.solve(build_model(read_file(args.data_dir / SETS["hardest"])[0].puzzle))  # warm up
+    # As timeit does: the collector's passes over everything kept so far would land in
+    # whichever timing happens to allocate when they run (the batch builds all its
+    # results at once), not in the code measured.
+    gc.disable()
     header = (
         f"{'set, task: implementation':<30} {'n':>6} {'us/puzzle':>11} {'puzzles/s':>11} "
         f"{'vs ref':>9} {'vs cpsat':>9}"
@@ -162,15 +188,15 @@ def main() -> int:
         sample = [puzzles[i] for i in picks]
         models = [build_model(entries[i].puzzle) for i in picks]
         for limit, task in ((1, "first"), (2, "unique")):
-            single, outs = time_c_single(tables, puzzles, limit)
+            single, outs = time_c_single(tables, puzzles, limit, args.repeat)
             for entry, out in zip(entries, outs, strict=True):
                 if out.count < 1 or not is_solution(entry.puzzle, out.solutions[0]):
                     fail(f"wrong answer from the C core at {entry.source} line {entry.line}")
-            wall, batch_outs = time_c_batch(tables, puzzles, limit)
+            wall, batch_outs = time_c_batch(tables, puzzles, limit, args.repeat)
             if batch_outs != outs:
                 fail(f"{name}: the batch differs from the single calls")
-            sample_wall, _ = time_c_batch(tables, sample, limit)
-            ref_times, ref_outs = time_reference(units, sample, limit)
+            sample_wall, _ = time_c_batch(tables, sample, limit, args.repeat)
+            ref_times, ref_outs = time_reference(units, sample, limit, args.repeat)
             if ref_outs != [outs[i] for i in picks]:
                 fail(f"{name}: the C core and the reference differ on the sample")
             sat_times, sat_results = time_cpsat(models, limit)

@@ -686,7 +686,7 @@ static int
 keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
 {
     if (r->nsolutions == r->solcap) {
-        Py_ssize_t cap = r->solcap ? r->solcap * 2 : 16;
+        Py_ssize_t cap = r->solcap ? r->solcap * 2 : 1; /* most searches keep one or two */
         if (cap > r->keep)
             cap = r->keep;
         uint8_t *grown = PyMem_RawRealloc(r->solutions, (size_t)cap * (size_t)x->ncells);
