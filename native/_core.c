@@ -30,7 +30,7 @@
 #include <time.h>
 
 #define MAX_SIZE 25
-#define MAX_UNITS 1024
+#define MAX_UNITS 256 /* each search state keeps nunits * size words */
 #define CLOCK_EVERY 255u /* the reference's _CLOCK_EVERY */
 
 enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3 };

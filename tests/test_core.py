@@ -277,6 +277,7 @@ def test_seam_environment_variables():
         (4, ((0, 1, 2, "3"),), TypeError),
         (4, ((0, 1, 2, 2**70),), ValueError),
         (4, (5,), TypeError),
+        (1, ((0,),) * 257, ValueError),  # more units than a search state has room for
     ],
 )
 def test_bad_tables_raise(size, units, error):
