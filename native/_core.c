@@ -16,9 +16,12 @@
  *     frame stays on the stack until it is popped (and counted as a backtrack);
  *   - the clock is read every 256 guesses.
  *
- * Tables(size, units) validates and precomputes a grid shape (peers, units of each cell)
- * once; search(...) copies its inputs into C arrays, allocates one arena per call (n*n+1
- * states, the frames, the propagation queue) and releases the GIL while it searches.
+ * Tables(size, units) validates and precomputes a grid shape (peers, units of each cell,
+ * the cell's place in each) once; search(...) copies its inputs into C arrays, allocates
+ * one arena per call (n*n+1 states, the frames, the propagation queue) and releases the
+ * GIL while it searches. search_batch(...) reads every puzzle first, then runs them all
+ * in one arena without the GIL (each with its own deadline and its own clocked time) and
+ * builds the answers at the end: no Python work per puzzle inside the loop.
  */
 
 #define PY_SSIZE_T_CLEAN
