@@ -13,6 +13,7 @@ anything with the same ``run`` method (a distributed engine, later) can replace 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import queue
 import sys
@@ -79,7 +80,9 @@ class LocalExecutor:
         for _ in range(count):
             todo.put(None)
         workers = [Worker() for _ in range(count)]
-        drive = _drive_batch if self.batch and _batches(spec) else _drive
+        drive = _drive
+        if self.batch and _batches(spec):  # chunks no bigger than an even share per worker
+            drive = functools.partial(_drive_batch, chunk=min(CHUNK, -(-len(tasks) // count)))
         threads = [
             threading.Thread(
                 target=drive, args=(spec, w, todo, done, stop, limit, timeout), daemon=True
@@ -124,28 +127,28 @@ def _batches(spec: BackendSpec) -> bool:
     return bool(getattr(backend, "batch", False)) and backend.stops_itself and backend.available()
 
 
-def _drive_batch(spec, worker, todo, done, stop, limit, timeout) -> None:
-    """Like :func:`_drive`, :data:`CHUNK` tasks per request; each keeps its own timeout."""
+def _drive_batch(spec, worker, todo, done, stop, limit, timeout, chunk=CHUNK) -> None:
+    """Like :func:`_drive`, ``chunk`` tasks per request; each keeps its own timeout."""
     name = get_backend(spec.backend).name
     with worker:
         last = False
         while not stop.is_set() and not last:
-            chunk: list[Task] = []
-            while len(chunk) < CHUNK:
+            tasks: list[Task] = []
+            while len(tasks) < chunk:
                 task = todo.get()
                 if task is None:
                     last = True
                     break
-                chunk.append(task)
-            if not chunk:
+                tasks.append(task)
+            if not tasks:
                 break
             models, builds = [], []
-            for task in chunk:  # the same model and build time as api.solve
+            for task in tasks:  # the same model and build time as api.solve
                 start = time.perf_counter()
                 models.append(build_model(task.puzzle))
                 builds.append(time.perf_counter() - start)
             results = worker.solve_batch(name, models, limit, timeout, spec.options)
-            for task, result, build in zip(chunk, results, builds, strict=True):
+            for task, result, build in zip(tasks, results, builds, strict=True):
                 result = dataclasses.replace(
                     result, backend=str(spec), build_time=result.build_time + build
                 )
