@@ -55,10 +55,7 @@ typedef struct {
     uint32_t *uo_bit;     /* 1 << the cell's position in each of those units */
     int32_t *peer_start;  /* ncells + 1 offsets into peers */
     int32_t *peers;       /* the peers of each cell, ascending */
-    int npeers;           /* peers per cell when every cell has as many, else 0 */
     int nunits_of;        /* units per cell when every cell has as many, else 0 */
-    int nwords;           /* 64-bit words in a set of units */
-    uint64_t *cell_units; /* ncells * nwords: the units of each cell as a bit set */
     PyObject *units_obj;  /* the units as a tuple of tuples of ints */
 } TablesObject;
 
@@ -72,7 +69,6 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->uo_bit);
     PyMem_Free(self->peer_start);
     PyMem_Free(self->peers);
-    PyMem_Free(self->cell_units);
     Py_XDECREF(self->units_obj);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -247,30 +243,11 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     self->peer_start[ncells] = (int32_t)total;
 
-    /* Classic shapes give every cell as many peers and units: constant loop bounds. */
-    self->npeers = self->peer_start[1] - self->peer_start[0];
+    /* Classic shapes give every cell as many units (3): constant loop bounds. */
     self->nunits_of = self->uo_start[1] - self->uo_start[0];
-    for (int c = 1; c < ncells; c++) {
-        if (self->peer_start[c + 1] - self->peer_start[c] != self->npeers)
-            self->npeers = 0;
+    for (int c = 1; c < ncells; c++)
         if (self->uo_start[c + 1] - self->uo_start[c] != self->nunits_of)
             self->nunits_of = 0;
-    }
-
-    /* The units of each cell as a bit set: "is u a unit of c" is one bit test. */
-    self->nwords = (self->nunits + 63) / 64;
-    if (self->nwords < 1)
-        self->nwords = 1;
-    self->cell_units = PyMem_Calloc((size_t)ncells * (size_t)self->nwords, sizeof(uint64_t));
-    if (self->cell_units == NULL) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (int c = 0; c < ncells; c++)
-        for (int k = self->uo_start[c]; k < self->uo_start[c + 1]; k++) {
-            int u = self->uo[k];
-            self->cell_units[(size_t)c * self->nwords + u / 64] |= 1ull << (u % 64);
-        }
 
     PyMem_Free(seen);
     PyMem_Free(peerbits);
@@ -371,14 +348,12 @@ typedef struct {
     uint32_t full;
     /* the knobs */
     int prop;
-    int hidden;
     int mrv;
     int floor;
     /* the propagation queue */
     int32_t *qcell;
     uint32_t *qbit;
     size_t qcap;
-    int nwords; /* words of a unit bit set */
     size_t nwhere; /* words of where[] per state: nunits * size under hidden, else 0 */
     int overflow; /* the queue bound was broken: an internal error */
 } Ctx;
@@ -965,13 +940,11 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     x->ncells = ncells;
     x->full = t->full;
     x->prop = k->prop;
-    x->hidden = k->prop == PROP_HIDDEN;
     /* Under none mrv ties everywhere and picks the first unplaced cell. */
     x->mrv = k->order == 0 && k->prop != PROP_NONE;
     /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
     x->floor = (k->prop == PROP_SINGLES || k->prop == PROP_HIDDEN) ? 2 : 1;
     x->qcap = qcap;
-    x->nwords = t->nwords;
     x->nwhere = nwhere;
     return 0;
 }
