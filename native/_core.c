@@ -532,13 +532,15 @@ place_hidden_impl(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
         placed[c] = 1;
         const int c0 = uo_start[c];
         const int cend = nu ? c0 + nu : uo_start[c + 1];
-        for (; gone; gone &= gone - 1) {
-            const int w = __builtin_ctz(gone);
+        if (gone) {
             for (int k = c0; k < cend; k++) {
                 const int row = uo_row[k];
-                uint32_t left = where[row + w] &= ~uo_bit[k];
-                if (!lost_place(x, &q, placed, left, units + row, gone & (0u - gone)))
-                    return 0;
+                const uint32_t at = ~uo_bit[k];
+                for (uint32_t g = gone; g; g &= g - 1) {
+                    uint32_t left = where[row + __builtin_ctz(g)] &= at;
+                    if (!lost_place(x, &q, placed, left, units + row, g & (0u - g)))
+                        return 0;
+                }
             }
         }
         /* Remove b from every peer that has it: in each unit of c, the places of b. */
