@@ -124,6 +124,40 @@ class Worker:
             message=f"killed after {elapsed:.2f} s (hard deadline {hard_timeout:g} s)",
         )
 
+    def solve_batch(
+        self,
+        backend: str,
+        models: list[Model],
+        limit: int | None = 1,
+        timeout: float | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> list[Result]:
+        """Solve many models in one request to a backend with ``batch`` (it stops itself).
+
+        Each model gets ``timeout``; the child is killed after the sum of the timeouts plus
+        the grace, and then every model of the batch gets the ``timeout`` (or ``error``)
+        result a single request would have.
+        """
+        self.start()
+        assert self._process is not None and self._results is not None
+        hard = None if timeout is None else timeout * len(models) + GRACE
+        start = time.perf_counter()
+        try:
+            _send(self._process.stdin, (backend, list(models), limit, timeout, options or {}))
+            ready, _, _ = select.select([self._results], [], [], hard)
+            if ready:
+                return _receive(self._results)
+        except (EOFError, OSError, pickle.UnpicklingError):
+            elapsed = time.perf_counter() - start
+            message = self._death()
+            return [Result(backend, Status.ERROR, solve_time=elapsed, message=message)] * len(
+                models
+            )
+        elapsed = time.perf_counter() - start
+        self.kill()
+        message = f"batch of {len(models)} killed after {elapsed:.2f} s (hard deadline {hard:g} s)"
+        return [Result(backend, Status.TIMEOUT, solve_time=elapsed, message=message)] * len(models)
+
     def kill(self) -> None:
         """Kill the child now and reap it."""
         if self._process is not None:
@@ -210,7 +244,12 @@ def _serve(result_fd: int, parent: int) -> None:
             return
         name, model, limit, timeout, options = request
         try:
-            result = get_backend(name).solve(model, limit, timeout, **options)
-        except Exception as err:  # a backend bug costs one result, not the run
+            if isinstance(model, list):  # a batch (Worker.solve_batch): a list of results
+                result = get_backend(name).solve_batch(model, limit, timeout, **options)
+            else:
+                result = get_backend(name).solve(model, limit, timeout, **options)
+        except Exception as err:  # a backend bug costs one result (or batch), not the run
             result = Result(name, Status.ERROR, message=f"{type(err).__name__}: {err}")
+            if isinstance(model, list):
+                result = [result] * len(model)
         _send(results, result)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from .. import native
 from ..models import Model
-from ..native import reference
+from ..native import _search_batch_py, reference
 from .base import check_options, check_request
 from .result import Result, status_of
 
@@ -18,11 +19,15 @@ class NativeBackend:
     kinds = frozenset({"alldifferent"})
     options = {"propagation": reference.PROPAGATIONS, "order": reference.ORDERS}
     stops_itself = True  # the search looks at the clock itself
+    batch = True  # solve_batch: many models per call, each with its own timeout
     requires = ""
 
-    def __init__(self, name: str, search: Any, engine: str) -> None:
+    def __init__(
+        self, name: str, search: Any, engine: str, search_batch: Any = _search_batch_py
+    ) -> None:
         self.name = name
         self._search = search
+        self._search_batch = search_batch
         self.engine = engine  # "python" or "c": which implementation runs
 
     def available(self) -> bool:
@@ -47,7 +52,45 @@ class NativeBackend:
         units = tuple(c.cells for c in model.constraints)
         deadline = None if timeout is None else start + timeout
         out = self._search(model.size, units, model.givens, propagation, order, limit, deadline)
-        elapsed = time.perf_counter() - start
+        return self._result(out, time.perf_counter() - start, propagation, order)
+
+    def solve_batch(
+        self,
+        models: Sequence[Model],
+        limit: int | None = 1,
+        timeout: float | None = None,
+        **options: Any,
+    ) -> list[Result]:
+        """Solve each model as :meth:`solve` would, ``timeout`` each, in as few calls as can be.
+
+        Consecutive models of one shape go to the engine in one batch; each result's
+        solve time is that puzzle's search time as the engine measured it.
+        """
+        options = check_options(self, options)
+        propagation = options.get("propagation", "hidden")
+        order = options.get("order", "mrv")
+        results: list[Result] = []
+        start = 0
+        while start < len(models):
+            size = models[start].size
+            units = tuple(c.cells for c in models[start].constraints)
+            end = start + 1
+            while (
+                end < len(models)
+                and models[end].size == size
+                and tuple(c.cells for c in models[end].constraints) == units
+            ):
+                end += 1
+            givens = [m.givens for m in models[start:end]]
+            for timed in self._search_batch(
+                size, units, givens, propagation, order, limit, timeout
+            ):
+                results.append(self._result(timed.outcome, timed.seconds, propagation, order))
+            start = end
+        return results
+
+    def _result(self, out: Any, elapsed: float, propagation: str, order: str) -> Result:
+        """The engine's outcome as a Result."""
         return Result(
             backend=self.name,
             status=status_of(out.count, out.complete, out.timed_out),
@@ -69,6 +112,6 @@ class NativeBackend:
 def backends() -> list[NativeBackend]:
     """``native`` (the active implementation) and ``native-py`` (always the reference)."""
     return [
-        NativeBackend("native", native.search, native.ENGINE),
-        NativeBackend("native-py", reference.search, "python"),
+        NativeBackend("native", native.search, native.ENGINE, native.search_batch),
+        NativeBackend("native-py", reference.search, "python", _search_batch_py),
     ]

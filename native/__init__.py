@@ -4,7 +4,9 @@ One algorithm, two implementations: the readable Python reference in
 :mod:`sudokulab.native.reference` and the compiled core :mod:`sudokulab.native._core`
 (C, built by ``pip install`` when a compiler is available), with identical semantics: the
 same solutions in the same order and the same nodes, guesses and backtracks.
-:data:`ENGINE` names the implementation behind :func:`search`.
+:data:`ENGINE` names the implementation behind :func:`search` and :func:`search_batch`
+(many grids of one shape in one call: in C, one call with the GIL released and no
+Python work per puzzle; each puzzle's time is measured by the engine itself).
 
 Which one runs:
     the compiled core when it imports; otherwise the reference, with a warning saying why.
@@ -17,6 +19,8 @@ from __future__ import annotations
 import os
 import time
 import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 
@@ -52,6 +56,14 @@ _core = _load_core()
 ENGINE = "python" if _core is None else "c"
 
 
+@dataclass(frozen=True)
+class Timed:
+    """One puzzle's outcome in a batch, with its search time measured by the engine."""
+
+    outcome: Outcome
+    seconds: float
+
+
 @lru_cache(maxsize=32)
 def _tables(size: int, units: tuple[tuple[int, ...], ...]):
     """The compiled core's tables for a grid shape, built once per shape."""
@@ -70,14 +82,75 @@ def _search_c(
 ) -> Outcome:
     """Solve one grid with the compiled core: same arguments and answers as the reference."""
     reference.check_knobs(propagation, order)
-    try:
-        tables = _tables(size, units)
-    except TypeError:  # unhashable units (lists): normalise, then cache
-        tables = _tables(size, tuple(tuple(unit) for unit in units))
+    tables = _core_tables(size, units)
     timeout = None if deadline is None else deadline - time.perf_counter()
     return Outcome(*_core.search(tables, givens, propagation, order, limit, timeout, keep))
 
 
+def _core_tables(size: int, units: Sequence[Sequence[int]]):
+    """The cached C tables of a shape, whether units come as tuples or lists."""
+    try:
+        return _tables(size, units)
+    except TypeError:  # unhashable units (lists): normalise, then cache
+        return _tables(size, tuple(tuple(unit) for unit in units))
+
+
+def _search_batch_c(
+    size: int,
+    units: tuple[tuple[int, ...], ...],
+    puzzles: Sequence[Sequence[int]],
+    propagation: str = "hidden",
+    order: str = "mrv",
+    limit: int | None = 1,
+    timeout: float | None = None,
+    keep: int = KEEP,
+) -> list[Timed]:
+    """Many grids of one shape in one C call (see :func:`search_batch`)."""
+    reference.check_knobs(propagation, order)
+    tables = _core_tables(size, units)
+    answers = _core.search_batch(tables, puzzles, propagation, order, limit, timeout, keep)
+    return [Timed(Outcome(*a[:7]), a[7]) for a in answers]
+
+
+def _search_batch_py(
+    size: int,
+    units: tuple[tuple[int, ...], ...],
+    puzzles: Sequence[Sequence[int]],
+    propagation: str = "hidden",
+    order: str = "mrv",
+    limit: int | None = 1,
+    timeout: float | None = None,
+    keep: int = KEEP,
+) -> list[Timed]:
+    """Many grids with the reference, one after the other (see :func:`search_batch`)."""
+    engine = Engine(size, units, propagation, order)
+    if limit is not None and limit < 1:  # checked up front, as the C core does
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    if keep < 0:
+        raise ValueError(f"keep must be at least 0, got {keep}")
+    out = []
+    for givens in puzzles:
+        start = time.perf_counter()
+        deadline = None if timeout is None else start + timeout
+        outcome = engine.search(givens, limit, deadline, keep)
+        out.append(Timed(outcome, time.perf_counter() - start))
+    return out
+
+
 search = reference.search if _core is None else _search_c
 
-__all__ = ["ENGINE", "KEEP", "ORDERS", "PROPAGATIONS", "Engine", "Outcome", "search"]
+#: Solve many grids of one shape with the same knobs, ``timeout`` seconds each (None: no
+#: deadline), each from its own start; one :class:`Timed` per puzzle, in order.
+search_batch = _search_batch_py if _core is None else _search_batch_c
+
+__all__ = [
+    "ENGINE",
+    "KEEP",
+    "ORDERS",
+    "PROPAGATIONS",
+    "Engine",
+    "Outcome",
+    "Timed",
+    "search",
+    "search_batch",
+]

@@ -8,15 +8,20 @@
  *
  *   - candidates are bit masks (bit v-1 for value v) in uint32_t, so sizes up to 25;
  *   - the four propagation levels (none, forward, singles, hidden) place a value and
- *     propagate with a LIFO queue of (cell, bit) and a set of "dirty" units;
+ *     propagate with a LIFO queue of (cell, bit); under hidden each state also keeps the
+ *     places left for each value in each unit, so a hidden single is found when they
+ *     drop to one instead of by rescanning units (see place_hidden);
  *   - the search is depth-first with an explicit stack of frames (state, cell, untried
  *     candidates); on the last candidate of a frame its state is reused in place and the
  *     frame stays on the stack until it is popped (and counted as a backtrack);
  *   - the clock is read every 256 guesses.
  *
- * Tables(size, units) validates and precomputes a grid shape (peers, units of each cell)
- * once; search(...) copies its inputs into C arrays, allocates one arena per call (n*n+1
- * states, the frames, the propagation queue) and releases the GIL while it searches.
+ * Tables(size, units) validates and precomputes a grid shape (peers, units of each cell,
+ * the cell's place in each) once; search(...) copies its inputs into C arrays, allocates
+ * one arena per call (n*n+1 states, the frames, the propagation queue) and releases the
+ * GIL while it searches. search_batch(...) reads every puzzle first, then runs them all
+ * in one arena without the GIL (each with its own deadline and its own clocked time) and
+ * builds the answers at the end: no Python work per puzzle inside the loop.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -28,6 +33,7 @@
 #include <time.h>
 
 #define MAX_SIZE 25
+#define MAX_UNITS 256 /* each search state keeps nunits * size words */
 #define CLOCK_EVERY 255u /* the reference's _CLOCK_EVERY */
 
 enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3 };
@@ -45,8 +51,11 @@ typedef struct {
     int32_t *units;       /* nunits * size cells */
     int32_t *uo_start;    /* ncells + 1 offsets into uo */
     int32_t *uo;          /* the units of each cell */
+    int32_t *uo_row;      /* u * size for each of those units u: its row in units[] */
+    uint32_t *uo_bit;     /* 1 << the cell's position in each of those units */
     int32_t *peer_start;  /* ncells + 1 offsets into peers */
     int32_t *peers;       /* the peers of each cell, ascending */
+    int nunits_of;        /* units per cell when every cell has as many, else 0 */
     PyObject *units_obj;  /* the units as a tuple of tuples of ints */
 } TablesObject;
 
@@ -56,6 +65,8 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->units);
     PyMem_Free(self->uo_start);
     PyMem_Free(self->uo);
+    PyMem_Free(self->uo_row);
+    PyMem_Free(self->uo_bit);
     PyMem_Free(self->peer_start);
     PyMem_Free(self->peers);
     Py_XDECREF(self->units_obj);
@@ -99,9 +110,10 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (seq == NULL)
         return NULL;
     Py_ssize_t nunits = PySequence_Fast_GET_SIZE(seq);
-    if (nunits > 100000) {
+    if (nunits > MAX_UNITS) {
         Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "too many units");
+        /* Every search state carries a count per unit and value (see place_hidden). */
+        PyErr_Format(PyExc_ValueError, "too many units: %zd, at most %d", nunits, MAX_UNITS);
         return NULL;
     }
 
@@ -118,11 +130,13 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->units = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
     self->uo_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
     self->uo = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
+    self->uo_row = PyMem_Malloc(sizeof(int32_t) * (size_t)(nunits * size + 1));
+    self->uo_bit = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nunits * size + 1));
     self->peer_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
     uint8_t *seen = PyMem_Calloc((size_t)ncells, 1);
     uint8_t *peerbits = NULL;
     int32_t *fill = NULL;
-    if (!self->units_obj || !self->units || !self->uo_start || !self->uo ||
+    if (!self->units_obj || !self->units || !self->uo_start || !self->uo || !self->uo_row || !self->uo_bit ||
         !self->peer_start || !seen) {
         PyErr_NoMemory();
         goto fail;
@@ -187,6 +201,8 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     for (int u = 0; u < self->nunits; u++)
         for (int i = 0; i < self->size; i++) {
             int c = self->units[u * self->size + i];
+            self->uo_row[fill[c]] = u * self->size;
+            self->uo_bit[fill[c]] = 1u << i;
             self->uo[fill[c]++] = u;
         }
 
@@ -226,6 +242,12 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         }
     }
     self->peer_start[ncells] = (int32_t)total;
+
+    /* Classic shapes give every cell as many units (3): constant loop bounds. */
+    self->nunits_of = self->uo_start[1] - self->uo_start[0];
+    for (int c = 1; c < ncells; c++)
+        if (self->uo_start[c + 1] - self->uo_start[c] != self->nunits_of)
+            self->nunits_of = 0;
 
     PyMem_Free(seen);
     PyMem_Free(peerbits);
@@ -326,23 +348,24 @@ typedef struct {
     uint32_t full;
     /* the knobs */
     int prop;
-    int hidden;
     int mrv;
     int floor;
-    /* the propagation queue and the dirty units */
+    /* the propagation queue */
     int32_t *qcell;
     uint32_t *qbit;
     size_t qcap;
-    uint8_t *dirty_flag;
-    int32_t *dirty;
-    int ndirty;
+    size_t nwhere; /* words of where[] per state: nunits * size under hidden, else 0 */
     int overflow; /* the queue bound was broken: an internal error */
 } Ctx;
 
+/* Candidates in a mask; portable (no -mpopcnt needed), a dozen instructions. */
 static inline int
 popcount32(uint32_t m)
 {
-    return __builtin_popcount(m);
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    m = (m + (m >> 4)) & 0x0F0F0F0Fu;
+    return (int)((m * 0x01010101u) >> 24);
 }
 
 /* none: place bit unless a placed peer already holds it. */
@@ -382,29 +405,8 @@ place_forward(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
     return 1;
 }
 
-static inline void
-mark_dirty(Ctx *x, int cell)
-{
-    const TablesObject *t = x->t;
-    for (int k = t->uo_start[cell]; k < t->uo_start[cell + 1]; k++) {
-        int u = t->uo[k];
-        if (!x->dirty_flag[u]) {
-            x->dirty_flag[u] = 1;
-            x->dirty[x->ndirty++] = u;
-        }
-    }
-}
-
-static inline void
-clear_dirty(Ctx *x)
-{
-    for (int i = 0; i < x->ndirty; i++)
-        x->dirty_flag[x->dirty[i]] = 0;
-    x->ndirty = 0;
-}
-
 static inline int
-push(Ctx *x, size_t *qn, int cell, uint32_t bit)
+queue_push(Ctx *x, size_t *qn, int cell, uint32_t bit)
 {
     if (*qn >= x->qcap) {
         x->overflow = 1;
@@ -416,98 +418,189 @@ push(Ctx *x, size_t *qn, int cell, uint32_t bit)
     return 1;
 }
 
-/* Every value with one place left in a dirty unit is queued; 0 on a contradiction. */
-static int
-hidden_singles(Ctx *x, const uint32_t *masks, const uint8_t *placed, size_t *qn)
-{
-    const TablesObject *t = x->t;
-    const int size = x->size;
-    for (int i = 0; i < x->ndirty; i++) {
-        const int32_t *unit = t->units + (size_t)x->dirty[i] * size;
-        uint32_t once = 0, twice = 0;
-        for (int j = 0; j < size; j++) {
-            uint32_t m = masks[unit[j]];
-            twice |= once & m;
-            once |= m;
-        }
-        if (once != x->full)
-            return 0; /* some value has no place left in this unit */
-        uint32_t only = once & ~twice;
-        if (only) {
-            for (int j = 0; j < size; j++) {
-                int c = unit[j];
-                uint32_t m = masks[c] & only;
-                if (m && !placed[c]) {
-                    if (m & (m - 1))
-                        return 0; /* the only place for two values at once */
-                    if (!push(x, qn, c, m))
-                        return 0;
-                }
-            }
-        }
-    }
-    return 1;
-}
-
-/* singles / hidden: place bit, then naked (and hidden) singles to a fixpoint. */
+/* singles: place bit, then every naked single in turn, to a fixpoint. */
 static int
 place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
 {
     const TablesObject *t = x->t;
-    const int hidden = x->hidden;
+    const int32_t *peer_start = t->peer_start, *peers = t->peers;
     size_t qn = 0;
-    clear_dirty(x);
-    x->qcell[qn] = cell;
-    x->qbit[qn] = bit;
-    qn++;
+    queue_push(x, &qn, cell, bit);
     while (qn) {
-        while (qn) {
-            qn--;
-            int c = x->qcell[qn];
-            uint32_t b = x->qbit[qn];
-            if (placed[c]) {
-                if (masks[c] != b)
-                    return 0;
-                continue;
-            }
-            if (!(masks[c] & b))
+        qn--;
+        int c = x->qcell[qn];
+        uint32_t b = x->qbit[qn];
+        if (placed[c]) {
+            if (masks[c] != b)
                 return 0;
-            masks[c] = b;
-            placed[c] = 1;
-            if (hidden)
-                mark_dirty(x, c);
-            for (int k = t->peer_start[c]; k < t->peer_start[c + 1]; k++) {
-                int p = t->peers[k];
-                uint32_t m = masks[p];
-                if (m & b) {
-                    m ^= b;
-                    if (!m)
-                        return 0;
-                    masks[p] = m;
-                    if (!(m & (m - 1)) && !push(x, &qn, p, m))
-                        return 0;
-                    if (hidden)
-                        mark_dirty(x, p);
-                }
+            continue;
+        }
+        if (!(masks[c] & b))
+            return 0;
+        masks[c] = b;
+        placed[c] = 1;
+        for (int k = peer_start[c]; k < peer_start[c + 1]; k++) {
+            int p = peers[k];
+            uint32_t m = masks[p];
+            if (m & b) {
+                m ^= b;
+                if (!m)
+                    return 0;
+                masks[p] = m;
+                if (!(m & (m - 1)) && !queue_push(x, &qn, p, m))
+                    return 0; /* one candidate left: a naked single */
             }
         }
-        if (x->ndirty && !hidden_singles(x, masks, placed, &qn))
-            return 0;
-        clear_dirty(x);
     }
     return 1;
 }
 
+/*
+ * hidden: singles, and hidden singles, to a fixpoint.
+ *
+ * The reference marks the units whose candidates changed and rescans them whole once the
+ * queue is empty. Here each state also carries where[u * size + v]: the positions in unit
+ * u (bit i for its i-th cell) whose cell still has value v+1 as a candidate, kept up to
+ * date as candidates are removed. So placing a value visits only the peers that still
+ * have it (no scan of every peer); an empty set is the reference's "no place left"
+ * contradiction; a set of one position is a hidden single, found at once. The rules and
+ * so the fixpoint (or the contradiction) are the reference's; only the order in which
+ * they fire differs, which the reference's docstring allows. Two values whose only place
+ * is the same cell are queued apart: placing the first removes the second, whose set
+ * becomes empty, the same contradiction.
+ */
+
+/* The propagation queue of one call, in locals (restrict: stores elsewhere cannot touch it). */
+typedef struct {
+    int32_t *restrict cell;
+    uint32_t *restrict bit;
+    size_t n, cap;
+} Queue;
+
+static inline __attribute__((always_inline)) int
+q_push(Ctx *x, Queue *q, int cell, uint32_t bit)
+{
+    if (q->n >= q->cap) {
+        x->overflow = 1;
+        return 0;
+    }
+    q->cell[q->n] = cell;
+    q->bit[q->n] = bit;
+    q->n++;
+    return 1;
+}
+
+/* Value bit lost a place in a unit (left: the places still left there, unit: its cells);
+ * queue a hidden single; 0 on a contradiction. */
+static inline __attribute__((always_inline)) int
+lost_place(Ctx *x, Queue *q, const uint8_t *restrict placed, uint32_t left,
+           const int32_t *restrict unit, uint32_t bit)
+{
+    if (!left)
+        return 0; /* no place left for the value in this unit */
+    if (left & (left - 1))
+        return 1;
+    int c = unit[__builtin_ctz(left)];
+    return placed[c] ? 1 : q_push(x, q, c, bit);
+}
+
+/* nu: units per cell when constant (9x9: 3), else 0. */
+static inline __attribute__((always_inline)) int
+place_hidden_impl(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
+                  uint32_t *restrict where, int cell, uint32_t bit, const int nu)
+{
+    const TablesObject *t = x->t;
+    const int32_t *restrict uo_start = t->uo_start;
+    const int32_t *restrict uo_row = t->uo_row;
+    const uint32_t *restrict uo_bit = t->uo_bit;
+    const int32_t *restrict units = t->units;
+    Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    q_push(x, &q, cell, bit);
+    while (q.n) {
+        q.n--;
+        const int c = q.cell[q.n];
+        const uint32_t b = q.bit[q.n];
+        if (placed[c]) {
+            if (masks[c] != b)
+                return 0;
+            continue;
+        }
+        uint32_t gone = masks[c] & ~b; /* the other candidates of c */
+        if (gone == masks[c])
+            return 0; /* b is not a candidate of c */
+        masks[c] = b;
+        placed[c] = 1;
+        const int c0 = uo_start[c];
+        const int cend = nu ? c0 + nu : uo_start[c + 1];
+        if (gone) {
+            for (int k = c0; k < cend; k++) {
+                const int row = uo_row[k];
+                const uint32_t at = ~uo_bit[k];
+                for (uint32_t g = gone; g; g &= g - 1) {
+                    uint32_t left = where[row + __builtin_ctz(g)] &= at;
+                    if (!lost_place(x, &q, placed, left, units + row, g & (0u - g)))
+                        return 0;
+                }
+            }
+        }
+        /* Remove b from every peer that has it: in each unit of c, the places of b. */
+        const int v = __builtin_ctz(b);
+        for (int k = c0; k < cend; k++) {
+            const int row = uo_row[k];
+            const uint32_t mine = uo_bit[k];
+            uint32_t others = where[row + v] & ~mine;
+            where[row + v] = mine; /* c alone holds b here now */
+            for (; others; others &= others - 1) {
+                const int p = units[row + __builtin_ctz(others)];
+                uint32_t m = masks[p];
+                if (!(m & b))
+                    continue; /* seen through an earlier unit of c */
+                m ^= b;
+                if (!m)
+                    return 0;
+                masks[p] = m;
+                if (!(m & (m - 1)) && !q_push(x, &q, p, m))
+                    return 0; /* one candidate left: a naked single */
+                const int p0 = uo_start[p];
+                const int pend = nu ? p0 + nu : uo_start[p + 1];
+                for (int j = p0; j < pend; j++) {
+                    const int prow = uo_row[j];
+                    const uint32_t at = uo_bit[j];
+                    uint32_t *wp = &where[prow + v];
+                    /* Skips u (done above, every place at once) and the units of c already
+                     * set to c alone. */
+                    if (prow == row || !(*wp & at))
+                        continue;
+                    *wp &= ~at;
+                    if (!lost_place(x, &q, placed, *wp, units + prow, b))
+                        return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+static int
+place_hidden(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
+{
+    if (x->t->nunits_of == 3)
+        return place_hidden_impl(x, masks, placed, where, cell, bit, 3);
+    return place_hidden_impl(x, masks, placed, where, cell, bit, 0);
+}
+
 static inline int
-place(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
     switch (x->prop) {
     case PROP_NONE:
         return place_check(x, masks, placed, cell, bit);
     case PROP_FORWARD:
         return place_forward(x, masks, placed, cell, bit);
-    default:
+    case PROP_SINGLES:
         return place_singles(x, masks, placed, cell, bit);
+    default:
+        return place_hidden(x, masks, placed, where, cell, bit);
     }
 }
 
@@ -565,6 +658,7 @@ typedef struct {
     unsigned long long count, nodes, guesses, backtracks;
     int complete, timed_out;
     int nomem;
+    int64_t elapsed_ns; /* the search's own time */
 } Run;
 
 /* Keep one more solution grid; 0 when out of memory. */
@@ -572,7 +666,7 @@ static int
 keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
 {
     if (r->nsolutions == r->solcap) {
-        Py_ssize_t cap = r->solcap ? r->solcap * 2 : 16;
+        Py_ssize_t cap = r->solcap ? r->solcap * 2 : 1; /* most searches keep one or two */
         if (cap > r->keep)
             cap = r->keep;
         uint8_t *grown = PyMem_RawRealloc(r->solutions, (size_t)cap * (size_t)x->ncells);
@@ -590,8 +684,10 @@ keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
 
 /* The search proper; runs without the GIL. Returns 0 on an internal error. */
 static int
-run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, Frame *stack)
+run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed,
+           uint32_t *arena_where, Frame *stack)
 {
+    const size_t nwhere = x->nwhere;
     const int ncells = x->ncells;
     const uint32_t full = x->full;
     r->complete = 0;
@@ -602,16 +698,19 @@ run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, Frame *
     /* The root: every given placed in cell order, each with the chosen propagation. */
     uint32_t *masks = arena_masks;
     uint8_t *placed = arena_placed;
+    uint32_t *where = arena_where;
     for (int c = 0; c < ncells; c++)
         masks[c] = full;
     memset(placed, 0, (size_t)ncells);
+    for (size_t i = 0; i < nwhere; i++)
+        where[i] = full; /* every value has every place of every unit */
     for (int c = 0; c < ncells; c++) {
         int v = r->givens[c];
         if (!v)
             continue;
         uint32_t bit = 1u << (v - 1);
         if (!placed[c]) {
-            if (!place(x, masks, placed, c, bit)) {
+            if (!place(x, masks, placed, where, c, bit)) {
                 if (x->overflow)
                     return 0;
                 r->complete = 1;
@@ -665,17 +764,21 @@ run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed, Frame *
             }
             uint32_t *fm = arena_masks + (size_t)f->state * ncells;
             uint8_t *fp = arena_placed + (size_t)f->state * ncells;
+            uint32_t *fw = arena_where + (size_t)f->state * nwhere;
             if (untried) {
                 /* Slot sp is free: every frame below refers to a slot <= its index. */
                 masks = arena_masks + (size_t)sp * ncells;
                 placed = arena_placed + (size_t)sp * ncells;
+                where = arena_where + (size_t)sp * nwhere;
                 memcpy(masks, fm, sizeof(uint32_t) * (size_t)ncells);
                 memcpy(placed, fp, (size_t)ncells);
+                memcpy(where, fw, sizeof(uint32_t) * nwhere);
             } else { /* last candidate: the frame's state is never needed again */
                 masks = fm;
                 placed = fp;
+                where = fw;
             }
-            if (place(x, masks, placed, f->cell, bit))
+            if (place(x, masks, placed, where, f->cell, bit))
                 break;
             if (x->overflow)
                 return 0;
@@ -698,204 +801,370 @@ parse_choice(PyObject *obj, const char *what, const char *const *names, int n, c
     return -1;
 }
 
+/* The knobs shared by search and search_batch, checked. */
+typedef struct {
+    int prop, order;
+    long long limit; /* 0: no limit */
+    int has_timeout;
+    int64_t timeout_ns;
+    Py_ssize_t keep;
+} Knobs;
+
+static int
+parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
+            PyObject *timeout_obj, PyObject *keep_obj, Knobs *k)
+{
+    static const char *const props[] = {"none", "forward", "singles", "hidden"};
+    static const char *const orders[] = {"mrv", "first"};
+    memset(k, 0, sizeof *k);
+    k->prop = parse_choice(prop_obj, "propagation", props, 4, "none, forward, singles, hidden");
+    if (k->prop < 0)
+        return -1;
+    k->order = parse_choice(order_obj, "order", orders, 2, "mrv, first");
+    if (k->order < 0)
+        return -1;
+    if (limit_obj != Py_None) {
+        if (!PyLong_Check(limit_obj)) {
+            PyErr_Format(PyExc_TypeError, "limit must be an int or None, not %.100s",
+                         Py_TYPE(limit_obj)->tp_name);
+            return -1;
+        }
+        int overflow = 0;
+        long long limit = PyLong_AsLongLongAndOverflow(limit_obj, &overflow);
+        if (limit == -1 && PyErr_Occurred())
+            return -1;
+        if (overflow < 0 || (!overflow && limit < 1)) {
+            PyErr_Format(PyExc_ValueError, "limit must be at least 1, got %R", limit_obj);
+            return -1;
+        }
+        k->limit = overflow ? 0 : limit; /* beyond 2**63: as good as no limit */
+    }
+    if (timeout_obj != Py_None) {
+        double timeout = PyFloat_AsDouble(timeout_obj);
+        if (timeout == -1.0 && PyErr_Occurred())
+            return -1;
+        if (isnan(timeout)) {
+            PyErr_SetString(PyExc_ValueError, "timeout must be a number of seconds, not nan");
+            return -1;
+        }
+        if (timeout < 1e9) { /* longer: no deadline in practice */
+            k->has_timeout = 1;
+            k->timeout_ns = timeout > 0 ? (int64_t)(timeout * 1e9) : 0;
+        }
+    }
+    if (!PyLong_Check(keep_obj)) {
+        PyErr_Format(PyExc_TypeError, "keep must be an int, not %.100s",
+                     Py_TYPE(keep_obj)->tp_name);
+        return -1;
+    }
+    int overflow = 0;
+    long long keep = PyLong_AsLongLongAndOverflow(keep_obj, &overflow);
+    if (keep == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow < 0 || (!overflow && keep < 0)) {
+        PyErr_Format(PyExc_ValueError, "keep must be at least 0, got %R", keep_obj);
+        return -1;
+    }
+    k->keep = (overflow || keep > PY_SSIZE_T_MAX) ? PY_SSIZE_T_MAX : (Py_ssize_t)keep;
+    return 0;
+}
+
+/* Copy one puzzle's givens (n*n ints in 0..n) into out; `which` names it in errors. */
+static int
+read_givens(PyObject *obj, const TablesObject *t, uint8_t *out, const char *which)
+{
+    PyObject *seq = PySequence_Fast(obj, "givens must be a sequence of ints");
+    if (seq == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n != t->ncells) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %d values, got %zd", which, t->ncells, n);
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (Py_ssize_t c = 0; c < n; c++) {
+        long v;
+        if (as_index(PySequence_Fast_GET_ITEM(seq, c), "a given", 0, t->size, &v) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        out[c] = (uint8_t)v;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* The working memory of searches on one shape: states, frames, queue. One allocation. */
+typedef struct {
+    char *block;
+    uint32_t *masks;
+    uint8_t *placed;
+    uint32_t *where;
+    Frame *stack;
+    Ctx x;
+} Arena;
+
+static int
+arena_init(Arena *a, const TablesObject *t, const Knobs *k)
+{
+    const int ncells = t->ncells;
+    size_t nstates = (size_t)ncells + 1; /* the root and one per branching depth */
+    size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
+    size_t nwhere = k->prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
+    size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
+    size_t bytes_frames = sizeof(Frame) * nstates;
+    size_t bytes_queue = (sizeof(int32_t) + sizeof(uint32_t)) * qcap;
+    size_t bytes_placed = nstates * (size_t)ncells;
+    size_t bytes_where = sizeof(uint32_t) * nstates * nwhere;
+    memset(a, 0, sizeof *a);
+    a->block = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_queue + bytes_placed +
+                               bytes_where + 1);
+    if (a->block == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    char *p = a->block; /* 4-byte items first, then bytes: every item aligned */
+    a->masks = (uint32_t *)p;
+    p += bytes_masks;
+    a->where = (uint32_t *)p;
+    p += bytes_where;
+    a->stack = (Frame *)p;
+    p += bytes_frames;
+    a->x.qcell = (int32_t *)p;
+    p += sizeof(int32_t) * qcap;
+    a->x.qbit = (uint32_t *)p;
+    p += sizeof(uint32_t) * qcap;
+    a->placed = (uint8_t *)p;
+
+    Ctx *x = &a->x;
+    x->t = t;
+    x->size = t->size;
+    x->ncells = ncells;
+    x->full = t->full;
+    x->prop = k->prop;
+    /* Under none mrv ties everywhere and picks the first unplaced cell. */
+    x->mrv = k->order == 0 && k->prop != PROP_NONE;
+    /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
+    x->floor = (k->prop == PROP_SINGLES || k->prop == PROP_HIDDEN) ? 2 : 1;
+    x->qcap = qcap;
+    x->nwhere = nwhere;
+    return 0;
+}
+
+/* One search, timed; runs without the GIL. Returns 0 on an internal error. */
+static int
+arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->givens = givens;
+    r->limit = k->limit;
+    r->keep = k->keep;
+    int64_t start = now_ns();
+    r->has_deadline = k->has_timeout;
+    r->deadline_ns = start + k->timeout_ns;
+    a->x.overflow = 0;
+    int ok = run_search(&a->x, r, a->masks, a->placed, a->where, a->stack);
+    r->elapsed_ns = now_ns() - start;
+    return ok;
+}
+
+/* The Python error for a failed run (the GIL held). */
+static PyObject *
+run_error(const Run *r)
+{
+    if (r->nomem)
+        return PyErr_NoMemory();
+    PyErr_SetString(PyExc_RuntimeError, "sudokulab native core: propagation queue overflow");
+    return NULL;
+}
+
+/* (solutions, count, complete, timed_out, nodes, guesses, backtracks[, seconds]). */
+static PyObject *
+outcome_tuple(const Run *r, int ncells, PyObject *const *small, int timed)
+{
+    PyObject *sols = PyTuple_New(r->nsolutions);
+    if (sols == NULL)
+        return NULL;
+    for (Py_ssize_t s = 0; s < r->nsolutions; s++) {
+        PyObject *grid = PyTuple_New(ncells);
+        if (grid == NULL) {
+            Py_DECREF(sols);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(sols, s, grid);
+        const uint8_t *g = r->solutions + (size_t)s * (size_t)ncells;
+        for (int c = 0; c < ncells; c++) {
+            Py_INCREF(small[g[c]]);
+            PyTuple_SET_ITEM(grid, c, small[g[c]]);
+        }
+    }
+    if (timed)
+        return Py_BuildValue("(NKNNKKKd)", sols, r->count, PyBool_FromLong(r->complete),
+                             PyBool_FromLong(r->timed_out), r->nodes, r->guesses,
+                             r->backtracks, (double)r->elapsed_ns / 1e9);
+    return Py_BuildValue("(NKNNKKK)", sols, r->count, PyBool_FromLong(r->complete),
+                         PyBool_FromLong(r->timed_out), r->nodes, r->guesses, r->backtracks);
+}
+
+/* The ints 0..MAX_SIZE, for the grids; 0 on failure (then none is held). */
+static int
+small_ints(PyObject **small)
+{
+    for (int v = 0; v <= MAX_SIZE; v++) {
+        small[v] = PyLong_FromLong(v);
+        if (small[v] == NULL) {
+            for (int w = 0; w < v; w++)
+                Py_DECREF(small[w]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void
+drop_small_ints(PyObject **small)
+{
+    for (int v = 0; v <= MAX_SIZE; v++)
+        Py_DECREF(small[v]);
+}
+
 static PyObject *
 core_search(PyObject *module, PyObject *args, PyObject *kwds)
 {
     (void)module;
     static char *kwlist[] = {"tables", "givens", "propagation", "order",
                              "limit",  "timeout", "keep",       NULL};
-    static const char *const props[] = {"none", "forward", "singles", "hidden"};
-    static const char *const orders[] = {"mrv", "first"};
     PyObject *tables_obj, *givens_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
         *keep_obj;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO:search", kwlist, &TablesType,
                                      &tables_obj, &givens_obj, &prop_obj, &order_obj,
                                      &limit_obj, &timeout_obj, &keep_obj))
         return NULL;
-    int64_t start_ns = now_ns();
     TablesObject *t = (TablesObject *)tables_obj;
-
-    int prop = parse_choice(prop_obj, "propagation", props, 4, "none, forward, singles, hidden");
-    if (prop < 0)
+    Knobs k;
+    if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, &k) < 0)
         return NULL;
-    int order = parse_choice(order_obj, "order", orders, 2, "mrv, first");
-    if (order < 0)
+    uint8_t givens[MAX_SIZE * MAX_SIZE];
+    if (read_givens(givens_obj, t, givens, "givens") < 0)
         return NULL;
-
+    PyObject *small[MAX_SIZE + 1];
+    if (!small_ints(small))
+        return NULL;
+    Arena a;
+    if (arena_init(&a, t, &k) < 0) {
+        drop_small_ints(small);
+        return NULL;
+    }
     Run r;
-    memset(&r, 0, sizeof r);
-    if (limit_obj != Py_None) {
-        if (!PyLong_Check(limit_obj)) {
-            PyErr_Format(PyExc_TypeError, "limit must be an int or None, not %.100s",
-                         Py_TYPE(limit_obj)->tp_name);
-            return NULL;
-        }
-        int overflow = 0;
-        long long limit = PyLong_AsLongLongAndOverflow(limit_obj, &overflow);
-        if (limit == -1 && PyErr_Occurred())
-            return NULL;
-        if (overflow < 0 || (!overflow && limit < 1)) {
-            PyErr_Format(PyExc_ValueError, "limit must be at least 1, got %R", limit_obj);
-            return NULL;
-        }
-        r.limit = overflow ? 0 : limit; /* beyond 2**63: as good as no limit */
-    }
-    if (timeout_obj != Py_None) {
-        double timeout = PyFloat_AsDouble(timeout_obj);
-        if (timeout == -1.0 && PyErr_Occurred())
-            return NULL;
-        if (isnan(timeout)) {
-            PyErr_SetString(PyExc_ValueError, "timeout must be a number of seconds, not nan");
-            return NULL;
-        }
-        if (timeout < 1e9) { /* longer: no deadline in practice */
-            r.has_deadline = 1;
-            r.deadline_ns = start_ns + (timeout > 0 ? (int64_t)(timeout * 1e9) : 0);
-        }
-    }
-    if (!PyLong_Check(keep_obj)) {
-        PyErr_Format(PyExc_TypeError, "keep must be an int, not %.100s",
-                     Py_TYPE(keep_obj)->tp_name);
-        return NULL;
-    }
-    {
-        int overflow = 0;
-        long long keep = PyLong_AsLongLongAndOverflow(keep_obj, &overflow);
-        if (keep == -1 && PyErr_Occurred())
-            return NULL;
-        if (overflow < 0 || (!overflow && keep < 0)) {
-            PyErr_Format(PyExc_ValueError, "keep must be at least 0, got %R", keep_obj);
-            return NULL;
-        }
-        r.keep = (overflow || keep > PY_SSIZE_T_MAX) ? PY_SSIZE_T_MAX : (Py_ssize_t)keep;
-    }
-
-    const int ncells = t->ncells;
-    PyObject *gseq = PySequence_Fast(givens_obj, "givens must be a sequence of ints");
-    if (gseq == NULL)
-        return NULL;
-    if (PySequence_Fast_GET_SIZE(gseq) != ncells) {
-        PyErr_Format(PyExc_ValueError, "givens must hold %d values, got %zd", ncells,
-                     PySequence_Fast_GET_SIZE(gseq));
-        Py_DECREF(gseq);
-        return NULL;
-    }
-
-    /* One arena per call: states, frames, givens, queue and dirty units. */
-    size_t nstates = (size_t)ncells + 1;
-    size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
-    size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
-    size_t bytes_frames = sizeof(Frame) * nstates;
-    size_t bytes_qcell = sizeof(int32_t) * qcap;
-    size_t bytes_qbit = sizeof(uint32_t) * qcap;
-    size_t bytes_dirty = sizeof(int32_t) * ((size_t)t->nunits + 1);
-    size_t bytes_placed = nstates * (size_t)ncells;
-    size_t bytes_flags = (size_t)t->nunits + 1;
-    size_t bytes_givens = (size_t)ncells;
-    char *arena = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_qcell + bytes_qbit +
-                                  bytes_dirty + bytes_placed + bytes_flags + bytes_givens);
-    if (arena == NULL) {
-        Py_DECREF(gseq);
-        return PyErr_NoMemory();
-    }
-    char *p = arena;
-    uint32_t *arena_masks = (uint32_t *)p;
-    p += bytes_masks;
-    Frame *stack = (Frame *)p;
-    p += bytes_frames;
-    int32_t *qcell = (int32_t *)p;
-    p += bytes_qcell;
-    uint32_t *qbit = (uint32_t *)p;
-    p += bytes_qbit;
-    int32_t *dirty = (int32_t *)p;
-    p += bytes_dirty;
-    uint8_t *arena_placed = (uint8_t *)p;
-    p += bytes_placed;
-    uint8_t *dirty_flag = (uint8_t *)p;
-    p += bytes_flags;
-    uint8_t *givens = (uint8_t *)p;
-
-    for (int c = 0; c < ncells; c++) {
-        long v;
-        if (as_index(PySequence_Fast_GET_ITEM(gseq, c), "a given", 0, t->size, &v) < 0) {
-            Py_DECREF(gseq);
-            PyMem_RawFree(arena);
-            return NULL;
-        }
-        givens[c] = (uint8_t)v;
-    }
-    Py_DECREF(gseq);
-    memset(dirty_flag, 0, bytes_flags);
-
-    Ctx x;
-    memset(&x, 0, sizeof x);
-    x.t = t;
-    x.size = t->size;
-    x.ncells = ncells;
-    x.full = t->full;
-    x.prop = prop;
-    x.hidden = prop == PROP_HIDDEN;
-    /* Under none mrv ties everywhere and picks the first unplaced cell. */
-    x.mrv = order == 0 && prop != PROP_NONE;
-    /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
-    x.floor = (prop == PROP_SINGLES || prop == PROP_HIDDEN) ? 2 : 1;
-    x.qcell = qcell;
-    x.qbit = qbit;
-    x.qcap = qcap;
-    x.dirty = dirty;
-    x.dirty_flag = dirty_flag;
-    r.givens = givens;
-
     int ok;
     Py_INCREF(tables_obj); /* the tables outlive the search, GIL or not */
     Py_BEGIN_ALLOW_THREADS
-    ok = run_search(&x, &r, arena_masks, arena_placed, stack);
+    ok = arena_run(&a, &k, givens, &r);
     Py_END_ALLOW_THREADS
     Py_DECREF(tables_obj);
-    PyMem_RawFree(arena);
+    PyMem_RawFree(a.block);
+    PyObject *out = ok ? outcome_tuple(&r, t->ncells, small, 0) : run_error(&r);
+    PyMem_RawFree(r.solutions);
+    drop_small_ints(small);
+    return out;
+}
 
-    if (!ok) {
-        PyMem_RawFree(r.solutions);
-        if (r.nomem)
-            return PyErr_NoMemory();
-        PyErr_SetString(PyExc_RuntimeError, "sudokulab native core: propagation queue overflow");
+static PyObject *
+core_search_batch(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    (void)module;
+    static char *kwlist[] = {"tables", "puzzles", "propagation", "order",
+                             "limit",  "timeout", "keep",        NULL};
+    PyObject *tables_obj, *puzzles_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
+        *keep_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO:search_batch", kwlist,
+                                     &TablesType, &tables_obj, &puzzles_obj, &prop_obj,
+                                     &order_obj, &limit_obj, &timeout_obj, &keep_obj))
         return NULL;
-    }
-
-    PyObject *sols = PyTuple_New(r.nsolutions);
-    if (sols == NULL) {
-        PyMem_RawFree(r.solutions);
+    TablesObject *t = (TablesObject *)tables_obj;
+    Knobs k;
+    if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, &k) < 0)
         return NULL;
+    PyObject *seq = PySequence_Fast(puzzles_obj, "puzzles must be a sequence of givens");
+    if (seq == NULL)
+        return NULL;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    const int ncells = t->ncells;
+    if ((size_t)n > ((size_t)PY_SSIZE_T_MAX / 2) / (sizeof(Run) + (size_t)ncells)) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
     }
+    /* Every puzzle read (and checked) before any search: no Python work in the loop. */
+    uint8_t *givens = PyMem_RawMalloc((size_t)n * (size_t)ncells + 1);
+    Run *runs = PyMem_RawCalloc((size_t)n + 1, sizeof(Run));
+    if (givens == NULL || runs == NULL) {
+        PyMem_RawFree(givens);
+        PyMem_RawFree(runs);
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    PyObject *out = NULL;
     PyObject *small[MAX_SIZE + 1];
-    for (int v = 0; v <= MAX_SIZE; v++)
-        small[v] = NULL;
-    for (Py_ssize_t s = 0; s < r.nsolutions; s++) {
-        PyObject *grid = PyTuple_New(ncells);
-        if (grid == NULL)
-            goto fail_sols;
-        PyTuple_SET_ITEM(sols, s, grid);
-        const uint8_t *g = r.solutions + (size_t)s * (size_t)ncells;
-        for (int c = 0; c < ncells; c++) {
-            int v = g[c];
-            if (small[v] == NULL && (small[v] = PyLong_FromLong(v)) == NULL)
-                goto fail_sols;
-            Py_INCREF(small[v]);
-            PyTuple_SET_ITEM(grid, c, small[v]);
+    int have_small = 0;
+    Arena a = {0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (read_givens(PySequence_Fast_GET_ITEM(seq, i), t, givens + (size_t)i * ncells,
+                        "givens") < 0) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError) ||
+                PyErr_ExceptionMatches(PyExc_ValueError)) {
+                /* Name the puzzle whatever went wrong inside it. */
+                PyObject *type, *value, *tb;
+                PyErr_Fetch(&type, &value, &tb);
+                PyErr_NormalizeException(&type, &value, &tb);
+                PyErr_Format(type, "puzzle %zd: %S", i, value);
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+            }
+            goto done;
         }
     }
-    for (int v = 0; v <= MAX_SIZE; v++)
-        Py_XDECREF(small[v]);
-    PyMem_RawFree(r.solutions);
-    return Py_BuildValue("(NKNNKKK)", sols, r.count, PyBool_FromLong(r.complete),
-                         PyBool_FromLong(r.timed_out), r.nodes, r.guesses, r.backtracks);
+    if (!(have_small = small_ints(small)))
+        goto done;
+    if (arena_init(&a, t, &k) < 0)
+        goto done;
 
-fail_sols:
-    for (int v = 0; v <= MAX_SIZE; v++)
-        Py_XDECREF(small[v]);
-    Py_DECREF(sols);
-    PyMem_RawFree(r.solutions);
-    return NULL;
+    Py_ssize_t failed = -1;
+    Py_INCREF(tables_obj);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!arena_run(&a, &k, givens + (size_t)i * ncells, &runs[i])) {
+            failed = i;
+            break;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(tables_obj);
+    if (failed >= 0) {
+        run_error(&runs[failed]);
+        goto done;
+    }
+    out = PyList_New(n);
+    if (out == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = outcome_tuple(&runs[i], ncells, small, 1);
+        if (item == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, item);
+    }
+done:
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyMem_RawFree(runs[i].solutions);
+    PyMem_RawFree(runs);
+    PyMem_RawFree(givens);
+    PyMem_RawFree(a.block);
+    if (have_small)
+        drop_small_ints(small);
+    Py_DECREF(seq);
+    return out;
 }
 
 static PyMethodDef core_methods[] = {
@@ -906,6 +1175,13 @@ static PyMethodDef core_methods[] = {
      ">= 1 or None; timeout: seconds from the call or None; keep: solution grids to "
      "return. Returns (solutions, count, complete, timed_out, nodes, guesses, "
      "backtracks)."},
+    {"search_batch", (PyCFunction)(void (*)(void))core_search_batch,
+     METH_VARARGS | METH_KEYWORDS,
+     "search_batch(tables, puzzles, propagation, order, limit, timeout, keep)\n--\n\n"
+     "Search many grids of one shape in one call, without the GIL: the same as search on "
+     "each, with timeout per puzzle (from its own start). Returns a list of (solutions, "
+     "count, complete, timed_out, nodes, guesses, backtracks, seconds), seconds being "
+     "that puzzle's search time measured in C."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -424,6 +424,8 @@ class Engine:
         """
         if limit is not None and limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
+        if keep < 0:
+            raise ValueError(f"keep must be at least 0, got {keep}")
         solutions: list[tuple[int, ...]] = []
         found = nodes = guesses = backtracks = 0
         start = self.root(givens)

@@ -12,6 +12,8 @@ anything with the same ``run`` method (a distributed engine, later) can replace 
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import queue
 import sys
@@ -57,13 +59,22 @@ class Executor(Protocol):
         ...
 
 
-class LocalExecutor:
-    """``workers`` local worker processes per spec, fed by as many threads."""
+#: Puzzles per request to a backend that batches: small, so an interrupt loses little.
+CHUNK = 64
 
-    def __init__(self, workers: int = 1) -> None:
+
+class LocalExecutor:
+    """``workers`` local worker processes per spec, fed by as many threads.
+
+    A backend that stops itself and declares ``batch`` gets its tasks :data:`CHUNK` at a
+    time (one request, one reply per chunk) unless ``batch`` is False here.
+    """
+
+    def __init__(self, workers: int = 1, batch: bool = True) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
+        self.batch = batch
 
     def run(
         self, spec: BackendSpec, tasks: Sequence[Task], limit: int, timeout: float | None
@@ -78,9 +89,12 @@ class LocalExecutor:
         for _ in range(count):
             todo.put(None)
         workers = [Worker() for _ in range(count)]
+        drive = _drive
+        if self.batch and _batches(spec):  # chunks no bigger than an even share per worker
+            drive = functools.partial(_drive_batch, chunk=min(CHUNK, -(-len(tasks) // count)))
         threads = [
             threading.Thread(
-                target=_drive, args=(spec, w, todo, done, stop, limit, timeout), daemon=True
+                target=drive, args=(spec, w, todo, done, stop, limit, timeout), daemon=True
             )
             for w in workers
         ]
@@ -113,6 +127,41 @@ def _drive(spec, worker, todo, done, stop, limit, timeout) -> None:
             done.put((task, result))
             if stop.is_set():
                 break
+    done.put(None)
+
+
+def _batches(spec: BackendSpec) -> bool:
+    """Whether the spec's backend takes batches: it stops itself and declares ``batch``."""
+    backend = get_backend(spec.backend)
+    return bool(getattr(backend, "batch", False)) and backend.stops_itself and backend.available()
+
+
+def _drive_batch(spec, worker, todo, done, stop, limit, timeout, chunk=CHUNK) -> None:
+    """Like :func:`_drive`, ``chunk`` tasks per request; each keeps its own timeout."""
+    name = get_backend(spec.backend).name
+    with worker:
+        last = False
+        while not stop.is_set() and not last:
+            tasks: list[Task] = []
+            while len(tasks) < chunk:
+                task = todo.get()
+                if task is None:
+                    last = True
+                    break
+                tasks.append(task)
+            if not tasks:
+                break
+            models, builds = [], []
+            for task in tasks:  # the same model and build time as api.solve
+                start = time.perf_counter()
+                models.append(build_model(task.puzzle))
+                builds.append(time.perf_counter() - start)
+            results = worker.solve_batch(name, models, limit, timeout, spec.options)
+            for task, result, build in zip(tasks, results, builds, strict=True):
+                result = dataclasses.replace(
+                    result, backend=str(spec), build_time=result.build_time + build
+                )
+                done.put((task, result))
     done.put(None)
 
 

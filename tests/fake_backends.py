@@ -54,3 +54,13 @@ class SlowBackend(CrashBackend):
         time.sleep(0.25)
         inner = NativeBackend("slow", reference.search, "python")
         return inner.solve(model, limit, timeout)
+
+
+class HangBatchBackend(HangBackend):
+    """Takes batches (like the native backends) and hangs on any with a blank first cell."""
+
+    name = "hangbatch"
+    batch = True
+
+    def solve_batch(self, models, limit=1, timeout=None, **options) -> list[Result]:
+        return [self.solve(model, limit, timeout) for model in models]

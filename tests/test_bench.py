@@ -36,7 +36,10 @@ def load(name, plan):
 @pytest.fixture
 def fakes(monkeypatch):
     """Register the misbehaving backends here and in worker processes."""
-    names = "fake_backends:CrashBackend,fake_backends:HangBackend,fake_backends:SlowBackend"
+    names = (
+        "fake_backends:CrashBackend,fake_backends:HangBackend,fake_backends:SlowBackend,"
+        "fake_backends:HangBatchBackend"
+    )
     monkeypatch.setenv("SUDOKULAB_BACKENDS", names)
     path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
     monkeypatch.setenv("PYTHONPATH", path)
@@ -154,3 +157,31 @@ def test_agreement_compares_only_conclusive_answers():
         (None, "s", 2, "a"),
         (None, "s", 2, "b"),
     ]
+
+
+TIMES = ["time", "build_time", "solve_time", "stats", "run_id", "created"]
+
+
+def test_batching_gives_the_same_rows(tmp_path):
+    # native and native-py take chunks of puzzles per request; the rows must not change.
+    plan = BenchPlan(["seeds", "two", "clash"], ["native", "native-py:order=first"], timeout=30)
+    frames = []
+    for batch in (True, False):
+        with Store(tmp_path / f"{batch}.sqlite") as store:
+            run = run_bench(plan, store, load, LocalExecutor(2, batch=batch), progress=False)
+            rows = store.results([run]).drop(columns=TIMES, errors="ignore")
+        frames.append(rows.sort_values(["backend", "set", "idx"]).reset_index(drop=True))
+    assert len(frames[0]) == 12 and (frames[0]["status"] != "error").all()
+    assert frames[0].equals(frames[1])
+
+
+def test_a_hung_batch_is_killed_at_the_sum_of_its_timeouts(tmp_path, fakes):
+    plan = BenchPlan(["two"], ["hangbatch"], timeout=0.5)
+    start = time.perf_counter()
+    with Store(tmp_path / "r.sqlite") as store:
+        run = run_bench(plan, store, load, LocalExecutor(1), progress=False)
+        rows = store.results([run])
+    elapsed = time.perf_counter() - start
+    assert 1.4 < elapsed < 15  # 2 x 0.5 s + the grace, then the kill
+    assert list(rows["status"]) == ["timeout", "timeout"]
+    assert rows["error"].str.contains("batch of 2 killed").all()

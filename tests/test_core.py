@@ -79,14 +79,26 @@ def test_identical_on_public_sets(data_dir, name, propagation, order):
     slow = (propagation, order) in SLOW
     compared = 0
     for entry in entries:
-        budget = BUDGET if slow else None
-        out = compare(9, units, entry.puzzle.givens, propagation, order, 2, budget)
+        givens = entry.puzzle.givens
+        if slow:  # eased so that the reference's plain search mostly ends within its budget
+            givens = eased(givens, c_search(9, units, givens).solutions[0], EASED)
+        out = compare(9, units, givens, propagation, order, 2, BUDGET if slow else None)
         if out is not None:
             compared += 1
             assert out.count == 1 and out.complete
-    if not slow:
-        assert compared == len(entries)
-    assert compared >= 1
+    # Whatever the machine's load, most eased puzzles finish within the budget.
+    assert compared == len(entries) if not slow else compared >= len(entries) // 2
+
+
+EASED = 20  # blank cells filled in from the solution for the slow combinations
+
+
+def eased(givens, solution, extra: int) -> list[int]:
+    """The puzzle with its first ``extra`` blank cells filled in from its solution."""
+    out = list(givens)
+    for cell in [c for c, v in enumerate(out) if not v][:extra]:
+        out[cell] = solution[cell]
+    return out
 
 
 @pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
@@ -265,6 +277,7 @@ def test_seam_environment_variables():
         (4, ((0, 1, 2, "3"),), TypeError),
         (4, ((0, 1, 2, 2**70),), ValueError),
         (4, (5,), TypeError),
+        (1, ((0,),) * 257, ValueError),  # more units than a search state has room for
     ],
 )
 def test_bad_tables_raise(size, units, error):

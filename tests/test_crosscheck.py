@@ -109,6 +109,10 @@ def test_check_hard95_with_its_solutions_file(data_dir, capsys, tmp_path):
             str(folder / "hard95solutions.txt"),
             "--csv",
             str(out_csv),
+            # python-constraint needs ~5 s on its worst puzzle here, twice that on a busy
+            # machine: the default 10 s would turn load into a failure.
+            "--timeout",
+            "60",
         ]
     )
     out = capsys.readouterr().out

@@ -1,0 +1,259 @@
+"""Time the native engine's C core against the Python reference and CP-SAT, in one run.
+
+Per set (sudokus_17, top1465, top2365, hardest) and per task (first solution, limit 1;
+uniqueness check, limit 2), one thread, microseconds per puzzle and puzzles per second:
+
+    C single    one ``_core.search`` call per puzzle (the Tables built once per shape)
+    C batch     one ``_core.search_batch`` call for the whole set
+    reference   the Python reference (``native.reference.Engine``), on a sample
+    cpsat       ``get_backend("cpsat").solve`` on the model (one worker), on a sample
+
+Each C and reference time is the best of ``--repeat`` runs (a shared machine's other work
+only ever adds time); cpsat runs once. The slow two run on ``--sample`` puzzles per set
+(fixed ``--seed``); the ratios compare each implementation with them on those same
+puzzles (the C core is timed there too). No time includes reading the files, building
+the models or wrapping the core's tuples; the garbage collector is off, as in timeit.
+Every C answer is verified with ``is_solution``, and on the sample the C core must equal
+the reference field for field (solutions, counts, nodes, guesses, backtracks) and agree
+with CP-SAT on the count.
+
+    python benchmarks/native.py --data-dir ../shared/data
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from sudokulab import __version__, build_model, get_backend, is_solution, native, read_file
+from sudokulab.models import geometry
+from sudokulab.native import KEEP, reference
+
+SETS = {
+    "sudokus_17": "norvig-pytudes/sudokus_17.txt",
+    "top1465": "amtal-sudoku/top1465",
+    "top2365": "sunjay-sudoku/top2365.txt",
+    "hardest": "norvig-pytudes/sudoku-hardest.txt",
+}
+TARGET_RATIO = 100  # C single calls vs the reference on top1465, first solution
+TARGET_RATE = 30_000  # puzzles per second on sudokus_17, first solution
+
+
+def time_c_single(tables, puzzles, limit, repeat):
+    """Seconds per puzzle (best of ``repeat`` passes), one core call each; the outcomes."""
+    search = native._core.search
+    times = [float("inf")] * len(puzzles)
+    for _ in range(repeat):
+        outs = []
+        for i, givens in enumerate(puzzles):
+            start = time.perf_counter()
+            out = search(tables, givens, "hidden", "mrv", limit, None, KEEP)
+            times[i] = min(times[i], time.perf_counter() - start)
+            outs.append(out)
+    return times, [native.Outcome(*out) for out in outs]
+
+
+def time_c_batch(tables, puzzles, limit, repeat):
+    """Wall seconds of one batch call over all the puzzles (best of ``repeat``); outcomes."""
+    wall = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        answers = native._core.search_batch(tables, puzzles, "hidden", "mrv", limit, None, KEEP)
+        wall = min(wall, time.perf_counter() - start)
+    return wall, [native.Outcome(*a[:7]) for a in answers]
+
+
+def time_reference(units, puzzles, limit, repeat):
+    """Seconds per puzzle with the Python reference (best of ``repeat``); the outcomes."""
+    engine = reference.Engine(9, units)
+    times, outs = [], []
+    for givens in puzzles:
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            out = engine.search(givens, limit)
+            best = min(best, time.perf_counter() - start)
+        outs.append(out)
+        times.append(best)
+    return times, outs
+
+
+def time_cpsat(models, limit):
+    """Seconds per puzzle with the cpsat backend's solve; the results."""
+    cpsat = get_backend("cpsat")
+    times, results = [], []
+    for model in models:
+        start = time.perf_counter()
+        results.append(cpsat.solve(model, limit))
+        times.append(time.perf_counter() - start)
+    return times, results
+
+
+def fail(message: str) -> None:
+    """Stop the benchmark: a wrong answer makes every number moot."""
+    sys.exit(f"benchmarks/native.py: {message}")
+
+
+def row(label, n, seconds, vs_ref="", vs_cpsat=""):
+    """One line: count, microseconds per puzzle, puzzles per second, ratios."""
+    us = seconds * 1e6
+    rate = 1 / seconds if seconds else float("inf")
+    return f"{label:<30} {n:>6} {us:>11.1f} {rate:>11,.0f} {vs_ref:>9} {vs_cpsat:>9}"
+
+
+def ratio(slow: float, fast: float) -> str:
+    """How many times faster ``fast`` is."""
+    return f"{slow / fast:.1f}x"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=os.environ.get("SUDOKULAB_DATA"),
+        help="folder of the public sets (default: $SUDOKULAB_DATA)",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=300,
+        help="puzzles per set for the reference and cpsat (default 300)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs per puzzle for C and the reference, the best kept (default 3)",
+    )
+    parser.add_argument(
+        "--sets", default=",".join(SETS), help=f"comma-separated sets (default {','.join(SETS)})"
+    )
+    args = parser.parse_args()
+    if args.data_dir is None or not Path(args.data_dir).is_dir():
+        parser.error("give the public data folder with --data-dir or SUDOKULAB_DATA")
+    if args.sample < 1:
+        parser.error(f"--sample must be at least 1, got {args.sample}")
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
+    names = [n.strip() for n in args.sets.split(",") if n.strip()]
+    unknown = [n for n in names if n not in SETS]
+    if unknown or not names:
+        parser.error(f"unknown set(s) {', '.join(unknown)}: choose from {', '.join(SETS)}")
+    missing = [SETS[n] for n in names if not (args.data_dir / SETS[n]).is_file()]
+    if missing:
+        parser.error(f"not in {args.data_dir}: {', '.join(missing)}")
+    if native.ENGINE != "c":
+        parser.error("the compiled core is not running (build it: pip install -e .)")
+
+    cpsat = get_backend("cpsat")
+    print(
+        f"sudokulab {__version__}, Python {platform.python_version()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores, ortools {cpsat.version()}; one thread; "
+        f"native: propagation=hidden, order=mrv; cpsat: workers=1"
+    )
+    print(
+        f"reference and cpsat on a sample of {args.sample} per set (seed {args.seed}); "
+        f"C and reference times are the best of {args.repeat} runs, cpsat's of one"
+    )
+    units = tuple(u.cells for u in geometry(9).units)
+    tables = native._core.Tables(9, units)
+    cpsat.solve(build_model(read_file(args.data_dir / SETS["hardest"])[0].puzzle))  # warm up
+    # As timeit does: the collector's passes over everything kept so far would land in
+    # whichever timing happens to allocate when they run (the batch builds all its
+    # results at once), not in the code measured.
+    gc.disable()
+    header = (
+        f"{'set, task: implementation':<30} {'n':>6} {'us/puzzle':>11} {'puzzles/s':>11} "
+        f"{'vs ref':>9} {'vs cpsat':>9}"
+    )
+    print()
+    print(header)
+    print("-" * len(header))
+    found: dict[tuple[str, int], dict[str, float]] = {}
+    for name in names:
+        entries = read_file(args.data_dir / SETS[name])
+        puzzles = [list(e.puzzle.givens) for e in entries]
+        picks = sorted(
+            random.Random(args.seed).sample(range(len(entries)), k=min(args.sample, len(entries)))
+        )
+        sample = [puzzles[i] for i in picks]
+        models = [build_model(entries[i].puzzle) for i in picks]
+        for limit, task in ((1, "first"), (2, "unique")):
+            single, outs = time_c_single(tables, puzzles, limit, args.repeat)
+            for entry, out in zip(entries, outs, strict=True):
+                if out.count < 1 or not is_solution(entry.puzzle, out.solutions[0]):
+                    fail(f"wrong answer from the C core at {entry.source} line {entry.line}")
+            wall, batch_outs = time_c_batch(tables, puzzles, limit, args.repeat)
+            if batch_outs != outs:
+                fail(f"{name}: the batch differs from the single calls")
+            sample_wall, _ = time_c_batch(tables, sample, limit, args.repeat)
+            ref_times, ref_outs = time_reference(units, sample, limit, args.repeat)
+            if ref_outs != [outs[i] for i in picks]:
+                fail(f"{name}: the C core and the reference differ on the sample")
+            sat_times, sat_results = time_cpsat(models, limit)
+            for i, result in zip(picks, sat_results, strict=True):
+                if result.count != outs[i].count:
+                    fail(f"{name}: cpsat counts {result.count}, the C core {outs[i].count}")
+            ref = statistics.fmean(ref_times)
+            sat = statistics.fmean(sat_times)
+            c_sample = statistics.fmean(single[i] for i in picks)
+            b_sample = sample_wall / len(sample)
+            c_all = statistics.fmean(single)
+            b_all = wall / len(puzzles)
+            label = f"{name}, {task}"
+            print(
+                row(
+                    f"{label}: C single",
+                    len(puzzles),
+                    c_all,
+                    ratio(ref, c_sample),
+                    ratio(sat, c_sample),
+                )
+            )
+            print(
+                row(
+                    f"{label}: C batch",
+                    len(puzzles),
+                    b_all,
+                    ratio(ref, b_sample),
+                    ratio(sat, b_sample),
+                )
+            )
+            print(row(f"{label}: reference", len(sample), ref, "1.0x", ratio(sat, ref)))
+            print(row(f"{label}: cpsat", len(sample), sat, ratio(ref, sat), "1.0x"))
+            found[name, limit] = {
+                "single": c_all,
+                "batch": b_all,
+                "vs_ref": ref / c_sample,
+                "batch_vs_ref": ref / b_sample,
+            }
+
+    print()
+    if ("top1465", 1) in found:
+        got = found["top1465", 1]
+        verdict = "met" if got["vs_ref"] >= TARGET_RATIO else "NOT met"
+        print(
+            f"target: C >= {TARGET_RATIO}x the reference on top1465, first solution: "
+            f"single calls {got['vs_ref']:.0f}x, batch {got['batch_vs_ref']:.0f}x: {verdict}"
+        )
+    if ("sudokus_17", 1) in found:
+        got = found["sudokus_17", 1]
+        verdict = "met" if 1 / got["single"] >= TARGET_RATE else "NOT met"
+        print(
+            f"target: >= {TARGET_RATE:,} puzzles/s on sudokus_17, first solution: "
+            f"single calls {1 / got['single']:,.0f}/s, batch {1 / got['batch']:,.0f}/s: {verdict}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
