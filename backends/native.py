@@ -9,6 +9,7 @@ from typing import Any
 from .. import native
 from ..models import Model
 from ..native import _search_batch_py, reference
+from ..native.reference import Cage
 from .base import check_options, check_request
 from .result import Result, status_of
 
@@ -16,7 +17,7 @@ from .result import Result, status_of
 class NativeBackend:
     """Our propagate-and-backtrack engine; options ``propagation`` and ``order``."""
 
-    kinds = frozenset({"alldifferent"})
+    kinds = frozenset({"alldifferent", "sum"})
     options = {"propagation": reference.PROPAGATIONS, "order": reference.ORDERS}
     stops_itself = True  # the search looks at the clock itself
     batch = True  # solve_batch: many models per call, each with its own timeout
@@ -45,13 +46,15 @@ class NativeBackend:
     ) -> Result:
         """Search the model with the chosen propagation and order."""
         options = check_options(self, options)
-        check_request(self, model, limit)  # cages (Sum) are not the engine's yet
+        check_request(self, model, limit)
         propagation = options.get("propagation", "hidden")
         order = options.get("order", "mrv")
         start = time.perf_counter()
-        units = tuple(c.cells for c in model.constraints)
+        units, cages = shape_of(model)
         deadline = None if timeout is None else start + timeout
-        out = self._search(model.size, units, model.givens, propagation, order, limit, deadline)
+        out = self._search(
+            model.size, units, model.givens, propagation, order, limit, deadline, cages=cages
+        )
         return self._result(out, time.perf_counter() - start, propagation, order)
 
     def solve_batch(
@@ -67,23 +70,22 @@ class NativeBackend:
         solve time is that puzzle's search time as the engine measured it.
         """
         options = check_options(self, options)
+        for model in models:
+            check_request(self, model, limit)
         propagation = options.get("propagation", "hidden")
         order = options.get("order", "mrv")
         results: list[Result] = []
         start = 0
         while start < len(models):
             size = models[start].size
-            units = tuple(c.cells for c in models[start].constraints)
+            shape = shape_of(models[start])
             end = start + 1
-            while (
-                end < len(models)
-                and models[end].size == size
-                and tuple(c.cells for c in models[end].constraints) == units
-            ):
+            while end < len(models) and models[end].size == size and shape_of(models[end]) == shape:
                 end += 1
             givens = [m.givens for m in models[start:end]]
+            units, cages = shape
             for timed in self._search_batch(
-                size, units, givens, propagation, order, limit, timeout
+                size, units, givens, propagation, order, limit, timeout, cages=cages
             ):
                 results.append(self._result(timed.outcome, timed.seconds, propagation, order))
             start = end
@@ -107,6 +109,13 @@ class NativeBackend:
                 "backtracks": out.backtracks,
             },
         )
+
+
+def shape_of(model: Model) -> tuple[tuple[tuple[int, ...], ...], tuple[Cage, ...]]:
+    """The engine's view of a model: the units (AllDifferent) and the cages (Sum)."""
+    units = tuple(c.cells for c in model.constraints if c.kind == "alldifferent")
+    cages = tuple((c.cells, c.total) for c in model.constraints if c.kind == "sum")
+    return units, cages
 
 
 def backends() -> list[NativeBackend]:

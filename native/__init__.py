@@ -25,7 +25,7 @@ from functools import lru_cache
 from types import ModuleType
 
 from . import reference
-from .reference import KEEP, ORDERS, PROPAGATIONS, Engine, Outcome
+from .reference import KEEP, ORDERS, PROPAGATIONS, Cage, Engine, Outcome
 
 
 def _load_core() -> ModuleType | None:
@@ -65,9 +65,16 @@ class Timed:
 
 
 @lru_cache(maxsize=32)
-def _tables(size: int, units: tuple[tuple[int, ...], ...]):
-    """The compiled core's tables for a grid shape, built once per shape."""
-    return _core.Tables(size, units)
+def _tables(size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...] = ()):
+    """The compiled core's tables for a grid shape, built once per shape.
+
+    The reference's tables check the cages and compute their value sets: one definition
+    of both, and the same errors from both implementations.
+    """
+    if not cages:
+        return _core.Tables(size, units)
+    ref = reference.tables(size, units, cages)
+    return _core.Tables(size, units, tuple(zip(ref.cages, ref.combos, strict=True)))
 
 
 def _search_c(
@@ -79,20 +86,23 @@ def _search_c(
     limit: int | None = 1,
     deadline: float | None = None,
     keep: int = KEEP,
+    cages: tuple[Cage, ...] = (),
 ) -> Outcome:
     """Solve one grid with the compiled core: same arguments and answers as the reference."""
     reference.check_knobs(propagation, order)
-    tables = _core_tables(size, units)
+    tables = _core_tables(size, units, cages)
     timeout = None if deadline is None else deadline - time.perf_counter()
     return Outcome(*_core.search(tables, givens, propagation, order, limit, timeout, keep))
 
 
-def _core_tables(size: int, units: Sequence[Sequence[int]]):
-    """The cached C tables of a shape, whether units come as tuples or lists."""
+def _core_tables(size: int, units: Sequence[Sequence[int]], cages: Sequence[Cage] = ()):
+    """The cached C tables of a shape, whether units and cages come as tuples or lists."""
     try:
-        return _tables(size, units)
-    except TypeError:  # unhashable units (lists): normalise, then cache
-        return _tables(size, tuple(tuple(unit) for unit in units))
+        return _tables(size, units, cages)
+    except TypeError:  # unhashable (lists): normalise, then cache
+        units = tuple(tuple(unit) for unit in units)
+        cages = tuple((tuple(cells), total) for cells, total in cages)
+        return _tables(size, units, cages)
 
 
 def _search_batch_c(
@@ -104,10 +114,11 @@ def _search_batch_c(
     limit: int | None = 1,
     timeout: float | None = None,
     keep: int = KEEP,
+    cages: tuple[Cage, ...] = (),
 ) -> list[Timed]:
     """Many grids of one shape in one C call (see :func:`search_batch`)."""
     reference.check_knobs(propagation, order)
-    tables = _core_tables(size, units)
+    tables = _core_tables(size, units, cages)
     answers = _core.search_batch(tables, puzzles, propagation, order, limit, timeout, keep)
     return [Timed(Outcome(*a[:7]), a[7]) for a in answers]
 
@@ -121,9 +132,10 @@ def _search_batch_py(
     limit: int | None = 1,
     timeout: float | None = None,
     keep: int = KEEP,
+    cages: tuple[Cage, ...] = (),
 ) -> list[Timed]:
     """Many grids with the reference, one after the other (see :func:`search_batch`)."""
-    engine = Engine(size, units, propagation, order)
+    engine = Engine(size, units, propagation, order, cages)
     if limit is not None and limit < 1:  # checked up front, as the C core does
         raise ValueError(f"limit must be at least 1, got {limit}")
     if keep < 0:

@@ -16,8 +16,12 @@
  *     frame stays on the stack until it is popped (and counted as a backtrack);
  *   - the clock is read every 256 guesses.
  *
- * Tables(size, units) validates and precomputes a grid shape (peers, units of each cell,
- * the cell's place in each) once; search(...) copies its inputs into C arrays, allocates
+ * Cages (killer Sudoku) follow the reference too: a cage's cells are peers, and its value
+ * sets (masks, computed and checked by reference.tables) prune the cage's candidates at
+ * each level as the reference's docstring says (see prune_cage).
+ *
+ * Tables(size, units, cages) validates and precomputes a grid shape (peers, units of each
+ * cell, the cell's place in each, the cages and their value sets) once; search(...) copies its inputs into C arrays, allocates
  * one arena per call (n*n+1 states, the frames, the propagation queue) and releases the
  * GIL while it searches. search_batch(...) reads every puzzle first, then runs them all
  * in one arena without the GIL (each with its own deadline and its own clocked time) and
@@ -35,6 +39,7 @@
 #define MAX_SIZE 25
 #define MAX_UNITS 256 /* each search state keeps nunits * size words */
 #define CLOCK_EVERY 255u /* the reference's _CLOCK_EVERY */
+#define MAX_COMBOS (1 << 22) /* value sets over all cages of a shape */
 
 enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3 };
 
@@ -57,6 +62,12 @@ typedef struct {
     int32_t *peers;       /* the peers of each cell, ascending */
     int nunits_of;        /* units per cell when every cell has as many, else 0 */
     PyObject *units_obj;  /* the units as a tuple of tuples of ints */
+    int ncages;
+    int32_t *cage_of;     /* each cell's cage, -1 for none */
+    int32_t *cage_start;  /* ncages + 1 offsets into cage_cells */
+    int32_t *cage_cells;  /* the cells of each cage */
+    int32_t *combo_start; /* ncages + 1 offsets into combos */
+    uint32_t *combos;     /* each cage's value sets, as masks */
 } TablesObject;
 
 static void
@@ -69,8 +80,23 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->uo_bit);
     PyMem_Free(self->peer_start);
     PyMem_Free(self->peers);
+    PyMem_Free(self->cage_of);
+    PyMem_Free(self->cage_start);
+    PyMem_Free(self->cage_cells);
+    PyMem_Free(self->combo_start);
+    PyMem_Free(self->combos);
     Py_XDECREF(self->units_obj);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Candidates in a mask; portable (no -mpopcnt needed), a dozen instructions. */
+static inline int
+popcount32(uint32_t m)
+{
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    m = (m + (m >> 4)) & 0x0F0F0F0Fu;
+    return (int)((m * 0x01010101u) >> 24);
 }
 
 /* An int from a Python int (not a bool), or -1 with an exception set. */
@@ -94,12 +120,140 @@ as_index(PyObject *obj, const char *what, long lo, long hi, long *out)
     return 0;
 }
 
+/*
+ * The cages: a sequence of (cells, value sets) pairs, the value sets as masks of as many
+ * values as the cage has cells (reference.tables computes them). 0, or -1 with an
+ * exception set. Also fills cage_of, so that it always exists (all -1 without cages).
+ */
+static int
+read_cages(TablesObject *self, PyObject *cages_arg)
+{
+    const int ncells = self->ncells;
+    self->cage_of = PyMem_Malloc(sizeof(int32_t) * (size_t)ncells);
+    if (self->cage_of == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int c = 0; c < ncells; c++)
+        self->cage_of[c] = -1;
+    Py_ssize_t ncages = 0;
+    PyObject *seq = NULL;
+    if (cages_arg != NULL) {
+        seq = PySequence_Fast(cages_arg, "cages must be a sequence of (cells, value sets)");
+        if (seq == NULL)
+            return -1;
+        ncages = PySequence_Fast_GET_SIZE(seq);
+    }
+    if (ncages > ncells) {
+        PyErr_Format(PyExc_ValueError, "too many cages: %zd for %d cells", ncages, ncells);
+        goto fail;
+    }
+    self->ncages = (int)ncages;
+    self->cage_start = PyMem_Calloc((size_t)ncages + 1, sizeof(int32_t));
+    self->cage_cells = PyMem_Malloc(sizeof(int32_t) * ((size_t)ncells + 1));
+    self->combo_start = PyMem_Calloc((size_t)ncages + 1, sizeof(int32_t));
+    if (!self->cage_start || !self->cage_cells || !self->combo_start) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    /* Two passes over the value sets: count, then copy. */
+    size_t ncombos = 0, ncells_in = 0;
+    for (Py_ssize_t g = 0; g < ncages; g++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(seq, g);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_Format(PyExc_TypeError, "cage %zd must be a (cells, value sets) tuple", g);
+            goto fail;
+        }
+        PyObject *cells = PySequence_Fast(PyTuple_GET_ITEM(pair, 0),
+                                          "a cage's cells must be a sequence");
+        if (cells == NULL)
+            goto fail;
+        Py_ssize_t len = PySequence_Fast_GET_SIZE(cells);
+        if (len < 1 || len > self->size) {
+            PyErr_Format(PyExc_ValueError, "cage %zd has %zd cells, expected 1..%d", g, len,
+                         self->size);
+            Py_DECREF(cells);
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < len; i++) {
+            long cell;
+            if (as_index(PySequence_Fast_GET_ITEM(cells, i), "a cage's cell", 0, ncells - 1,
+                         &cell) < 0) {
+                Py_DECREF(cells);
+                goto fail;
+            }
+            if (self->cage_of[cell] >= 0) {
+                PyErr_Format(PyExc_ValueError, "cell %ld is in cage %d and cage %zd", cell,
+                             (int)self->cage_of[cell], g);
+                Py_DECREF(cells);
+                goto fail;
+            }
+            self->cage_of[cell] = (int32_t)g;
+            self->cage_cells[ncells_in++] = (int32_t)cell;
+        }
+        Py_DECREF(cells);
+        self->cage_start[g + 1] = (int32_t)ncells_in;
+        PyObject *combos = PySequence_Fast(PyTuple_GET_ITEM(pair, 1),
+                                           "a cage's value sets must be a sequence");
+        if (combos == NULL)
+            goto fail;
+        ncombos += (size_t)PySequence_Fast_GET_SIZE(combos);
+        Py_DECREF(combos);
+        if (ncombos > MAX_COMBOS) {
+            PyErr_Format(PyExc_ValueError, "too many cage value sets: more than %d", MAX_COMBOS);
+            goto fail;
+        }
+        self->combo_start[g + 1] = (int32_t)ncombos;
+    }
+    self->combos = PyMem_Malloc(sizeof(uint32_t) * (ncombos + 1));
+    if (self->combos == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t g = 0; g < ncages; g++) {
+        PyObject *combos = PySequence_Fast(PyTuple_GET_ITEM(PySequence_Fast_GET_ITEM(seq, g), 1),
+                                           "a cage's value sets must be a sequence");
+        if (combos == NULL)
+            goto fail;
+        int want = self->cage_start[g + 1] - self->cage_start[g];
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(combos);
+        if (n != self->combo_start[g + 1] - self->combo_start[g]) {
+            PyErr_Format(PyExc_ValueError, "cage %zd: its value sets changed while read", g);
+            Py_DECREF(combos);
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            long mask;
+            if (as_index(PySequence_Fast_GET_ITEM(combos, i), "a cage's value set", 1,
+                         (long)self->full, &mask) < 0) {
+                Py_DECREF(combos);
+                goto fail;
+            }
+            if (popcount32((uint32_t)mask) != want) {
+                PyErr_Format(PyExc_ValueError, "cage %zd: value set %ld does not hold %d values",
+                             g, mask, want);
+                Py_DECREF(combos);
+                goto fail;
+            }
+            self->combos[self->combo_start[g] + i] = (uint32_t)mask;
+        }
+        Py_DECREF(combos);
+    }
+    Py_XDECREF(seq);
+    return 0;
+
+fail:
+    Py_XDECREF(seq);
+    return -1;
+}
+
 static PyObject *
 Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"size", "units", NULL};
-    PyObject *size_obj, *units_arg;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:Tables", kwlist, &size_obj, &units_arg))
+    static char *kwlist[] = {"size", "units", "cages", NULL};
+    PyObject *size_obj, *units_arg, *cages_arg = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:Tables", kwlist, &size_obj, &units_arg,
+                                     &cages_arg))
         return NULL;
     long size;
     if (as_index(size_obj, "size", 1, MAX_SIZE, &size) < 0)
@@ -186,6 +340,8 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         Py_DECREF(unit);
     }
     Py_CLEAR(seq);
+    if (read_cages(self, cages_arg) < 0)
+        goto fail;
 
     /* The units of each cell, in unit order. */
     for (int k = 0; k < self->nunits * self->size; k++)
@@ -220,6 +376,11 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                 const int32_t *unit = self->units + (size_t)self->uo[k] * self->size;
                 for (int i = 0; i < self->size; i++)
                     peerbits[unit[i]] = 1;
+            }
+            if (self->cage_of[c] >= 0) { /* a cage's values are distinct too */
+                int g = self->cage_of[c];
+                for (int k = self->cage_start[g]; k < self->cage_start[g + 1]; k++)
+                    peerbits[self->cage_cells[k]] = 1;
             }
             peerbits[c] = 0;
             if (pass == 1)
@@ -356,119 +517,12 @@ typedef struct {
     size_t qcap;
     size_t nwhere; /* words of where[] per state: nunits * size under hidden, else 0 */
     int overflow; /* the queue bound was broken: an internal error */
+    /* the cages whose cells changed, to prune again (singles, hidden): a set and a list */
+    uint8_t *cdirty;
+    int32_t *clist;
+    int nclist;
 } Ctx;
 
-/* Candidates in a mask; portable (no -mpopcnt needed), a dozen instructions. */
-static inline int
-popcount32(uint32_t m)
-{
-    m = m - ((m >> 1) & 0x55555555u);
-    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
-    m = (m + (m >> 4)) & 0x0F0F0F0Fu;
-    return (int)((m * 0x01010101u) >> 24);
-}
-
-/* none: place bit unless a placed peer already holds it. */
-static int
-place_check(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
-{
-    const TablesObject *t = x->t;
-    for (int k = t->peer_start[cell]; k < t->peer_start[cell + 1]; k++) {
-        int p = t->peers[k];
-        if (placed[p] && masks[p] == bit)
-            return 0;
-    }
-    masks[cell] = bit;
-    placed[cell] = 1;
-    return 1;
-}
-
-/* forward: place bit and remove it from every peer; an empty peer is a contradiction. */
-static int
-place_forward(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
-{
-    const TablesObject *t = x->t;
-    if (!(masks[cell] & bit))
-        return 0;
-    masks[cell] = bit;
-    placed[cell] = 1;
-    for (int k = t->peer_start[cell]; k < t->peer_start[cell + 1]; k++) {
-        int p = t->peers[k];
-        uint32_t m = masks[p];
-        if (m & bit) {
-            m ^= bit;
-            if (!m)
-                return 0;
-            masks[p] = m;
-        }
-    }
-    return 1;
-}
-
-static inline int
-queue_push(Ctx *x, size_t *qn, int cell, uint32_t bit)
-{
-    if (*qn >= x->qcap) {
-        x->overflow = 1;
-        return 0;
-    }
-    x->qcell[*qn] = cell;
-    x->qbit[*qn] = bit;
-    (*qn)++;
-    return 1;
-}
-
-/* singles: place bit, then every naked single in turn, to a fixpoint. */
-static int
-place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
-{
-    const TablesObject *t = x->t;
-    const int32_t *peer_start = t->peer_start, *peers = t->peers;
-    size_t qn = 0;
-    queue_push(x, &qn, cell, bit);
-    while (qn) {
-        qn--;
-        int c = x->qcell[qn];
-        uint32_t b = x->qbit[qn];
-        if (placed[c]) {
-            if (masks[c] != b)
-                return 0;
-            continue;
-        }
-        if (!(masks[c] & b))
-            return 0;
-        masks[c] = b;
-        placed[c] = 1;
-        for (int k = peer_start[c]; k < peer_start[c + 1]; k++) {
-            int p = peers[k];
-            uint32_t m = masks[p];
-            if (m & b) {
-                m ^= b;
-                if (!m)
-                    return 0;
-                masks[p] = m;
-                if (!(m & (m - 1)) && !queue_push(x, &qn, p, m))
-                    return 0; /* one candidate left: a naked single */
-            }
-        }
-    }
-    return 1;
-}
-
-/*
- * hidden: singles, and hidden singles, to a fixpoint.
- *
- * The reference marks the units whose candidates changed and rescans them whole once the
- * queue is empty. Here each state also carries where[u * size + v]: the positions in unit
- * u (bit i for its i-th cell) whose cell still has value v+1 as a candidate, kept up to
- * date as candidates are removed. So placing a value visits only the peers that still
- * have it (no scan of every peer); an empty set is the reference's "no place left"
- * contradiction; a set of one position is a hidden single, found at once. The rules and
- * so the fixpoint (or the contradiction) are the reference's; only the order in which
- * they fire differs, which the reference's docstring allows. Two values whose only place
- * is the same cell are queued apart: placing the first removes the second, whose set
- * becomes empty, the same contradiction.
- */
 
 /* The propagation queue of one call, in locals (restrict: stores elsewhere cannot touch it). */
 typedef struct {
@@ -504,18 +558,255 @@ lost_place(Ctx *x, Queue *q, const uint8_t *restrict placed, uint32_t left,
     return placed[c] ? 1 : q_push(x, q, c, bit);
 }
 
+/* none: whether a value set of cage g holds the cage's placed values and bit. */
+static int
+cage_admits(const TablesObject *t, const uint32_t *masks, const uint8_t *placed, int g,
+            uint32_t bit)
+{
+    uint32_t held = bit;
+    for (int k = t->cage_start[g]; k < t->cage_start[g + 1]; k++) {
+        int c = t->cage_cells[k];
+        if (placed[c])
+            held |= masks[c];
+    }
+    for (int k = t->combo_start[g]; k < t->combo_start[g + 1]; k++)
+        if ((t->combos[k] & held) == held)
+            return 1;
+    return 0;
+}
+
+/* Mark cage g for another look (a set: marked once). */
+static inline void
+cage_mark(Ctx *x, int g)
+{
+    if (!x->cdirty[g]) {
+        x->cdirty[g] = 1;
+        x->clist[x->nclist++] = g;
+    }
+}
+
+/* Forget the marks a propagation stopped by a contradiction left behind. */
+static inline void
+cage_clear(Ctx *x)
+{
+    for (int i = 0; i < x->nclist; i++)
+        x->cdirty[x->clist[i]] = 0;
+    x->nclist = 0;
+}
+
+/* A marked cage, or -1 (any order reaches the same fixpoint). */
+static inline int
+cage_take(Ctx *x)
+{
+    if (!x->nclist)
+        return -1;
+    int g = x->clist[--x->nclist];
+    x->cdirty[g] = 0;
+    return g;
+}
+
+/*
+ * Cage g's unplaced cells keep only the values its feasible value sets allow (the
+ * reference's _prune_cage); 0 on a contradiction. With q (singles, hidden) a cell left
+ * with one candidate is queued and the cage marked again; with where (hidden) the places
+ * of the removed values are updated as place_hidden does, hidden singles queued.
+ */
+static int
+prune_cage(Ctx *x, uint32_t *masks, const uint8_t *placed, uint32_t *where, Queue *q, int g)
+{
+    const TablesObject *t = x->t;
+    const int32_t *cells = t->cage_cells + t->cage_start[g];
+    const int n = t->cage_start[g + 1] - t->cage_start[g];
+    uint32_t held = 0, anywhere = 0;
+    for (int i = 0; i < n; i++) {
+        if (placed[cells[i]])
+            held |= masks[cells[i]];
+        else
+            anywhere |= masks[cells[i]];
+    }
+    uint32_t allowed = 0;
+    int feasible = 0;
+    for (int k = t->combo_start[g]; k < t->combo_start[g + 1]; k++) {
+        uint32_t combo = t->combos[k];
+        if ((combo & held) != held)
+            continue;
+        uint32_t need = combo ^ held; /* the values the unplaced cells must take */
+        if ((need & anywhere) != need)
+            continue;
+        int fits = 1;
+        for (int i = 0; i < n && fits; i++)
+            if (!placed[cells[i]] && !(masks[cells[i]] & need))
+                fits = 0;
+        if (fits) {
+            feasible = 1;
+            allowed |= need;
+        }
+    }
+    if (!feasible)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        const int c = cells[i];
+        if (placed[c])
+            continue;
+        uint32_t m = masks[c];
+        const uint32_t gone = m & ~allowed;
+        if (!gone)
+            continue;
+        m &= allowed; /* never 0: every unplaced cell meets each feasible set */
+        masks[c] = m;
+        if (q == NULL)
+            continue;
+        cage_mark(x, g);
+        if (!(m & (m - 1)) && !q_push(x, q, c, m))
+            return 0;
+        if (where == NULL)
+            continue;
+        for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++) {
+            const int row = t->uo_row[k];
+            const uint32_t at = ~t->uo_bit[k];
+            for (uint32_t gg = gone; gg; gg &= gg - 1) {
+                uint32_t left = where[row + __builtin_ctz(gg)] &= at;
+                if (!lost_place(x, q, placed, left, t->units + row, gg & (0u - gg)))
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* none: place bit unless a placed peer already holds it. */
+static int
+place_check(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    const TablesObject *t = x->t;
+    for (int k = t->peer_start[cell]; k < t->peer_start[cell + 1]; k++) {
+        int p = t->peers[k];
+        if (placed[p] && masks[p] == bit)
+            return 0;
+    }
+    if (t->cage_of[cell] >= 0 && !cage_admits(t, masks, placed, t->cage_of[cell], bit))
+        return 0; /* no value set of the cage holds these values */
+    masks[cell] = bit;
+    placed[cell] = 1;
+    return 1;
+}
+
+/* forward: place bit and remove it from every peer; an empty peer is a contradiction. */
+static int
+place_forward(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    const TablesObject *t = x->t;
+    if (!(masks[cell] & bit))
+        return 0;
+    masks[cell] = bit;
+    placed[cell] = 1;
+    for (int k = t->peer_start[cell]; k < t->peer_start[cell + 1]; k++) {
+        int p = t->peers[k];
+        uint32_t m = masks[p];
+        if (m & bit) {
+            m ^= bit;
+            if (!m)
+                return 0;
+            masks[p] = m;
+        }
+    }
+    if (t->cage_of[cell] >= 0)
+        return prune_cage(x, masks, placed, NULL, NULL, t->cage_of[cell]);
+    return 1;
+}
+
+/* singles: place bit, then every naked single in turn (and the cages), to a fixpoint. */
+static inline __attribute__((always_inline)) int
+place_singles_impl(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit,
+                   const int cg)
+{
+    const TablesObject *t = x->t;
+    const int32_t *peer_start = t->peer_start, *peers = t->peers;
+    const int32_t *cage_of = t->cage_of;
+    Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    if (cg)
+        cage_clear(x);
+    q_push(x, &q, cell, bit);
+    for (;;) {
+        while (q.n) {
+            q.n--;
+            int c = q.cell[q.n];
+            uint32_t b = q.bit[q.n];
+            if (placed[c]) {
+                if (masks[c] != b)
+                    return 0;
+                continue;
+            }
+            if (!(masks[c] & b))
+                return 0;
+            masks[c] = b;
+            placed[c] = 1;
+            if (cg && cage_of[c] >= 0)
+                cage_mark(x, cage_of[c]);
+            for (int k = peer_start[c]; k < peer_start[c + 1]; k++) {
+                int p = peers[k];
+                uint32_t m = masks[p];
+                if (m & b) {
+                    m ^= b;
+                    if (!m)
+                        return 0;
+                    masks[p] = m;
+                    if (!(m & (m - 1)) && !q_push(x, &q, p, m))
+                        return 0; /* one candidate left: a naked single */
+                    if (cg && cage_of[p] >= 0)
+                        cage_mark(x, cage_of[p]);
+                }
+            }
+        }
+        if (!cg)
+            return 1;
+        int g = cage_take(x);
+        if (g < 0)
+            return 1;
+        if (!prune_cage(x, masks, placed, NULL, &q, g))
+            return 0;
+    }
+}
+
+static int
+place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    if (x->t->ncages)
+        return place_singles_impl(x, masks, placed, cell, bit, 1);
+    return place_singles_impl(x, masks, placed, cell, bit, 0);
+}
+
+/*
+ * hidden: singles, and hidden singles, to a fixpoint.
+ *
+ * The reference marks the units whose candidates changed and rescans them whole once the
+ * queue is empty. Here each state also carries where[u * size + v]: the positions in unit
+ * u (bit i for its i-th cell) whose cell still has value v+1 as a candidate, kept up to
+ * date as candidates are removed. So placing a value visits only the peers that still
+ * have it (no scan of every peer); an empty set is the reference's "no place left"
+ * contradiction; a set of one position is a hidden single, found at once. The rules and
+ * so the fixpoint (or the contradiction) are the reference's; only the order in which
+ * they fire differs, which the reference's docstring allows. Two values whose only place
+ * is the same cell are queued apart: placing the first removes the second, whose set
+ * becomes empty, the same contradiction.
+ */
+
 /* nu: units per cell when constant (9x9: 3), else 0. */
 static inline __attribute__((always_inline)) int
 place_hidden_impl(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
-                  uint32_t *restrict where, int cell, uint32_t bit, const int nu)
+                  uint32_t *restrict where, int cell, uint32_t bit, const int nu, const int cg)
 {
     const TablesObject *t = x->t;
     const int32_t *restrict uo_start = t->uo_start;
     const int32_t *restrict uo_row = t->uo_row;
     const uint32_t *restrict uo_bit = t->uo_bit;
     const int32_t *restrict units = t->units;
+    const int32_t *restrict cage_of = t->cage_of;
     Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    if (cg)
+        cage_clear(x);
     q_push(x, &q, cell, bit);
+again:
     while (q.n) {
         q.n--;
         const int c = q.cell[q.n];
@@ -530,6 +821,8 @@ place_hidden_impl(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
             return 0; /* b is not a candidate of c */
         masks[c] = b;
         placed[c] = 1;
+        if (cg && cage_of[c] >= 0)
+            cage_mark(x, cage_of[c]);
         const int c0 = uo_start[c];
         const int cend = nu ? c0 + nu : uo_start[c + 1];
         if (gone) {
@@ -561,6 +854,8 @@ place_hidden_impl(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
                 masks[p] = m;
                 if (!(m & (m - 1)) && !q_push(x, &q, p, m))
                     return 0; /* one candidate left: a naked single */
+                if (cg && cage_of[p] >= 0)
+                    cage_mark(x, cage_of[p]);
                 const int p0 = uo_start[p];
                 const int pend = nu ? p0 + nu : uo_start[p + 1];
                 for (int j = p0; j < pend; j++) {
@@ -578,15 +873,25 @@ place_hidden_impl(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
             }
         }
     }
+    if (cg) {
+        int g = cage_take(x);
+        if (g >= 0) {
+            if (!prune_cage(x, masks, placed, where, &q, g))
+                return 0;
+            goto again;
+        }
+    }
     return 1;
 }
 
 static int
 place_hidden(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
+    if (x->t->ncages)
+        return place_hidden_impl(x, masks, placed, where, cell, bit, 0, 1);
     if (x->t->nunits_of == 3)
-        return place_hidden_impl(x, masks, placed, where, cell, bit, 3);
-    return place_hidden_impl(x, masks, placed, where, cell, bit, 0);
+        return place_hidden_impl(x, masks, placed, where, cell, bit, 3, 0);
+    return place_hidden_impl(x, masks, placed, where, cell, bit, 0, 0);
 }
 
 static inline int
@@ -916,9 +1221,10 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     size_t bytes_queue = (sizeof(int32_t) + sizeof(uint32_t)) * qcap;
     size_t bytes_placed = nstates * (size_t)ncells;
     size_t bytes_where = sizeof(uint32_t) * nstates * nwhere;
+    size_t bytes_cages = (sizeof(int32_t) + 1) * (size_t)t->ncages;
     memset(a, 0, sizeof *a);
     a->block = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_queue + bytes_placed +
-                               bytes_where + 1);
+                               bytes_where + bytes_cages + 1);
     if (a->block == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -934,7 +1240,12 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     p += sizeof(int32_t) * qcap;
     a->x.qbit = (uint32_t *)p;
     p += sizeof(uint32_t) * qcap;
+    a->x.clist = (int32_t *)p;
+    p += sizeof(int32_t) * (size_t)t->ncages;
     a->placed = (uint8_t *)p;
+    p += bytes_placed;
+    a->x.cdirty = (uint8_t *)p;
+    memset(a->x.cdirty, 0, (size_t)t->ncages);
 
     Ctx *x = &a->x;
     x->t = t;

@@ -15,9 +15,9 @@
    is dropped and a new grid drawn.
 
 Killer puzzles: random cages grown over the solved grid (distinct values in each, sizes
-1-4) are the clues. The native engine does not take cages yet, so uniqueness is checked
-with CP-SAT (count, limit 2, one worker: deterministic); while two solutions exist, a
-given is added at a cell where they differ. Killer puzzles are not graded.
+1-4) are the clues. Uniqueness is checked with the native engine's count (limit 2, the
+cages pruned as its docstring says); while two solutions exist, a given is added at a
+cell where they differ. They are graded like the others, cages included.
 
 Everything random comes from one ``random.Random(seed)``, and no time limit steers the
 search, so the same seed gives the same puzzles on every run and machine.
@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import native
-from .models import Grid, Puzzle, build_model, geometry
+from .models import Grid, Puzzle, geometry
 from .models.geometry import Geometry, Unit, _make
 from .models.puzzle import Cage
 from .models.variants import diagonal_units, hyper_units
@@ -53,29 +53,36 @@ class Generated:
 
     puzzle: Puzzle
     solution: Grid
-    grade: str | None  # None for killer (the native engine does not take cages yet)
+    grade: str
 
 
 def _units(geom: Geometry) -> tuple[tuple[int, ...], ...]:
     return tuple(u.cells for u in geom.units)
 
 
-def propagates(geom: Geometry, givens: Grid | list[int], propagation: str) -> bool:
+def _cages(puzzle_cages: tuple[Cage, ...]) -> tuple[tuple[tuple[int, ...], int], ...]:
+    return tuple((c.cells, c.total) for c in puzzle_cages)
+
+
+def propagates(
+    geom: Geometry, givens: Grid | list[int], propagation: str, cages: tuple[Cage, ...] = ()
+) -> bool:
     """Whether the engine solves the givens by propagation alone (no guess).
 
     A deadline already past stops the search at its first clock check (after 256
     guesses), so the answer costs little and depends on no clock: a solution with no
     guess is found before any check.
     """
-    out = native.search(geom.size, _units(geom), givens, propagation, "mrv", 1, 0.0)
+    units = _units(geom)
+    out = native.search(geom.size, units, givens, propagation, "mrv", 1, 0.0, cages=_cages(cages))
     return out.count == 1 and out.guesses == 0
 
 
 def grade(puzzle: Puzzle) -> str:
     """``easy``, ``medium`` or ``hard``: what the native engine needs to solve the puzzle."""
-    if propagates(puzzle.geometry, puzzle.givens, "singles"):
+    if propagates(puzzle.geometry, puzzle.givens, "singles", puzzle.cages):
         return "easy"
-    if propagates(puzzle.geometry, puzzle.givens, "hidden"):
+    if propagates(puzzle.geometry, puzzle.givens, "hidden", puzzle.cages):
         return "medium"
     return "hard"
 
@@ -254,22 +261,17 @@ def random_cages(
 
 
 def killer(geom: Geometry, solution: Grid, rng: random.Random) -> Puzzle:
-    """A killer puzzle: random cages, plus givens where CP-SAT finds two solutions."""
-    from .backends import get_backend
-
-    cpsat = get_backend("cpsat")
-    if not cpsat.available():
-        raise GenerateError("killer puzzles need CP-SAT to check uniqueness: pip install ortools")
+    """A killer puzzle: random cages, plus givens where the engine finds two solutions."""
     cages = random_cages(geom, solution, rng)
+    units = _units(geom)
     givens = [0] * geom.cell_count
     while True:
-        puzzle = Puzzle(geom, tuple(givens), cages)
-        result = cpsat.solve(build_model(puzzle), limit=2, workers=1, seed=0)
-        if result.count == 1 and result.exact:
-            return puzzle
-        if result.count < 2:  # cannot happen: the solution fits every cage
-            raise GenerateError(f"CP-SAT: {result.status} on a generated killer puzzle")
-        differ = [c for c in geom.cells if result.solutions[0][c] != result.solutions[1][c]]
+        out = native.search(geom.size, units, givens, "hidden", "mrv", 2, cages=_cages(cages))
+        if out.count == 1 and out.complete:
+            return Puzzle(geom, tuple(givens), cages)
+        if out.count < 2:  # cannot happen: the solution fits every cage
+            raise GenerateError(f"the engine found {out.count} solutions of a killer puzzle")
+        differ = [c for c in geom.cells if out.solutions[0][c] != out.solutions[1][c]]
         cell = rng.choice(differ)
         givens[cell] = solution[cell]
 
@@ -287,10 +289,6 @@ def generate(
         raise GenerateError(f"unknown difficulty {difficulty!r}: {', '.join(DIFFICULTIES)}")
     if symmetry not in ("none", "rotational"):
         raise GenerateError(f"unknown symmetry {symmetry!r}: none, rotational")
-    if variant == "killer" and difficulty is not None:
-        raise GenerateError(
-            "killer puzzles are not graded: the native engine does not take cages yet"
-        )
     rng = random.Random(seed)
     for _ in range(count):
         yield _one(size, variant, difficulty, symmetry, rng)
@@ -305,8 +303,9 @@ def _one(
         if solution is None:
             continue  # a jigsaw layout that the seedings never completed: redraw it
         if variant == "killer":
-            return Generated(killer(geom, solution, rng), solution, None)
-        puzzle = remove_clues(geom, solution, rng, difficulty, symmetry)
+            puzzle = killer(geom, solution, rng)
+        else:
+            puzzle = remove_clues(geom, solution, rng, difficulty, symmetry)
         found = grade(puzzle)
         if difficulty is None or found == difficulty:
             return Generated(puzzle, solution, found)

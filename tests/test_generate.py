@@ -13,7 +13,7 @@ import pytest
 from sudokulab import native
 from sudokulab.backends import get_backend
 from sudokulab.cli import main
-from sudokulab.generate import GenerateError, generate
+from sudokulab.generate import GenerateError, generate, grade, propagates
 from sudokulab.models import build_model, is_solution
 from sudokulab.models.variants import region_labels, variant_geometry
 from sudokulab.sets import entries
@@ -93,8 +93,8 @@ def test_killer_cages_cover_the_grid_and_the_puzzle_is_unique():
         assert cells == list(range(81))  # every cell in exactly one cage
         assert all(len(cage.cells) <= 4 for cage in puzzle.cages)
         assert puzzle.given_count <= 10 and is_solution(puzzle, item.solution)
-        assert item.grade is None
-    # python-constraint, independent of the CP-SAT count the generator used
+        assert item.grade == grade(puzzle)
+    # python-constraint, independent of the native count the generator used
     result = get_backend("constraint").solve(build_model(puzzle), limit=2)
     assert result.count == 1 and result.exact and result.solution == item.solution
 
@@ -131,10 +131,17 @@ def test_regenerating_a_shipped_set_gives_the_identical_file(info, capsys):
 def test_requests_that_cannot_be_met_are_exit_2(capsys):
     for args in (
         ["--variant", "hyper", "--size", "4"],
-        ["--variant", "killer", "--difficulty", "easy"],
         ["--variant", "jigsaw", "--format", "line"],
     ):
         assert main(["generate", "--seed", "1", *args]) == 2, args
         assert "error" in capsys.readouterr().err
     with pytest.raises(GenerateError):
         list(generate(9, "sudoku-x"))
+
+
+def test_killer_puzzles_are_graded_and_a_difficulty_can_be_asked():
+    for item in generate(9, "killer", difficulty="hard", count=2, seed=4):
+        assert item.grade == grade(item.puzzle) == "hard"
+        assert not propagates(item.puzzle.geometry, item.puzzle.givens, "hidden", item.puzzle.cages)
+        result = get_backend("cpsat").solve(build_model(item.puzzle), limit=2)
+        assert result.count == 1 and result.exact and result.solution == item.solution

@@ -8,6 +8,7 @@ import pytest
 
 import sudokulab
 from sudokulab.backends import Status, all_backends, get_backend
+from sudokulab.backends.base import check_request
 from sudokulab.crosscheck import cross_check
 from sudokulab.generate import jigsaw_geometry, remove_clues, solved_grid
 from sudokulab.models import Puzzle, build_model, geometry, is_solution
@@ -72,17 +73,26 @@ def test_every_shipped_variant_set_is_solved_by_the_backends_that_take_it():
         assert frame["ok"].all() and frame["verified"].all(), (name, frame)
 
 
-def test_killer_is_solved_by_cpsat_and_constraint_and_refused_by_native():
-    entry = load("gen-killer").entries[0]
-    puzzle = entry.puzzle
+def test_killer_is_solved_by_every_backend_alike():
+    entries = load("gen-killer").entries[:4]
+    puzzle = entries[0].puzzle
     assert puzzle.cages and build_model(puzzle).kinds == {"alldifferent", "sum"}
-    assert _specs_for(puzzle) == ["cpsat", "constraint"]
-    for name in ("native", "native-py"):
-        result = sudokulab.solve(puzzle, name)
-        assert result.status is Status.ERROR and result.solution is None
-        assert result.message == f"{name} does not support sum constraints"
-        with pytest.raises(ValueError, match="does not support sum"):
-            get_backend(name).solve(build_model(puzzle))
+    specs = _specs_for(puzzle)
+    assert {"native", "native-py", "cpsat", "constraint"} <= set(specs)
+    specs += [f"native:propagation={p}" for p in ("none", "forward", "singles")]
+    frame = cross_check(entries, specs, timeout=60, solutions=[e.solution for e in entries])
+    assert frame["ok"].all() and frame["verified"].all(), frame
+    assert set(frame["status"]) == {"solved"}
+
+
+def test_a_backend_without_the_sum_kind_refuses_cages():
+    class Plain:
+        name = "plain"
+        kinds = frozenset({"alldifferent"})
+
+    model = build_model(load("gen-killer").entries[0].puzzle)
+    with pytest.raises(ValueError, match="plain does not support sum constraints"):
+        check_request(Plain(), model, 1)
 
 
 def test_cpsat_keys_its_templates_on_the_cages():

@@ -1,0 +1,90 @@
+"""Killer cages in the compiled core: the reference's answers and counters, field for field."""
+
+from __future__ import annotations
+
+import random
+from itertools import product
+
+import pytest
+from helpers import killer_cages, random_cages, random_solution
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sudokulab.models import geometry
+from sudokulab.native import reference
+from sudokulab.native.reference import ORDERS, PROPAGATIONS
+
+COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
+
+
+def units_of(size: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(u.cells for u in geometry(size).units)
+
+
+_core = pytest.importorskip("sudokulab.native._core", reason="the compiled core is not built")
+
+
+def c_search(size, givens, propagation, order, limit, cages):
+    """The compiled core called directly, whatever engine the seam chose."""
+    from sudokulab.native import _search_c
+
+    return _search_c(size, units_of(size), givens, propagation, order, limit, cages=cages)
+
+
+@pytest.mark.parametrize("size", [4, 6, 9])
+@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
+def test_the_core_matches_the_reference_on_killer_grids(size, propagation, order):
+    rng = random.Random(size * 31 + len(propagation) * 7 + len(order))
+    for _ in range(8 if size < 9 else 4):
+        solution = random_solution(size, rng)
+        cages = killer_cages(solution, random_cages(solution, rng))
+        keep = 0.6 if propagation in ("none", "forward") else 0.2
+        givens = [v if rng.random() < keep else 0 for v in solution]
+        ref = reference.search(size, units_of(size), givens, propagation, order, 3, cages=cages)
+        out = c_search(size, givens, propagation, order, 3, cages)
+        assert out == ref
+        assert tuple(solution) in out.solutions or out.count == 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    knobs=st.sampled_from(COMBINATIONS),
+    largest=st.integers(1, 5),
+    blank=st.floats(0.3, 1.0),
+)
+def test_property_random_killer_grids_are_identical(seed, knobs, largest, blank):
+    rng = random.Random(seed)
+    size = 4 if blank > 0.6 else 6
+    solution = random_solution(size, rng)
+    cages = killer_cages(solution, random_cages(solution, rng, largest))
+    givens = [0 if rng.random() < blank else v for v in solution]
+    ref = reference.search(size, units_of(size), givens, *knobs, 5, cages=cages)
+    assert c_search(size, givens, *knobs, 5, cages) == ref
+
+
+def test_the_core_rejects_malformed_cages_like_the_reference():
+    from sudokulab.native import _search_c
+
+    for bad in [(((0, 0), 3),), (((0, 1), 3), ((1, 2), 3)), (((0, 16), 3),), (((), 3),)]:
+        with pytest.raises(ValueError) as ref_err:
+            reference.search(4, units_of(4), [0] * 16, cages=bad)
+        with pytest.raises(ValueError) as c_err:
+            _search_c(4, units_of(4), [0] * 16, cages=bad)
+        assert str(c_err.value) == str(ref_err.value)
+
+
+@pytest.mark.parametrize(
+    "cages",
+    [
+        "not a list",
+        [((0, 1),)],
+        [((0, 1), (1, 2))],  # value sets of one value for two cells
+        [((0, 99), (3,))],
+        [((0, 1), (1 << 30,))],
+        [((0, 1), ("x",))],
+    ],
+)
+def test_core_tables_refuse_junk_cages_with_python_errors(cages):
+    with pytest.raises((TypeError, ValueError)):
+        _core.Tables(4, units_of(4), cages)
