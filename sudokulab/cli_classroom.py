@@ -44,12 +44,22 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("puzzles", nargs="*", metavar="PUZZLE")
-    p.add_argument("--propagation", choices=PROPAGATIONS, default="hidden", help="(hidden)")
-    p.add_argument("--order", choices=ORDERS, default="mrv", help="cell order (mrv)")
     p.add_argument(
-        "--show-candidates", choices=MOMENTS, default="none", help="when to print the grid"
+        "--propagation",
+        choices=PROPAGATIONS,
+        default="hidden",
+        help="what a placement propagates (default: hidden)",
     )
-    p.add_argument("--unique", action="store_true", help="go on to check there is no second")
+    p.add_argument(
+        "--order", choices=ORDERS, default="mrv", help="which cell to guess (default: mrv)"
+    )
+    p.add_argument(
+        "--show-candidates",
+        choices=MOMENTS,
+        default="none",
+        help="when to print the candidates grid (default: none; see below)",
+    )
+    p.add_argument("--unique", action="store_true", help="go on searching for a second solution")
     p.add_argument(
         "--max-steps",
         type=positive_int,
