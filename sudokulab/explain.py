@@ -232,6 +232,6 @@ def narrative(trace: Trace, show: str = "none") -> str:
             "the summary counts every step"
         )
     if show == "end" and last is not None:
-        out += ["", "candidates at the end:", candidates_grid(geom, last)]
+        out += ["", "candidates after the last step shown:", candidates_grid(geom, last)]
     out += [""] + summary_lines(trace)
     return "\n".join(out)
