@@ -65,19 +65,9 @@ class ConstraintBackend:
         solver_name = options.get("solver", SOLVERS[0])
         forwardcheck = options.get("forwardcheck", True)
         check_request(self, model, limit)
-        import constraint
-
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
-        solver = getattr(constraint, _CLASSES[solver_name])(forwardcheck=forwardcheck)
-        problem = constraint.Problem(solver)
-        for cell, domain in enumerate(model.domains):
-            problem.addVariable(cell, list(domain))
-        alldifferent = constraint.AllDifferentConstraint()  # stateless: one serves every unit
-        for c in model.constraints:
-            problem.addConstraint(alldifferent, list(c.cells))
-            if c.kind == "sum":  # a killer cage: distinct (above) and its total
-                problem.addConstraint(constraint.ExactSumConstraint(c.total), list(c.cells))
+        problem = build_problem(model, solver_name, forwardcheck)
         build_time = time.perf_counter() - start
 
         start = time.perf_counter()
@@ -108,3 +98,20 @@ class ConstraintBackend:
             solve_time=solve_time,
             stats={"solver": solver_name, "forwardcheck": forwardcheck},
         )
+
+
+def build_problem(model: Model, solver_name: str = SOLVERS[0], forwardcheck: bool = True) -> Any:
+    """The python-constraint Problem of a model: a variable per cell, AllDifferent per unit
+    and per cage, and an ExactSum per cage."""
+    import constraint
+
+    solver = getattr(constraint, _CLASSES[solver_name])(forwardcheck=forwardcheck)
+    problem = constraint.Problem(solver)
+    for cell, domain in enumerate(model.domains):
+        problem.addVariable(cell, list(domain))
+    alldifferent = constraint.AllDifferentConstraint()  # stateless: one serves every unit
+    for c in model.constraints:
+        problem.addConstraint(alldifferent, list(c.cells))
+        if c.kind == "sum":  # a killer cage: distinct (above) and its total
+            problem.addConstraint(constraint.ExactSumConstraint(c.total), list(c.cells))
+    return problem

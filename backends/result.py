@@ -61,6 +61,12 @@ class Result:
             return True
         return None
 
+    def _repr_html_(self) -> str:
+        """Status, counters and the first solution as an HTML grid, for notebooks."""
+        from ..viewer import result_html
+
+        return result_html(self)
+
     def as_dict(self) -> dict[str, Any]:
         """A flat record, one key per field (for DataFrames and JSON)."""
         return {

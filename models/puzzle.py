@@ -100,6 +100,12 @@ class Puzzle:
     def __str__(self) -> str:
         return "".join(symbol(v) if v else "." for v in self.givens)
 
+    def _repr_html_(self) -> str:
+        """The puzzle as an HTML grid, for notebooks."""
+        from ..viewer import puzzle_html
+
+        return puzzle_html(self)
+
 
 def is_solution(puzzle: Puzzle, grid: Grid | list[int] | None) -> bool:
     """True when ``grid`` fills every cell, keeps the givens, and each unit is a permutation.

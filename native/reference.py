@@ -60,6 +60,18 @@ Statistics (defined so that another implementation can match them exactly)
     ``backtracks``  branching cells abandoned after all their candidates were tried: each
                     time the search returns past a cell to the choice before it.
     Solutions are grids, returned in the order the search finds them.
+
+Tracing (for the classroom, see :mod:`sudokulab.trace`)
+    ``Engine(..., trace=tracer)`` reports every step to ``tracer``, from the code paths
+    that count: ``place(cell, bit, reason, unit)`` (reason ``"given"``, ``"naked"`` or
+    ``"hidden"``, with the unit index that made a hidden single), ``eliminate(cell, bit,
+    cells)`` (``bit`` removed from ``cells`` by the placement in ``cell``),
+    ``node(depth)``, ``guess(cell, bit, candidates, depth)``, ``contradiction(kind, cell,
+    unit, bit)`` (kind ``"empty"``: a cell without candidates; ``"noplace"``: a value
+    without a place in a unit; ``"clash"``: a value a cell cannot take),
+    ``backtrack(cell, depth)`` and ``solution(masks)``. With ``trace=None`` (the default)
+    the checks sit outside the per-peer loops, so the search is not measurably slower.
+    Tracing does not cover killer cages yet: an engine with both is refused.
 """
 
 from __future__ import annotations
@@ -69,6 +81,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from math import comb
+from typing import Any
 
 PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden")
 ORDERS: tuple[str, ...] = ("mrv", "first")
@@ -189,9 +202,13 @@ class Engine:
         propagation: str = "hidden",
         order: str = "mrv",
         cages: tuple[Cage, ...] = (),
+        trace: Any = None,
     ) -> None:
         check_knobs(propagation, order)
+        if cages and trace is not None:
+            raise ValueError("tracing does not cover killer cages yet")
         self.tables = tables(size, units, cages)
+        self.trace = trace  # None, or an object with the methods in the module docstring
         self.propagation = propagation
         self.order = order
         self._place = {
@@ -216,6 +233,8 @@ class Engine:
         t = self.tables
         for p in t.peers[cell]:
             if placed[p] and masks[p] == bit:
+                if self.trace is not None:
+                    self.trace.contradiction("clash", cell, -1, bit)
                 return False
         if t.cage_of is not None and t.cage_of[cell] >= 0:
             k = t.cage_of[cell]
@@ -231,16 +250,24 @@ class Engine:
 
     def _place_forward(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
         """Forward checking: place ``bit`` and remove it from every peer's candidates."""
+        trace = self.trace
         if not masks[cell] & bit:
+            if trace is not None:
+                trace.contradiction("clash", cell, -1, bit)
             return False
         masks[cell] = bit
         placed[cell] = 1
         t = self.tables
-        for p in t.peers[cell]:
+        peers = t.peers[cell]
+        if trace is not None:
+            trace.eliminate(cell, bit, [p for p in peers if masks[p] & bit])
+        for p in peers:
             m = masks[p]
             if m & bit:
                 m ^= bit
                 if not m:
+                    if trace is not None:
+                        trace.contradiction("empty", p, -1, bit)
                     return False
                 masks[p] = m
         if t.cage_of is not None and t.cage_of[cell] >= 0:
@@ -253,6 +280,10 @@ class Engine:
         units_of = self.tables.units_of
         hidden = self._hidden
         cage_of = self.tables.cage_of
+        trace = self.trace
+        # Traced only: why each queued cell is there. The caller reported the first
+        # placement (a given or a guess); a hidden single is keyed by its cell with its unit.
+        why: dict[int, int] = {cell: -2} if trace is not None else {}
         queue = [(cell, bit)]
         dirty: set[int] = set()  # units whose candidates changed: hidden-single suspects
         dirty_cages: set[int] = set()  # cages whose cells changed: to prune again
@@ -261,12 +292,21 @@ class Engine:
                 c, b = queue.pop()
                 if placed[c]:
                     if masks[c] != b:
+                        if trace is not None:
+                            trace.contradiction("clash", c, why.get(c, -1), b)
                         return False
                     continue
                 if not masks[c] & b:
+                    if trace is not None:
+                        trace.contradiction("clash", c, why.get(c, -1), b)
                     return False
                 masks[c] = b
                 placed[c] = 1
+                if trace is not None:
+                    unit = why.pop(c, -1)
+                    if unit != -2:
+                        trace.place(c, b, "hidden" if unit >= 0 else "naked", unit)
+                    trace.eliminate(c, b, [p for p in peers[c] if masks[p] & b])
                 if hidden:
                     dirty.update(units_of[c])
                 if cage_of is not None and cage_of[c] >= 0:
@@ -276,6 +316,8 @@ class Engine:
                     if m & b:
                         m ^= b
                         if not m:
+                            if trace is not None:
+                                trace.contradiction("empty", p, -1, b)
                             return False
                         masks[p] = m
                         if not m & (m - 1):  # one candidate left: a naked single
@@ -285,7 +327,7 @@ class Engine:
                         if cage_of is not None and cage_of[p] >= 0:
                             dirty_cages.add(cage_of[p])
             if dirty:
-                if not self._hidden_singles(masks, placed, dirty, queue):
+                if not self._hidden_singles(masks, placed, dirty, queue, why):
                     return False
                 dirty.clear()
                 if queue:
@@ -349,11 +391,15 @@ class Engine:
         return True
 
     def _hidden_singles(
-        self, masks: list[int], placed: bytearray, dirty: set[int], queue: list
+        self, masks: list[int], placed: bytearray, dirty: set[int], queue: list, why: dict
     ) -> bool:
-        """Queue every value with one place left in a dirty unit; False on a contradiction."""
+        """Queue every value with one place left in a dirty unit; False on a contradiction.
+
+        When tracing, ``why[cell]`` records the unit that made the cell a hidden single.
+        """
         units = self.tables.units
         full = self.tables.full
+        trace = self.trace
         for u in dirty:
             once = twice = 0
             for c in units[u]:
@@ -361,6 +407,9 @@ class Engine:
                 twice |= once & m
                 once |= m
             if once != full:  # some value has no place left in this unit
+                if trace is not None:
+                    missing = full & ~once
+                    trace.contradiction("noplace", -1, u, missing & -missing)
                 return False
             only = once & ~twice
             if only:
@@ -368,8 +417,12 @@ class Engine:
                     m = masks[c] & only
                     if m and not placed[c]:
                         if m & (m - 1):  # the only place for two values at once
+                            if trace is not None:
+                                trace.contradiction("noplace", c, u, m)
                             return False
                         queue.append((c, m))
+                        if trace is not None:
+                            why.setdefault(c, u)
         return True
 
     # -- choosing the cell to branch on ------------------------------------------------
@@ -401,13 +454,18 @@ class Engine:
     def root(self, givens: list[int] | tuple[int, ...]) -> tuple[list[int], bytearray] | None:
         """The state with every given placed and propagated, or None on a contradiction."""
         t = self.tables
+        trace = self.trace
         masks = [t.full] * len(givens)
         placed = bytearray(len(givens))
         for cell, value in enumerate(givens):
             if value and not placed[cell]:
+                if trace is not None:
+                    trace.place(cell, 1 << (value - 1), "given", -1)
                 if not self._place(masks, placed, cell, 1 << (value - 1)):
                     return None
             elif value and masks[cell] != 1 << (value - 1):
+                if trace is not None:
+                    trace.contradiction("clash", cell, -1, 1 << (value - 1))
                 return None  # propagation placed a different value here
         return masks, placed
 
@@ -433,6 +491,7 @@ class Engine:
             return Outcome((), 0, True, False, 0, 0, 0)
         place, choose = self._place, self._choose
         clock = time.perf_counter
+        trace = self.trace
         # A frame is [masks, placed, cell, candidates not yet tried] of a branching cell.
         stack: list[list] = []
         masks, placed = start
@@ -440,6 +499,10 @@ class Engine:
             # (masks, placed) is a consistent state: a node.
             nodes += 1
             cell = choose(masks, placed)
+            if trace is not None:
+                trace.node(len(stack))
+                if cell < 0:
+                    trace.solution(masks)
             if cell < 0:
                 found += 1
                 if found <= keep:
@@ -457,11 +520,15 @@ class Engine:
                 if not untried:
                     stack.pop()
                     backtracks += 1
+                    if trace is not None:
+                        trace.backtrack(frame[2], len(stack) + 1)
                     continue
                 bit = untried & -untried
                 untried ^= bit
                 frame[3] = untried
                 guesses += 1
+                if trace is not None:
+                    trace.guess(frame[2], bit, frame[0][frame[2]], len(stack))
                 if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
                     return Outcome(tuple(solutions), found, False, True, nodes, guesses, backtracks)
                 if untried:

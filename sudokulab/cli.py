@@ -25,6 +25,7 @@ from .backends import (
 )
 from .cli_bench import BenchError
 from .cli_bench import add_commands as add_bench_commands
+from .cli_classroom import add_commands as add_classroom_commands
 from .cli_generate import add_generate_command, add_variant_options, apply_variant_options
 from .models import SIZES, Entry, ParseError, format_grid, format_line, read_file, read_text
 from .native import ORDERS, PROPAGATIONS
@@ -372,6 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bench_commands(commands)
     add_set_commands(commands)
+    add_classroom_commands(commands)
     add_generate_command(commands)
     return parser
 

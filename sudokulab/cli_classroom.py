@@ -1,0 +1,179 @@
+"""The classroom commands: ``explain`` (a solve told step by step) and ``model`` (the CSP)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .argtypes import positive_float, positive_int
+from .explain import MOMENTS
+from .models import SIZES, Entry
+from .native import ORDERS, PROPAGATIONS
+from .trace import MAX_STEPS
+
+EXPLAIN_EXAMPLES = """\
+examples:
+  sudokulab explain '1.....1..1.....1' --show-candidates every
+  sudokulab explain puzzle.txt --propagation none --order first --max-steps 200
+  sudokulab explain puzzle.txt --show-candidates guesses
+  sudokulab explain puzzle.txt --html lesson.html      # a page to step through
+
+--show-candidates prints the candidates grid: start (after the givens are placed and
+propagated), guesses (that, and before every guess), every (after every step), end.
+exit status: 0 solved (and unique, with --unique), 1 no solution, several, or timed out,
+2 bad input.
+"""
+
+MODEL_EXAMPLES = """\
+examples:
+  sudokulab model '1.....1..1.....1'
+  sudokulab model puzzle.txt --cell r4c7
+"""
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``explain`` and ``model`` to the command line."""
+    p = commands.add_parser(
+        "explain",
+        help="solve one puzzle step by step and tell the story (text or an HTML page)",
+        description="Solve one puzzle with the Python reference engine and print every step: "
+        "givens, naked and hidden singles, the candidates they remove, guesses, "
+        "contradictions and backtracks, then a summary. PUZZLE is as for `solve` (one puzzle; "
+        "--number picks one from a file of many).",
+        epilog=EXPLAIN_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("puzzles", nargs="*", metavar="PUZZLE")
+    p.add_argument(
+        "--propagation",
+        choices=PROPAGATIONS,
+        default="hidden",
+        help="what a placement propagates (default: hidden)",
+    )
+    p.add_argument(
+        "--order", choices=ORDERS, default="mrv", help="which cell to guess (default: mrv)"
+    )
+    p.add_argument(
+        "--show-candidates",
+        choices=MOMENTS,
+        default="none",
+        help="when to print the candidates grid (default: none; see below)",
+    )
+    p.add_argument("--unique", action="store_true", help="go on searching for a second solution")
+    p.add_argument(
+        "--max-steps",
+        type=positive_int,
+        default=MAX_STEPS,
+        metavar="N",
+        help=f"show at most N steps; the summary still counts all (default: {MAX_STEPS})",
+    )
+    p.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="stop the search after this long (default: 10)",
+    )
+    p.add_argument("--html", metavar="FILE", help="write a step-through page; print the summary")
+    _common(p)
+    p.set_defaults(handler=cmd_explain)
+
+    p = commands.add_parser(
+        "model",
+        help="show the CSP of a puzzle: variables, domains, constraints, peers, backends",
+        description="Print the constraint model of one puzzle as a teacher writes it: "
+        "variables and domains, every AllDifferent constraint by rows, columns and boxes, "
+        "the peers of one cell, and what the cpsat and constraint backends build from it.",
+        epilog=MODEL_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("puzzles", nargs="*", metavar="PUZZLE")
+    p.add_argument("--cell", help="the cell whose peers to show, e.g. r4c7 (first open cell)")
+    _common(p)
+    p.set_defaults(handler=cmd_model)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--number", type=positive_int, default=1, metavar="N", help="the N-th puzzle of the input"
+    )
+    p.add_argument(
+        "--size", type=int, choices=SIZES, help="grid size, when the text alone is ambiguous"
+    )
+
+
+def _one_entry(args: argparse.Namespace) -> Entry:
+    """The puzzle the arguments name; a usage error when there is no such one."""
+    from .cli import UsageError, _read_inputs
+
+    entries = _read_inputs(args.puzzles, args.size)
+    if args.number > len(entries):
+        raise UsageError(f"--number {args.number}: the input holds {len(entries)} puzzle(s)")
+    return entries[args.number - 1]
+
+
+def _valid(entry: Entry) -> bool:
+    """False (after saying why on stderr) when the givens clash."""
+    clashes = entry.puzzle.clashes()
+    if clashes:
+        text = "; ".join(map(str, clashes))
+        print(f"sudokulab: puzzle: invalid puzzle: {text}", file=sys.stderr)
+    return not clashes
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """Trace one solve; print the narrative (or write the page) and the summary."""
+    from .cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, UsageError
+    from .explain import narrative, summary_lines
+    from .trace import trace_puzzle
+
+    entry = _one_entry(args)
+    if not _valid(entry):
+        return EXIT_BAD_INPUT
+    if entry.puzzle.cages:
+        raise UsageError(
+            "explain does not narrate killer cages yet: solve the puzzle with `sudokulab "
+            "solve`, or show its CSP with `sudokulab model`"
+        )
+    trace = trace_puzzle(
+        entry.puzzle,
+        args.propagation,
+        args.order,
+        limit=2 if args.unique else 1,
+        max_steps=args.max_steps,
+        timeout=args.timeout,
+    )
+    if args.html:
+        from .viewer import viewer_html
+
+        try:
+            with open(args.html, "w", encoding="utf-8") as out:
+                out.write(viewer_html(trace))
+        except OSError as err:
+            raise UsageError(f"{args.html}: cannot write: {err.strerror or err}") from None
+        kept = f" (the first {args.max_steps} steps)" if trace.truncated else ""
+        print(f"wrote {args.html}{kept}", file=sys.stderr)
+        print("\n".join(summary_lines(trace)))
+    else:
+        print(narrative(trace, args.show_candidates))
+    found = trace.summary.solutions
+    ok = found == 1 and (trace.complete or not args.unique) and not trace.timed_out
+    return EXIT_OK if ok else EXIT_UNSOLVED
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    """Print the CSP of one puzzle."""
+    from .cli import EXIT_BAD_INPUT, EXIT_OK, UsageError
+    from .csp import board, parse_cell
+
+    entry = _one_entry(args)
+    if not _valid(entry):
+        return EXIT_BAD_INPUT
+    cell = None
+    if args.cell is not None:
+        try:
+            cell = parse_cell(args.cell, entry.puzzle.geometry)
+        except ValueError as err:
+            raise UsageError(f"--cell: {err}") from None
+    print(board(entry.puzzle, cell))
+    return EXIT_OK

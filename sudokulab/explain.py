@@ -1,0 +1,237 @@
+"""A traced search told as a story: one line per step, candidate grids, a summary.
+
+The vocabulary is the design's: cells ``r4c7``, units ``row 4`` / ``column 7`` / ``box 6``
+(numbered from 1), naked and hidden singles, guesses, contradictions, backtracks.
+
+>>> from sudokulab.models import parse_puzzle
+>>> from sudokulab.trace import trace_puzzle
+>>> t = trace_puzzle(parse_puzzle("1.....1..1.....1"))
+>>> print(steps(t)[0].text)
+r1c1 = 1: given
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .models import Geometry
+from .models.puzzle import symbol
+from .trace import (
+    OPEN,
+    Backtrack,
+    Contradiction,
+    Elimination,
+    Event,
+    Guess,
+    Placement,
+    Solution,
+    State,
+    Summary,
+    Trace,
+    replay,
+)
+
+#: When --show-candidates prints the candidates grid.
+MOMENTS = ("none", "start", "guesses", "every", "end")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of the story: an event, the candidates it removed, and the grid after it."""
+
+    event: Event
+    text: str
+    removed: tuple[tuple[int, int], ...]  # (cell, value) candidates removed by this step
+    state: State
+    cell: int  # the cell the step is about, or -1
+    unit: int  # the unit the step is about (index into geometry.units), or -1
+
+
+def _cells(geom: Geometry, cells: Iterable[int]) -> str:
+    return ", ".join(geom.cell_name(c) for c in cells)
+
+
+def _values(values: Iterable[int]) -> str:
+    return ", ".join(symbol(v) for v in values)
+
+
+def describe(event: Event, geom: Geometry, before: State | None) -> str:
+    """The line for one event (``before`` is the grid before it, to name a clashing peer)."""
+    name = geom.cell_name(event.cell) if getattr(event, "cell", -1) >= 0 else ""
+    if isinstance(event, Placement):
+        v = symbol(event.value)
+        if event.reason == "given":
+            return f"{name} = {v}: given"
+        if event.reason == "naked":
+            return f"{name} = {v}: naked single, the only candidate left in {name}"
+        return f"{name} = {v}: hidden single, the only place for {v} in {geom.units[event.unit]}"
+    if isinstance(event, Guess):
+        options = _values(event.candidates)
+        return f"guess {name} = {symbol(event.value)} (candidates {options}; depth {event.depth})"
+    if isinstance(event, Contradiction):
+        return "contradiction: " + _contradiction(event, geom, before)
+    if isinstance(event, Backtrack):
+        return f"backtrack: every candidate of {name} failed; back to depth {event.depth - 1}"
+    if isinstance(event, Solution):
+        return f"solution {event.number}: every cell is filled"
+    return f"{symbol(event.value)} removed from {_cells(geom, event.cells)}"
+
+
+def _contradiction(event: Contradiction, geom: Geometry, before: State | None) -> str:
+    """Why the state is dead, in the rule's words."""
+    name = geom.cell_name(event.cell) if event.cell >= 0 else ""
+    values = event.values
+    if event.kind == "empty":
+        return f"{name} has no candidates left"
+    if event.kind == "noplace":
+        unit = geom.units[event.unit]
+        if event.cell < 0:
+            return f"{symbol(values[0])} has no place left in {unit}"
+        return f"{name} is the only place for both {_values(values)} in {unit}"
+    v = values[0]
+    if before is not None:
+        bit = 1 << (v - 1)
+        for p in geom.peers[event.cell]:
+            if before.kinds[p] != OPEN and before.masks[p] == bit:
+                return f"{name} cannot be {symbol(v)}: its peer {geom.cell_name(p)} holds it"
+        if before.kinds[event.cell] != OPEN:
+            held = before.masks[event.cell].bit_length()
+            return f"{name} cannot be {symbol(v)}: it already holds {symbol(held)}"
+    return f"{name} cannot be {symbol(v)}: it is no longer a candidate there"
+
+
+def steps(trace: Trace) -> list[Step]:
+    """The trace's steps; an elimination joins the placement or guess that caused it."""
+    geom = trace.puzzle.geometry
+    out: list[Step] = []
+    before: State | None = None
+    for event, state in replay(trace):
+        if isinstance(event, Elimination) and out:
+            last = out[-1]
+            removed = last.removed + tuple((c, event.value) for c in event.cells)
+            out[-1] = Step(last.event, last.text, removed, state, last.cell, last.unit)
+        else:
+            unit = getattr(event, "unit", -1)
+            out.append(
+                Step(event, describe(event, geom, before), (), state, event_cell(event), unit)
+            )
+        before = state
+    return out
+
+
+def event_cell(event: Event) -> int:
+    """The cell an event is about, or -1."""
+    return getattr(event, "cell", -1)
+
+
+def removal_line(step: Step, geom: Geometry) -> str:
+    """What a step removed, e.g. ``removes 2 from r4c1, r5c8``; empty when nothing."""
+    if not step.removed:
+        return ""
+    value = step.removed[0][1]
+    return f"removes {symbol(value)} from {_cells(geom, (c for c, _ in step.removed))}"
+
+
+def candidates_grid(geom: Geometry, state: State) -> str:
+    """The candidates of every cell as small blocks; a placed cell shows its value alone.
+
+    An open cell shows ``.`` for each value it lost, so a cell with one candidate left
+    (not yet placed) looks different from a placed one.
+    """
+    n, h, w = geom.size, geom.box_rows, geom.box_cols
+    lines: list[str] = []
+    seg = w * w + w - 1  # one box's width: w cells of w characters, spaces between
+    rule = "+".join("-" * (seg + (1 if i in (0, n // w - 1) else 2)) for i in range(n // w))
+    for r in range(n):
+        if r and r % h == 0:
+            lines.append(rule)
+        elif r:
+            lines.append("")
+        for sub in range(h):  # each cell is h lines of w candidates
+            parts: list[str] = []
+            for c in range(n):
+                cell = r * n + c
+                if c and c % w == 0:
+                    parts.append("|")
+                mask, kind = state.masks[cell], state.kinds[cell]
+                text = []
+                for k in range(w):
+                    v = sub * w + k + 1
+                    if kind != OPEN:
+                        shown = symbol(v) if mask == 1 << (v - 1) else " "
+                        text.append(shown)
+                    else:
+                        text.append(symbol(v) if mask >> (v - 1) & 1 else ".")
+                parts.append("".join(text))
+            lines.append(" ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def summary_lines(trace: Trace) -> list[str]:
+    """The summary block: placements by rule, search counters, and how it ended."""
+    s: Summary = trace.summary
+    rows = [
+        ("givens placed", s.givens),
+        ("naked singles", s.naked_singles),
+        ("hidden singles", s.hidden_singles),
+        ("guesses", s.guesses),
+        ("backtracks", s.backtracks),
+        ("maximum depth", s.max_depth),
+        ("nodes", s.nodes),
+        ("contradictions", s.contradictions),
+        ("solutions", s.solutions),
+    ]
+    head = f"summary (propagation {trace.propagation}, order {trace.order}):"
+    lines = [head] + [f"  {label:<16} {value}" for label, value in rows]
+    lines.append(f"  {'outcome':<16} {outcome_text(trace)}")
+    return lines
+
+
+def outcome_text(trace: Trace) -> str:
+    """How the search ended, in a few words."""
+    s = trace.summary
+    if trace.timed_out:
+        return f"stopped by the timeout after {s.solutions} solution(s)"
+    if trace.complete:
+        return {0: "no solution", 1: "exactly one solution"}.get(
+            s.solutions, f"{s.solutions} solutions, all found"
+        )
+    return "solved" if s.solutions == 1 else f"stopped at {s.solutions} solutions"
+
+
+def narrative(trace: Trace, show: str = "none") -> str:
+    """The whole story as text: steps, candidate grids at the ``show`` moments, summary."""
+    geom = trace.puzzle.geometry
+    out: list[str] = [
+        f"puzzle {trace.puzzle} ({trace.puzzle.given_count} givens; "
+        f"propagation {trace.propagation}, order {trace.order})"
+    ]
+    all_steps = steps(trace)
+    started = False
+    last: State | None = None
+    for number, step in enumerate(all_steps, 1):
+        grid_shown = False
+        if not started and not isinstance(step.event, Placement):
+            started = True  # the givens are placed and propagated: the search starts here
+            if show in ("start", "guesses") and last is not None:
+                out += ["", "candidates after the givens:", candidates_grid(geom, last), ""]
+                grid_shown = True
+        if show == "guesses" and isinstance(step.event, Guess) and not grid_shown:
+            out += ["", "candidates before the guess:", candidates_grid(geom, last), ""]
+        out.append(f"{number:>5}. {step.text}")
+        extra = removal_line(step, geom)
+        if extra:
+            out.append(f"        {extra}")
+        if show == "every":
+            out += [candidates_grid(geom, step.state), ""]
+        last = step.state
+    if trace.truncated:
+        out.append(
+            f"... truncated after {len(all_steps)} steps (raise --max-steps to see more); "
+            "the summary counts every step"
+        )
+    if show == "end" and last is not None:
+        out += ["", "candidates after the last step shown:", candidates_grid(geom, last)]
+    out += [""] + summary_lines(trace)
+    return "\n".join(out)

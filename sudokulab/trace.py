@@ -1,0 +1,301 @@
+"""What the native engine did, step by step: trace events, a summary, and a replay.
+
+The Python reference engine reports every placement, elimination, guess, contradiction,
+backtrack and solution to a :class:`Recorder` from the same code paths that count nodes,
+guesses and backtracks (see :mod:`sudokulab.native.reference`), so the narrative and the
+numbers cannot disagree. Cells, units and values here are the engine's: cells 0..n*n-1,
+units indexed into ``geometry.units``, values 1..n.
+
+>>> from sudokulab.models import parse_puzzle
+>>> t = trace_puzzle(parse_puzzle("1.....1..1.....1"))
+>>> t.summary.solutions, t.outcome.nodes == t.summary.nodes
+(1, True)
+>>> t.events[0]
+Placement(cell=0, value=1, reason='given', unit=-1, depth=0)
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from .models import Grid, Puzzle
+from .native import reference
+
+#: Steps kept by default: plain backtracking can take millions; the rest is only counted.
+MAX_STEPS = 2000
+
+
+def values_of(mask: int) -> tuple[int, ...]:
+    """The values of a candidate bit mask, ascending (bit v-1 for value v)."""
+    return tuple(v + 1 for v in range(mask.bit_length()) if mask >> v & 1)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A value placed in a cell: a given, a naked single, or a hidden single of a unit."""
+
+    cell: int
+    value: int
+    reason: str  # "given", "naked" or "hidden"
+    unit: int  # the unit that made a hidden single (index into geometry.units), else -1
+    depth: int
+
+
+@dataclass(frozen=True)
+class Elimination:
+    """``value`` removed from the candidates of ``cells`` by its placement in ``cell``."""
+
+    cell: int
+    value: int
+    cells: tuple[int, ...]
+    depth: int
+
+
+@dataclass(frozen=True)
+class Guess:
+    """The search tries ``value`` in ``cell``, one of its ``candidates``, at ``depth``."""
+
+    cell: int
+    value: int
+    candidates: tuple[int, ...]
+    depth: int
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A dead state: a cell without candidates (``empty``), a value without a place in a
+    unit (``noplace``), or a value a cell cannot take (``clash``)."""
+
+    kind: str
+    cell: int  # -1 when the contradiction is about a unit only
+    unit: int  # -1 when it is about a cell only
+    values: tuple[int, ...]
+    depth: int
+
+
+@dataclass(frozen=True)
+class Backtrack:
+    """Every candidate of ``cell`` failed: the search returns to the choice before it."""
+
+    cell: int
+    depth: int
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solved grid, the ``number``-th found."""
+
+    grid: Grid
+    number: int
+    depth: int
+
+
+Event = Placement | Elimination | Guess | Contradiction | Backtrack | Solution
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The counts of a traced search; nodes, guesses and backtracks equal the engine's."""
+
+    givens: int  # givens placed as givens (one already deduced is counted as deduced)
+    naked_singles: int
+    hidden_singles: int
+    guesses: int
+    backtracks: int
+    max_depth: int
+    nodes: int
+    contradictions: int
+    solutions: int
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A traced search of one puzzle: its events (the first ``max_steps`` steps) and counts."""
+
+    puzzle: Puzzle
+    propagation: str
+    order: str
+    events: tuple[Event, ...]
+    summary: Summary
+    truncated: bool  # steps were left out (still counted in the summary)
+    complete: bool  # the search space was exhausted
+    timed_out: bool
+    outcome: reference.Outcome = field(repr=False)
+
+    @property
+    def solutions(self) -> tuple[Grid, ...]:
+        """The solutions the engine found (as the engine returned them)."""
+        return self.outcome.solutions
+
+    def _repr_html_(self) -> str:
+        from .viewer import viewer_html
+
+        return viewer_html(self, standalone=False)
+
+
+class Recorder:
+    """The tracer the engine reports to: keeps events up to ``max_steps`` and counts all.
+
+    A step is any event but an elimination (which belongs to the placement before it).
+    """
+
+    def __init__(self, max_steps: int | None = MAX_STEPS) -> None:
+        self.events: list[Event] = []
+        self.max_steps = max_steps
+        self.steps = 0
+        self.truncated = False
+        self.depth = 0
+        self.counts = dict.fromkeys(
+            ("given", "naked", "hidden", "guesses", "backtracks", "nodes", "contradictions"), 0
+        )
+        self.max_depth = 0
+        self.found = 0
+
+    def _keep(self, event: Event) -> None:
+        """Store an event unless the step budget is spent."""
+        if not isinstance(event, Elimination):
+            self.steps += 1
+        if self.max_steps is not None and self.steps > self.max_steps:
+            self.truncated = True
+        else:
+            self.events.append(event)
+
+    def place(self, cell: int, bit: int, reason: str, unit: int) -> None:
+        """A given, naked single or hidden single placed in ``cell``."""
+        self.counts[reason] += 1
+        self._keep(Placement(cell, bit.bit_length(), reason, unit, self.depth))
+
+    def eliminate(self, cell: int, bit: int, cells: list[int]) -> None:
+        """The placement in ``cell`` removes ``bit`` from ``cells``."""
+        if cells:
+            self._keep(Elimination(cell, bit.bit_length(), tuple(cells), self.depth))
+
+    def node(self, depth: int) -> None:
+        """A consistent state at ``depth`` guesses from the root."""
+        self.counts["nodes"] += 1
+        self.depth = depth
+
+    def guess(self, cell: int, bit: int, candidates: int, depth: int) -> None:
+        """The search tries ``bit`` in ``cell`` (whose candidates were ``candidates``)."""
+        self.counts["guesses"] += 1
+        self.depth = depth
+        self.max_depth = max(self.max_depth, depth)
+        self._keep(Guess(cell, bit.bit_length(), values_of(candidates), depth))
+
+    def contradiction(self, kind: str, cell: int, unit: int, bits: int) -> None:
+        """The state is dead (see :class:`Contradiction`)."""
+        self.counts["contradictions"] += 1
+        self._keep(Contradiction(kind, cell, max(unit, -1), values_of(bits), self.depth))
+
+    def backtrack(self, cell: int, depth: int) -> None:
+        """The frame of ``cell`` at ``depth`` is abandoned."""
+        self.counts["backtracks"] += 1
+        self.depth = depth - 1
+        self._keep(Backtrack(cell, depth))
+
+    def solution(self, masks: list[int]) -> None:
+        """Every cell is placed."""
+        self.found += 1
+        self._keep(Solution(tuple(m.bit_length() for m in masks), self.found, self.depth))
+
+    def summary(self) -> Summary:
+        """The counts so far."""
+        c = self.counts
+        return Summary(
+            givens=c["given"],
+            naked_singles=c["naked"],
+            hidden_singles=c["hidden"],
+            guesses=c["guesses"],
+            backtracks=c["backtracks"],
+            max_depth=self.max_depth,
+            nodes=c["nodes"],
+            contradictions=c["contradictions"],
+            solutions=self.found,
+        )
+
+
+def trace_puzzle(
+    puzzle: Puzzle,
+    propagation: str = "hidden",
+    order: str = "mrv",
+    limit: int | None = 1,
+    max_steps: int | None = MAX_STEPS,
+    timeout: float | None = None,
+) -> Trace:
+    """Solve ``puzzle`` with the Python reference engine, recording every step."""
+    geom = puzzle.geometry
+    if puzzle.cages:  # the narrative has no words for cage pruning yet: refuse, never mislead
+        raise ValueError("tracing does not cover killer cages yet")
+    recorder = Recorder(max_steps)
+    engine = reference.Engine(
+        geom.size, tuple(u.cells for u in geom.units), propagation, order, trace=recorder
+    )
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    outcome = engine.search(puzzle.givens, limit=limit, deadline=deadline)
+    return Trace(
+        puzzle=puzzle,
+        propagation=propagation,
+        order=order,
+        events=tuple(recorder.events),
+        summary=recorder.summary(),
+        truncated=recorder.truncated,
+        complete=outcome.complete,
+        timed_out=outcome.timed_out,
+        outcome=outcome,
+    )
+
+
+@dataclass(frozen=True)
+class State:
+    """The grid after an event: candidate masks, and how each cell was filled."""
+
+    masks: tuple[int, ...]
+    kinds: tuple[int, ...]  # 0 open, 1 given, 2 deduced, 3 guessed
+
+
+OPEN, GIVEN, DEDUCED, GUESSED = 0, 1, 2, 3
+
+
+def replay(trace: Trace) -> Iterator[tuple[Event, State]]:
+    """Each kept event with the grid after it, rebuilt from the events alone.
+
+    A guess at depth d restores the state the search branched from (as the engine copies
+    its frame); a backtrack shows the abandoned cell open again.
+    """
+    n = trace.puzzle.size
+    full = (1 << n) - 1
+    masks = [full] * (n * n)
+    kinds = [OPEN] * (n * n)
+    frames: list[tuple[list[int], list[int]]] = []
+    for event in trace.events:
+        if isinstance(event, Placement):
+            masks[event.cell] = 1 << (event.value - 1)
+            kinds[event.cell] = GIVEN if event.reason == "given" else DEDUCED
+        elif isinstance(event, Elimination):
+            bit = 1 << (event.value - 1)
+            for p in event.cells:
+                masks[p] &= ~bit
+        elif isinstance(event, Guess):
+            if len(frames) < event.depth:
+                frames.append((masks[:], kinds[:]))
+            else:
+                del frames[event.depth :]
+                masks, kinds = frames[-1][0][:], frames[-1][1][:]
+            masks[event.cell] = 1 << (event.value - 1)
+            kinds[event.cell] = GUESSED
+        elif isinstance(event, Backtrack):
+            masks, kinds = frames[event.depth - 1][0][:], frames[event.depth - 1][1][:]
+            del frames[event.depth - 1 :]
+        yield event, State(tuple(masks), tuple(kinds))
+
+
+def final_grid(trace: Trace) -> Grid:
+    """The grid of placed values after the last kept event (0 where nothing is placed)."""
+    last = deque(replay(trace), maxlen=1)
+    state = last[0][1] if last else State((), ())
+    return tuple(
+        m.bit_length() if k != OPEN else 0 for m, k in zip(state.masks, state.kinds, strict=True)
+    )

@@ -1,0 +1,170 @@
+"""HTML views: a step-through page of a traced search, and small grids for notebooks.
+
+Everything is inline (CSS, script, data as JSON): the page opens from a USB stick with no
+network. Each view's ids carry a fresh prefix, so several can share one notebook page.
+Steps are stored compactly: per step, the cells that changed as ``[cell, old, new]``
+triples of a packed cell state (candidate bits, plus how the cell was filled above them),
+with a full snapshot every :data:`SNAPSHOT_EVERY` steps so a jump costs little.
+
+Stable hooks for tests and scripts: ``data-role`` on the grid, buttons, list, counter and
+summary; ``data-cell`` (cell index), ``data-value`` (placed value or empty) and
+``data-current`` on grid cells; ``data-step`` on narrative lines and the counter.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import secrets
+
+from .explain import outcome_text, removal_line, steps
+from .models import Geometry, Grid, Puzzle
+from .models.puzzle import symbol
+from .trace import State, Trace
+from .viewer_assets import MARKUP, SCRIPT, STYLE
+
+#: A full state every this many steps: a jump applies at most this many diffs.
+SNAPSHOT_EVERY = 200
+
+
+def _pack(state: State, n: int) -> list[int]:
+    """One integer per cell: candidate bits, then the fill kind above them."""
+    return [m | k << n for m, k in zip(state.masks, state.kinds, strict=True)]
+
+
+def viewer_data(trace: Trace) -> dict:
+    """The viewer's data: geometry, steps as diffs, periodic snapshots, summary."""
+    puzzle = trace.puzzle
+    geom = puzzle.geometry
+    n = geom.size
+    full = (1 << n) - 1
+    current = [full] * (n * n)
+    start = current[:]
+    rows, snapshots = [], {}
+    for index, step in enumerate(steps(trace)):
+        packed = _pack(step.state, n)
+        diff = []
+        for cell, (old, new) in enumerate(zip(current, packed, strict=True)):
+            if old != new:
+                diff += [cell, old, new]
+        current = packed
+        rows.append(
+            {
+                "t": step.text,
+                "x": removal_line(step, geom),
+                "c": step.cell,
+                "u": step.unit,
+                "k": type(step.event).__name__.lower(),
+                "r": [c for c, _ in step.removed],
+                "v": step.removed[0][1] if step.removed else 0,
+                "d": diff,
+            }
+        )
+        if (index + 1) % SNAPSHOT_EVERY == 0:
+            snapshots[index] = packed
+    s = trace.summary
+    summary = [
+        ["givens placed", s.givens],
+        ["naked singles", s.naked_singles],
+        ["hidden singles", s.hidden_singles],
+        ["guesses", s.guesses],
+        ["backtracks", s.backtracks],
+        ["maximum depth", s.max_depth],
+        ["nodes", s.nodes],
+        ["contradictions", s.contradictions],
+        ["solutions", s.solutions],
+        ["outcome", outcome_text(trace)],
+    ]
+    return {
+        "size": n,
+        "boxRows": geom.box_rows,
+        "boxCols": geom.box_cols,
+        "units": [[u.name, list(u.cells)] for u in geom.units],
+        "names": [geom.cell_name(c) for c in geom.cells],
+        "symbols": [symbol(v) for v in geom.values],
+        "start": start,
+        "steps": rows,
+        "snapshots": snapshots,
+        "summary": summary,
+        "truncated": trace.truncated,
+        "title": f"{puzzle}  ·  propagation {trace.propagation}, order {trace.order}",
+    }
+
+
+def viewer_html(trace: Trace, standalone: bool = True) -> str:
+    """The step-through viewer: a whole page, or a fragment to embed (notebooks)."""
+    prefix = "slv" + secrets.token_hex(4)
+    data = viewer_data(trace)
+    data.update(standalone=standalone, every=SNAPSHOT_EVERY)
+    data = json.dumps(data, separators=(",", ":"))
+    # "</" inside a script would end it early; JSON allows the escaped form.
+    data = data.replace("</", "<\\/")
+    body = (
+        f'<div class="slv" id="{prefix}" data-role="viewer">'
+        f"{MARKUP}</div>"
+        f"<style>{STYLE}</style>"
+        f'<script>(function(){{var DATA={data};var ROOT=document.getElementById("{prefix}");'
+        f"{SCRIPT}}})();</script>"
+    )
+    if not standalone:
+        return body
+    title = html.escape(f"sudokulab explain {trace.puzzle}")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{title}</title></head>\n<body class="slv-page">{body}</body></html>\n'
+    )
+
+
+def grid_html(geom: Geometry, grid: Grid, givens: Grid | None = None) -> str:
+    """A static grid as an HTML table (givens bold), with inline styles only."""
+    n = geom.size
+    cells = []
+    for r in range(n):
+        tds = []
+        for c in range(n):
+            cell = r * n + c
+            v = grid[cell]
+            style = ["width:1.6em;height:1.6em;text-align:center;border:1px solid #999"]
+            if c % geom.box_cols == 0:
+                style.append("border-left:2px solid #222")
+            if r % geom.box_rows == 0:
+                style.append("border-top:2px solid #222")
+            if givens is not None and givens[cell]:
+                style.append("font-weight:bold")
+            elif givens is not None:
+                style.append("color:#1f5fbf")
+            tds.append(f'<td style="{";".join(style)}">{symbol(v) if v else ""}</td>')
+        cells.append("<tr>" + "".join(tds) + "</tr>")
+    table = (
+        '<table style="border-collapse:collapse;border-right:2px solid #222;'
+        'border-bottom:2px solid #222;font-family:sans-serif">' + "".join(cells) + "</table>"
+    )
+    return table
+
+
+def puzzle_html(puzzle: Puzzle) -> str:
+    """A puzzle as an HTML grid with its size and number of givens."""
+    caption = f"{puzzle.size}x{puzzle.size} puzzle, {puzzle.given_count} givens"
+    return f"<div><div>{caption}</div>{grid_html(puzzle.geometry, puzzle.givens)}</div>"
+
+
+def result_html(result, puzzle: Puzzle | None = None) -> str:
+    """A result: status, count, times and counters, and its first solution as a grid."""
+    parts = [f"<b>{html.escape(result.backend)}</b>: {html.escape(str(result.status))}"]
+    parts.append(f", {result.count}{'' if result.exact else '+'} solution(s)")
+    parts.append(f", {result.time * 1000:.3f} ms")
+    if result.message:
+        parts.append(f" ({html.escape(result.message)})")
+    stats = "".join(
+        f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>"
+        for k, v in result.stats.items()
+    )
+    out = [f"<div>{''.join(parts)}</div>"]
+    grid = result.solution
+    if grid is not None:
+        geom = puzzle.geometry if puzzle is not None else Puzzle.from_grid(grid).geometry
+        out.append(grid_html(geom, grid, puzzle.givens if puzzle is not None else None))
+    if stats:
+        out.append(f'<table style="font-family:sans-serif">{stats}</table>')
+    return '<div style="display:flex;gap:1em;align-items:flex-start">' + "".join(out) + "</div>"

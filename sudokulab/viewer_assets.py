@@ -1,0 +1,235 @@
+"""The step-through viewer's markup, style and script, inlined into every page.
+
+Kept as Python strings (not package data files) so a plain install carries them. The
+script runs inside a function that defines ``DATA`` (see ``viewer.viewer_data``) and
+``ROOT`` (the viewer's element); it touches nothing outside ``ROOT`` but, on a page of its
+own, the keyboard.
+"""
+
+MARKUP = """\
+<div class="slv-title" data-role="title"></div>
+<div class="slv-main">
+  <div class="slv-left">
+    <div class="slv-grid" data-role="grid"></div>
+    <div class="slv-controls">
+      <button type="button" data-role="first" title="first step (Home)">|&#x25C0;</button>
+      <button type="button" data-role="prev" title="previous step (Left)">&#x25C0;</button>
+      <button type="button" data-role="play" title="play / pause (Space)">play</button>
+      <button type="button" data-role="next" title="next step (Right)">&#x25B6;</button>
+      <button type="button" data-role="last" title="last step (End)">&#x25B6;|</button>
+      <span class="slv-counter" data-role="counter" data-step="-1"></span>
+    </div>
+    <div class="slv-now" data-role="current"></div>
+    <div class="slv-removed" data-role="removed"></div>
+  </div>
+  <div class="slv-right">
+    <ol class="slv-list" data-role="list"></ol>
+    <table class="slv-summary" data-role="summary"></table>
+  </div>
+</div>
+"""
+
+STYLE = """\
+.slv { --cell: calc(26em / var(--n, 9)); font-family: system-ui, sans-serif; color: #111;
+  font-size: 16px; outline: none; }
+.slv-page { margin: 0.6em; background: #fff; }
+.slv-page .slv { font-size: 22px;
+  --cell: min(calc(80vh / var(--n, 9) - 4px), calc(52vw / var(--n, 9))); }
+.slv-title { font-weight: 600; margin-bottom: 0.4em; font-size: 0.8em; color: #444;
+  word-break: break-all; }
+.slv-main { display: flex; gap: 1em; align-items: flex-start; flex-wrap: wrap; }
+.slv-grid { display: grid; grid-template-columns: repeat(var(--n, 9), var(--cell));
+  grid-auto-rows: var(--cell); border: 3px solid #222; width: max-content; }
+.slv-cell { position: relative; border: 1px solid #bbb; box-sizing: border-box;
+  display: flex; align-items: center; justify-content: center; background: #fff; }
+.slv-cell.bl { border-left: 3px solid #222; } .slv-cell.bt { border-top: 3px solid #222; }
+.slv-cands { display: grid; width: 100%; height: 100%;
+  grid-template-columns: repeat(var(--bc, 3), 1fr); }
+.slv-cands span { display: flex; align-items: center; justify-content: center;
+  font-size: calc(var(--cell) / var(--bc, 3) * 0.75); color: #555; line-height: 1; }
+.slv-cands span.off { visibility: hidden; }
+.slv-cands span.removed { visibility: visible; color: #d00; text-decoration: line-through;
+  font-weight: 700; background: #ffd6d6; }
+.slv-val { font-size: calc(var(--cell) * 0.62); line-height: 1; }
+.slv-cell.given .slv-val { font-weight: 700; color: #111; }
+.slv-cell.deduced .slv-val { color: #1f5fbf; }
+.slv-cell.guessed .slv-val { color: #c25e00; font-style: italic; }
+.slv-cell.unit { background: #fff6c9; }
+.slv-cell.dead { background: #ffc4c4; }
+.slv-cell.current { background: #ffe066; box-shadow: inset 0 0 0 3px #e08a00; }
+.slv-cell.current.dead { background: #ffb0b0; box-shadow: inset 0 0 0 3px #c00; }
+.slv-controls { margin: 0.5em 0; display: flex; gap: 0.3em; align-items: center; }
+.slv-controls button { font-size: 1em; min-width: 2.4em; padding: 0.15em 0.4em;
+  cursor: pointer; }
+.slv-counter { margin-left: 0.5em; font-variant-numeric: tabular-nums; }
+.slv-now { font-size: 1.1em; font-weight: 600; min-height: 2.6em;
+  max-width: calc(var(--cell) * var(--n, 9)); }
+.slv-removed { color: #a00; font-size: 0.85em; max-width: calc(var(--cell) * var(--n, 9)); }
+.slv-right { flex: 1; min-width: 16em; }
+.slv-list { position: relative; max-height: calc(var(--cell) * var(--n, 9) - 8em);
+  min-height: 10em; overflow-y: auto; margin: 0; padding-left: 3.2em; font-size: 0.8em;
+  border: 1px solid #ddd; }
+.slv-list li { cursor: pointer; padding: 0.1em 0.3em; }
+.slv-list li:hover { background: #eef; }
+.slv-list li.cur { background: #ffe066; font-weight: 600; }
+.slv-list li.k-guess { color: #c25e00; } .slv-list li.k-contradiction { color: #c00; }
+.slv-list li.k-backtrack { color: #777; } .slv-list li.k-solution { color: #080; }
+.slv-summary { margin-top: 0.6em; font-size: 0.8em; border-collapse: collapse; }
+.slv-summary td { padding: 0.05em 0.6em 0.05em 0; }
+.slv-summary td:last-child { font-weight: 600; }
+"""
+
+SCRIPT = """\
+var n = DATA.size, steps = DATA.steps, EVERY = DATA.every, last = steps.length - 1;
+var FULL = (1 << n) - 1, KINDS = ["open", "given", "deduced", "guessed"];
+function q(role) { return ROOT.querySelector('[data-role="' + role + '"]'); }
+ROOT.style.setProperty("--n", n);
+ROOT.style.setProperty("--bc", DATA.boxCols);
+ROOT.setAttribute("tabindex", "0");
+q("title").textContent = DATA.title;
+var grid = q("grid"), list = q("list"), cells = [], shown = [];
+for (var c = 0; c < n * n; c++) {
+  var el = document.createElement("div"), r = Math.floor(c / n), col = c % n;
+  el.className = "slv-cell" + (col % DATA.boxCols === 0 && col ? " bl" : "")
+    + (r % DATA.boxRows === 0 && r ? " bt" : "");
+  el.setAttribute("data-cell", c);
+  el.title = DATA.names[c];
+  grid.appendChild(el);
+  cells.push(el);
+  shown.push(-1);
+}
+var items = [];
+steps.forEach(function (s, i) {
+  var li = document.createElement("li");
+  li.textContent = s.t;
+  li.className = "k-" + s.k;
+  li.setAttribute("data-step", i);
+  li.setAttribute("data-cell", s.c);
+  list.appendChild(li);
+  items.push(li);
+});
+if (DATA.truncated) {
+  var more = document.createElement("li");
+  more.textContent = "... truncated (raise --max-steps); the summary counts every step";
+  list.appendChild(more);
+}
+DATA.summary.forEach(function (row) {
+  var tr = document.createElement("tr");
+  row.forEach(function (v) {
+    var td = document.createElement("td");
+    td.textContent = v;
+    tr.appendChild(td);
+  });
+  q("summary").appendChild(tr);
+});
+var state = DATA.start.slice(), pos = -1, marked = [], timer = null;
+function apply(d, which) {
+  for (var i = 0; i < d.length; i += 3) state[d[i]] = d[i + which];
+}
+function drawCell(c, removed) {
+  var st = state[c], kind = st >> n, mask = st & FULL, el = cells[c];
+  var key = st + (removed ? "r" + removed : "");
+  if (shown[c] === key) return;
+  shown[c] = key;
+  el.classList.remove("given", "deduced", "guessed");
+  el.textContent = "";
+  if (kind) {
+    var v = 0;
+    while (!(mask >> v & 1) && v < n) v++;
+    el.classList.add(KINDS[kind]);
+    el.setAttribute("data-value", DATA.symbols[v]);
+    var span = document.createElement("span");
+    span.className = "slv-val";
+    span.textContent = DATA.symbols[v];
+    el.appendChild(span);
+    return;
+  }
+  el.setAttribute("data-value", "");
+  var box = document.createElement("div");
+  box.className = "slv-cands";
+  for (var k = 0; k < n; k++) {
+    var s = document.createElement("span");
+    s.textContent = DATA.symbols[k];
+    if (removed === k + 1) s.className = "removed";
+    else if (!(mask >> k & 1)) s.className = "off";
+    box.appendChild(s);
+  }
+  el.appendChild(box);
+}
+function go(t) {
+  t = Math.max(-1, Math.min(last, t));
+  if (Math.abs(t - pos) > EVERY) {
+    var k = Math.floor((t + 1) / EVERY) * EVERY - 1;
+    var snap = k >= 0 ? DATA.snapshots[k] : null;
+    state = (snap || DATA.start).slice();
+    pos = snap ? k : -1;
+  }
+  while (pos < t) { pos++; apply(steps[pos].d, 2); }
+  while (pos > t) { apply(steps[pos].d, 1); pos--; }
+  render();
+}
+function render() {
+  var s = pos >= 0 ? steps[pos] : null, removed = {};
+  marked.forEach(function (c) { cells[c].classList.remove("current", "unit", "dead"); });
+  marked = [];
+  if (s) s.r.forEach(function (c) { removed[c] = s.v; });
+  for (var c = 0; c < n * n; c++) drawCell(c, removed[c] || 0);
+  if (s && s.u >= 0) {
+    DATA.units[s.u][1].forEach(function (c) { cells[c].classList.add("unit"); marked.push(c); });
+  }
+  if (s && s.c >= 0) {
+    cells[s.c].classList.add("current");
+    if (s.k === "contradiction") cells[s.c].classList.add("dead");
+    marked.push(s.c);
+  }
+  cells.forEach(function (el, c) { el.setAttribute("data-current", s && s.c === c); });
+  ROOT.setAttribute("data-step", pos);
+  ROOT.setAttribute("data-cell", s ? s.c : -1);
+  var counter = q("counter");
+  counter.setAttribute("data-step", pos);
+  counter.textContent = pos < 0 ? "start (" + steps.length + " steps)"
+    : "step " + (pos + 1) + " / " + steps.length;
+  q("current").textContent = s ? s.t : "the empty grid: every cell has every candidate";
+  q("removed").textContent = s ? s.x : "";
+  var cur = list.querySelector("li.cur");
+  if (cur) cur.classList.remove("cur");
+  if (s) {
+    var li = items[pos];
+    li.classList.add("cur");
+    var top = li.offsetTop, h = list.clientHeight;
+    if (top < list.scrollTop || top + li.offsetHeight > list.scrollTop + h) {
+      list.scrollTop = Math.max(0, top - h / 2);
+    }
+  }
+}
+function play() {
+  if (timer) { clearInterval(timer); timer = null; q("play").textContent = "play"; return; }
+  if (pos >= last) go(-1);
+  q("play").textContent = "pause";
+  timer = setInterval(function () { if (pos >= last) play(); else go(pos + 1); }, 350);
+}
+q("first").addEventListener("click", function () { go(-1); });
+q("prev").addEventListener("click", function () { go(pos - 1); });
+q("next").addEventListener("click", function () { go(pos + 1); });
+q("last").addEventListener("click", function () { go(last); });
+q("play").addEventListener("click", play);
+list.addEventListener("click", function (e) {
+  var li = e.target.closest("li[data-step]");
+  if (li) go(parseInt(li.getAttribute("data-step"), 10));
+});
+function key(e) {
+  if (e.target.tagName === "BUTTON" && (e.key === " " || e.key === "Enter")) return;
+  var moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  if (e.key in moves) go(pos + moves[e.key]);
+  else if (e.key === "Home") go(-1);
+  else if (e.key === "End") go(last);
+  else if (e.key === " ") play();
+  else return;
+  e.preventDefault();
+}
+if (DATA.standalone) document.addEventListener("keydown", key);
+else ROOT.addEventListener("keydown", key);
+ROOT.addEventListener("click", function () { if (!DATA.standalone) ROOT.focus(); });
+go(-1);
+if (DATA.standalone) ROOT.focus();
+"""

@@ -1,0 +1,163 @@
+"""The step-through page in a real browser: Debian's Chromium, driven by Playwright.
+
+Only the system browser is used (never one Playwright downloads). Without Chromium the
+test skips, except in CI (CI=true), where it fails: CI installs it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sudokulab import is_solution, parse_puzzle
+from sudokulab.cli import main
+from sudokulab.trace import Guess, trace_puzzle
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+HARD = "7.18.43.......2.....453..7.6.....7..1...9...5..8.....38...195....23........6.89.4"
+
+
+def _sync_playwright():
+    """Playwright's sync API, or a skip (a failure in CI) naming what is missing."""
+    missing = []
+    if not CHROMIUM.exists():
+        missing.append(f"{CHROMIUM} (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing.append("playwright (pip install -e '.[test]')")
+    if missing:
+        message = "browser test needs " + " and ".join(missing)
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return sync_playwright
+
+
+@pytest.fixture
+def page():
+    sync_playwright = _sync_playwright()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield browser.new_page(viewport={"width": 1400, "height": 900})
+        finally:
+            browser.close()
+
+
+def test_step_through_page(page, tmp_path, capsys):
+    puzzle = parse_puzzle(HARD)
+    trace = trace_puzzle(puzzle)
+    assert any(isinstance(e, Guess) for e in trace.events)  # the search has to guess
+    html = tmp_path / "lesson.html"
+    assert main(["explain", HARD, "--html", str(html)]) == 0
+    capsys.readouterr()
+
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(html.as_uri())
+    viewer = page.locator('[data-role="viewer"]')
+    lines = page.locator('[data-role="list"] li[data-step]')
+    count = lines.count()
+    assert count > 10
+    assert viewer.get_attribute("data-step") == "-1"
+
+    def highlighted() -> list[str]:
+        return page.eval_on_selector_all(
+            '[data-role="grid"] [data-current="true"]', "els => els.map(e => e.dataset.cell)"
+        )
+
+    previous = None
+    for step in range(count):
+        page.keyboard.press("ArrowRight")
+        assert viewer.get_attribute("data-step") == str(step)
+        cell = lines.nth(step).get_attribute("data-cell")
+        shown = highlighted()
+        if cell == "-1":
+            assert shown == []
+        else:
+            assert shown == [cell]
+            assert cell != previous  # each step is about another cell
+        previous = cell
+    page.keyboard.press("ArrowRight")  # past the end: stays on the last step
+    assert viewer.get_attribute("data-step") == str(count - 1)
+
+    values = page.eval_on_selector_all(
+        '[data-role="grid"] [data-cell]', "els => els.map(e => e.dataset.value)"
+    )
+    grid = tuple(int(v) for v in values)
+    assert grid == trace.solutions[0]
+    assert is_solution(puzzle, grid)
+    page.screenshot(path=str(tmp_path / "end.png"))
+
+    page.keyboard.press("Home")
+    assert viewer.get_attribute("data-step") == "-1"
+    target = lines.nth(count // 2)
+    target.click()
+    assert viewer.get_attribute("data-step") == str(count // 2)
+    assert "cur" in (target.get_attribute("class") or "")
+    cell = target.get_attribute("data-cell")
+    assert highlighted() == ([] if cell == "-1" else [cell])
+    page.locator('[data-role="prev"]').click()
+    assert viewer.get_attribute("data-step") == str(count // 2 - 1)
+    page.keyboard.press("End")
+    assert viewer.get_attribute("data-step") == str(count - 1)
+
+    page.screenshot(path=str(tmp_path / "viewer.png"))
+    assert (tmp_path / "viewer.png").stat().st_size > 0
+    assert errors == []
+
+
+def _placed_at(data: dict, step: int) -> list[str]:
+    """The values the page should show placed after ``step``, from the page's own diffs."""
+    n = data["size"]
+    state = list(data["start"])
+    for row in data["steps"][: step + 1]:
+        d = row["d"]
+        for i in range(0, len(d), 3):
+            state[d[i]] = d[i + 2]
+    return [str((s & ((1 << n) - 1)).bit_length()) if s >> n else "" for s in state]
+
+
+def test_long_trace_jumps(page, tmp_path):
+    # Forward checking, first cell: thousands of steps, jumps across the snapshots.
+    from sudokulab.viewer import viewer_data, viewer_html
+
+    trace = trace_puzzle(parse_puzzle(HARD), "forward", "first", max_steps=3000)
+    data = viewer_data(trace)
+    html = tmp_path / "long.html"
+    html.write_text(viewer_html(trace))
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(html.as_uri())
+    viewer = page.locator('[data-role="viewer"]')
+
+    def shown() -> list[str]:
+        return page.eval_on_selector_all(
+            '[data-role="grid"] [data-cell]', "els => els.map(e => e.dataset.value)"
+        )
+
+    page.keyboard.press("End")
+    last = len(data["steps"]) - 1
+    assert viewer.get_attribute("data-step") == str(last)
+    assert shown() == _placed_at(data, last)
+    for target in (1234, 1233, 451, 2999 if last >= 2999 else last, 0):
+        page.locator(f'[data-role="list"] li[data-step="{target}"]').click()
+        assert viewer.get_attribute("data-step") == str(target)
+        assert shown() == _placed_at(data, target)
+    page.keyboard.press("ArrowLeft")
+    assert viewer.get_attribute("data-step") == "-1"
+    assert shown() == [""] * 81 and errors == []
