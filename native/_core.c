@@ -61,6 +61,12 @@ typedef struct {
     int32_t *peer_start;  /* ncells + 1 offsets into peers */
     int32_t *peers;       /* the peers of each cell, ascending */
     int nunits_of;        /* units per cell when every cell has as many, else 0 */
+    /* With nunits_of >= 2: for each slot u * size + i of units[], the other units of that
+     * cell (nunits_of - 1 of them, in unit order) as a row in units[] and the cell's bit
+     * there. Removing a value from a peer found through one unit then updates exactly its
+     * other units, with no test to skip the first (see propagate_hidden). */
+    int32_t *other_row;
+    uint32_t *other_bit;
     PyObject *units_obj;  /* the units as a tuple of tuples of ints */
     int ncages;
     int32_t *cage_of;     /* each cell's cage, -1 for none */
@@ -78,6 +84,8 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->uo);
     PyMem_Free(self->uo_row);
     PyMem_Free(self->uo_bit);
+    PyMem_Free(self->other_row);
+    PyMem_Free(self->other_bit);
     PyMem_Free(self->peer_start);
     PyMem_Free(self->peers);
     PyMem_Free(self->cage_of);
@@ -409,6 +417,28 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     for (int c = 1; c < ncells; c++)
         if (self->uo_start[c + 1] - self->uo_start[c] != self->nunits_of)
             self->nunits_of = 0;
+
+    if (self->nunits_of >= 2) {
+        const int nu = self->nunits_of;
+        const size_t nslots = (size_t)self->nunits * (size_t)self->size;
+        self->other_row = PyMem_Malloc(sizeof(int32_t) * nslots * (size_t)(nu - 1));
+        self->other_bit = PyMem_Malloc(sizeof(uint32_t) * nslots * (size_t)(nu - 1));
+        if (!self->other_row || !self->other_bit) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (size_t slot = 0; slot < nslots; slot++) {
+            const int c = self->units[slot];
+            const int row = (int)(slot / (size_t)self->size) * self->size;
+            size_t j = slot * (size_t)(nu - 1);
+            for (int k = self->uo_start[c]; k < self->uo_start[c + 1]; k++) {
+                if (self->uo_row[k] == row)
+                    continue;
+                self->other_row[j] = self->uo_row[k];
+                self->other_bit[j++] = self->uo_bit[k];
+            }
+        }
+    }
 
     PyMem_Free(seen);
     PyMem_Free(peerbits);
@@ -805,6 +835,8 @@ propagate_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
     const uint32_t *restrict uo_bit = t->uo_bit;
     const int32_t *restrict units = t->units;
     const int32_t *restrict cage_of = t->cage_of;
+    const int32_t *restrict other_row = t->other_row;
+    const uint32_t *restrict other_bit = t->other_bit;
     Queue q = {x->qcell, x->qbit, 0, x->qcap};
     if (cg)
         cage_clear(x);
@@ -862,9 +894,22 @@ again:
                     return 0; /* one candidate left: a naked single */
                 if (cg && cage_of[p] >= 0)
                     cage_mark(x, cage_of[p]);
-                const int p0 = uo_start[p];
-                const int pend = nu ? p0 + nu : uo_start[p + 1];
-                for (int j = p0; j < pend; j++) {
+                if (nu >= 2) {
+                    /* p's units other than u (done above, every place at once). */
+                    const size_t slot = (size_t)(row + __builtin_ctz(others)) * (nu - 1);
+                    for (int j = 0; j < nu - 1; j++) {
+                        const int prow = other_row[slot + j];
+                        const uint32_t at = other_bit[slot + j];
+                        uint32_t *wp = &where[prow + v];
+                        if (!(*wp & at))
+                            continue; /* a unit of c, already set to c alone */
+                        *wp &= ~at;
+                        if (!lost_place(x, &q, placed, *wp, units + prow, b))
+                            return 0;
+                    }
+                    continue;
+                }
+                for (int j = uo_start[p]; j < uo_start[p + 1]; j++) {
                     const int prow = uo_row[j];
                     const uint32_t at = uo_bit[j];
                     uint32_t *wp = &where[prow + v];
