@@ -548,6 +548,7 @@ typedef struct {
     size_t nwhere; /* words of where[] per state: nunits * size under hidden, else 0 */
     int overflow; /* the queue bound was broken: an internal error */
     size_t qseed; /* entries root_hidden left in the queue for propagate_hidden */
+    int32_t *susp; /* where[] slots to check, (row << 5) | value: 2 * nunits * size */
     /* the cages whose cells changed, to prune again (singles, hidden): a set and a list */
     uint8_t *cdirty;
     int32_t *clist;
@@ -837,6 +838,7 @@ propagate_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
     const int32_t *restrict cage_of = t->cage_of;
     const int32_t *restrict other_row = t->other_row;
     const uint32_t *restrict other_bit = t->other_bit;
+    int32_t *restrict susp = x->susp;
     Queue q = {x->qcell, x->qbit, 0, x->qcap};
     if (cg)
         cage_clear(x);
@@ -863,15 +865,17 @@ again:
             cage_mark(x, cage_of[c]);
         const int c0 = uo_start[c];
         const int cend = nu ? c0 + nu : uo_start[c + 1];
-        if (gone) {
+        /* A where[] slot left with one place or none is noted (without a branch: the
+         * outcome is data, a branch on it mispredicts often) and checked once c is done,
+         * below: the same rules, fired a little later. */
+        int ns = 0;
+#define NOTE(left, row, v) (susp[ns] = ((row) << 5) | (v), ns += !((left) & ((left) - 1)))
+        for (uint32_t g = gone; g; g &= g - 1) {
+            const int gv = __builtin_ctz(g);
             for (int k = c0; k < cend; k++) {
                 const int row = uo_row[k];
-                const uint32_t at = ~uo_bit[k];
-                for (uint32_t g = gone; g; g &= g - 1) {
-                    uint32_t left = where[row + __builtin_ctz(g)] &= at;
-                    if (!lost_place(x, &q, placed, left, units + row, g & (0u - g)))
-                        return 0;
-                }
+                const uint32_t left = where[row + gv] &= ~uo_bit[k];
+                NOTE(left, row, gv);
             }
         }
         /* Remove b from every peer that has it: in each unit of c, the places of b. */
@@ -894,34 +898,44 @@ again:
                     return 0; /* one candidate left: a naked single */
                 if (cg && cage_of[p] >= 0)
                     cage_mark(x, cage_of[p]);
+                /* p's units other than u (done above, every place at once); a unit of c
+                 * already set to c alone loses nothing and is not noted. */
                 if (nu >= 2) {
-                    /* p's units other than u (done above, every place at once). */
                     const size_t slot = (size_t)(row + __builtin_ctz(others)) * (nu - 1);
                     for (int j = 0; j < nu - 1; j++) {
                         const int prow = other_row[slot + j];
                         const uint32_t at = other_bit[slot + j];
-                        uint32_t *wp = &where[prow + v];
-                        if (!(*wp & at))
-                            continue; /* a unit of c, already set to c alone */
-                        *wp &= ~at;
-                        if (!lost_place(x, &q, placed, *wp, units + prow, b))
-                            return 0;
+                        const uint32_t had = where[prow + v];
+                        const uint32_t left = had & ~at;
+                        where[prow + v] = left;
+                        susp[ns] = (prow << 5) | v;
+                        ns += (had != left) & !(left & (left - 1));
                     }
                     continue;
                 }
                 for (int j = uo_start[p]; j < uo_start[p + 1]; j++) {
                     const int prow = uo_row[j];
-                    const uint32_t at = uo_bit[j];
-                    uint32_t *wp = &where[prow + v];
-                    /* Skips u (done above, every place at once) and the units of c already
-                     * set to c alone. */
-                    if (prow == row || !(*wp & at))
+                    if (prow == row)
                         continue;
-                    *wp &= ~at;
-                    if (!lost_place(x, &q, placed, *wp, units + prow, b))
-                        return 0;
+                    const uint32_t had = where[prow + v];
+                    const uint32_t left = had & ~uo_bit[j];
+                    where[prow + v] = left;
+                    susp[ns] = (prow << 5) | v;
+                    ns += (had != left) & !(left & (left - 1));
                 }
             }
+        }
+#undef NOTE
+        /* The noted slots: none left is a contradiction, one left at an unplaced cell a
+         * hidden single. (A slot only loses places, so it still has one or none.) */
+        for (int i = 0; i < ns; i++) {
+            const int row = susp[i] >> 5, sv = susp[i] & 31;
+            const uint32_t left = where[row + sv];
+            if (!left)
+                return 0; /* no place left for the value in this unit */
+            const int pc = units[row + __builtin_ctz(left)];
+            if (!placed[pc] && !q_push(x, &q, pc, 1u << sv))
+                return 0;
         }
     }
     if (cg) {
@@ -1352,9 +1366,12 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     size_t bytes_placed = nstates * (size_t)ncells;
     size_t bytes_where = sizeof(uint32_t) * nstates * nwhere;
     size_t bytes_cages = (sizeof(int32_t) + 1) * (size_t)t->ncages;
+    /* propagate_hidden's noted slots, per placed cell: its units' places of its other
+     * values, and each peer's other units once (writes one past the count) */
+    size_t nsusp = 2 * (size_t)t->nunits * (size_t)t->size + 1;
     memset(a, 0, sizeof *a);
     a->block = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_queue + bytes_placed +
-                               bytes_where + bytes_cages + 1);
+                               bytes_where + bytes_cages + sizeof(int32_t) * nsusp + 1);
     if (a->block == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -1370,6 +1387,8 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     p += sizeof(int32_t) * qcap;
     a->x.qbit = (uint32_t *)p;
     p += sizeof(uint32_t) * qcap;
+    a->x.susp = (int32_t *)p;
+    p += sizeof(int32_t) * nsusp;
     a->x.clist = (int32_t *)p;
     p += sizeof(int32_t) * (size_t)t->ncages;
     a->placed = (uint8_t *)p;
