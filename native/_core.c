@@ -825,10 +825,15 @@ place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
 
 /* nu: units per cell when constant (9x9: 3), else 0. seeded: the queue already holds
  * x->qseed entries (the root, see root_hidden) and cell, bit are unused. */
+/* The positions of the bits of each 9-bit mask, in ascending order, and their count
+ * (filled at import). */
+static uint8_t bitpos9[512][9];
+static uint8_t bitcnt9[512];
+
 static inline __attribute__((always_inline)) int
 propagate_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
                  uint32_t *restrict where, int cell, uint32_t bit, const int seeded,
-                 const int nu, const int cg)
+                 const int nu, const int small, const int cg)
 {
     const TablesObject *t = x->t;
     const int32_t *restrict uo_start = t->uo_start;
@@ -880,7 +885,46 @@ again:
         }
         /* Remove b from every peer that has it: in each unit of c, the places of b. */
         const int v = __builtin_ctz(b);
-        for (int k = c0; k < cend; k++) {
+        if (small) {
+            /* Sizes up to 9: the slots of those peers, from all of c's units, gathered
+             * into one list without a branch (bitpos9), then walked in one loop: one
+             * hard-to-predict loop exit instead of one per unit. Every unit of c is set
+             * to c alone first, so a unit of c is never noted. */
+            int32_t slots[3 * 9 + 9];
+            int ns9 = 0;
+            for (int k = 0; k < 3; k++) {
+                const int row = uo_row[c0 + k];
+                const uint32_t mine = uo_bit[c0 + k];
+                const uint32_t others = where[row + v] & ~mine;
+                where[row + v] = mine; /* c alone holds b here now */
+                const uint8_t *pos = bitpos9[others];
+                for (int i = 0; i < 9; i++)
+                    slots[ns9 + i] = row + pos[i];
+                ns9 += bitcnt9[others];
+            }
+            for (int i = 0; i < ns9; i++) {
+                const int slot = slots[i];
+                const int p = units[slot];
+                uint32_t m = masks[p];
+                if (!(m & b))
+                    continue; /* seen through an earlier unit of c */
+                m ^= b;
+                if (!m)
+                    return 0;
+                masks[p] = m;
+                if (!(m & (m - 1)) && !q_push(x, &q, p, m))
+                    return 0; /* one candidate left: a naked single */
+                for (int j = 0; j < 2; j++) {
+                    const int prow = other_row[2 * slot + j];
+                    const uint32_t had = where[prow + v];
+                    const uint32_t left = had & ~other_bit[2 * slot + j];
+                    where[prow + v] = left;
+                    susp[ns] = (prow << 5) | v;
+                    ns += (had != left) & !(left & (left - 1));
+                }
+            }
+        }
+        for (int k = c0; k < (small ? c0 : cend); k++) {
             const int row = uo_row[k];
             const uint32_t mine = uo_bit[k];
             uint32_t others = where[row + v] & ~mine;
@@ -953,10 +997,12 @@ static int
 place_hidden(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
     if (x->t->ncages)
-        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 0, 1);
+        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 0, 0, 1);
+    if (x->t->nunits_of == 3 && x->size <= 9)
+        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 3, 1, 0);
     if (x->t->nunits_of == 3)
-        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 3, 0);
-    return propagate_hidden(x, masks, placed, where, cell, bit, 0, 0, 0);
+        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 3, 0, 0);
+    return propagate_hidden(x, masks, placed, where, cell, bit, 0, 0, 0, 0);
 }
 
 /*
@@ -1022,8 +1068,8 @@ root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
     }
     x->qseed = q.n;
     if (t->nunits_of == 3)
-        return propagate_hidden(x, masks, placed, where, 0, 0, 1, 3, 0);
-    return propagate_hidden(x, masks, placed, where, 0, 0, 1, 0, 0);
+        return propagate_hidden(x, masks, placed, where, 0, 0, 1, 3, 0, 0);
+    return propagate_hidden(x, masks, placed, where, 0, 0, 1, 0, 0, 0);
 }
 
 static inline int
@@ -1656,6 +1702,13 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
+    for (int m = 0; m < 512; m++) {
+        int n = 0;
+        for (int i = 0; i < 9; i++)
+            if (m >> i & 1)
+                bitpos9[m][n++] = (uint8_t)i;
+        bitcnt9[m] = (uint8_t)n;
+    }
     if (PyType_Ready(&TablesType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
