@@ -58,6 +58,8 @@ typedef struct {
     int32_t *uo;          /* the units of each cell */
     int32_t *uo_row;      /* u * size for each of those units u: its row in units[] */
     uint32_t *uo_bit;     /* 1 << the cell's position in each of those units */
+    uint32_t *uo_excl;    /* the positions in each of those units whose cells are in none
+                           * of the cell's earlier units (nor the cell): each peer once */
     int32_t *peer_start;  /* ncells + 1 offsets into peers */
     int32_t *peers;       /* the peers of each cell, ascending */
     int nunits_of;        /* units per cell when every cell has as many, else 0 */
@@ -84,6 +86,7 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->uo);
     PyMem_Free(self->uo_row);
     PyMem_Free(self->uo_bit);
+    PyMem_Free(self->uo_excl);
     PyMem_Free(self->other_row);
     PyMem_Free(self->other_bit);
     PyMem_Free(self->peer_start);
@@ -369,6 +372,32 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             self->uo_bit[fill[c]] = 1u << i;
             self->uo[fill[c]++] = u;
         }
+
+    /* For each unit of each cell, the positions whose cells no earlier unit of the cell
+     * holds (nor the cell itself): walking them visits each unit peer once. */
+    self->uo_excl = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nunits * size + 1));
+    if (self->uo_excl == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (int c = 0; c < ncells; c++) {
+        for (int k = self->uo_start[c]; k < self->uo_start[c + 1]; k++) {
+            const int32_t *unit = self->units + self->uo_row[k];
+            uint32_t excl = 0;
+            for (int i = 0; i < self->size; i++) {
+                int earlier = unit[i] == c;
+                for (int j = self->uo_start[c]; j < k && !earlier; j++) {
+                    const int32_t *prev = self->units + self->uo_row[j];
+                    for (int e = 0; e < self->size; e++)
+                        if (prev[e] == unit[i])
+                            earlier = 1;
+                }
+                if (!earlier)
+                    excl |= 1u << i;
+            }
+            self->uo_excl[k] = excl;
+        }
+    }
 
     /* The peers of each cell: every other cell sharing a unit, ascending. */
     peerbits = PyMem_Calloc((size_t)ncells, 1);
@@ -839,6 +868,7 @@ propagate_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
     const int32_t *restrict uo_start = t->uo_start;
     const int32_t *restrict uo_row = t->uo_row;
     const uint32_t *restrict uo_bit = t->uo_bit;
+    const uint32_t *restrict uo_excl = t->uo_excl;
     const int32_t *restrict units = t->units;
     const int32_t *restrict cage_of = t->cage_of;
     const int32_t *restrict other_row = t->other_row;
@@ -895,7 +925,7 @@ again:
             for (int k = 0; k < 3; k++) {
                 const int row = uo_row[c0 + k];
                 const uint32_t mine = uo_bit[c0 + k];
-                const uint32_t others = where[row + v] & ~mine;
+                const uint32_t others = where[row + v] & uo_excl[c0 + k];
                 where[row + v] = mine; /* c alone holds b here now */
                 const uint8_t *pos = bitpos9[others];
                 for (int i = 0; i < 9; i++)
@@ -907,7 +937,7 @@ again:
                 const int p = units[slot];
                 uint32_t m = masks[p];
                 if (!(m & b))
-                    continue; /* seen through an earlier unit of c */
+                    continue; /* a guard: uo_excl visits each peer once */
                 m ^= b;
                 if (!m)
                     return 0;
@@ -927,13 +957,13 @@ again:
         for (int k = c0; k < (small ? c0 : cend); k++) {
             const int row = uo_row[k];
             const uint32_t mine = uo_bit[k];
-            uint32_t others = where[row + v] & ~mine;
+            uint32_t others = where[row + v] & uo_excl[k];
             where[row + v] = mine; /* c alone holds b here now */
             for (; others; others &= others - 1) {
                 const int p = units[row + __builtin_ctz(others)];
                 uint32_t m = masks[p];
                 if (!(m & b))
-                    continue; /* seen through an earlier unit of c */
+                    continue; /* a guard: uo_excl visits each peer once */
                 m ^= b;
                 if (!m)
                     return 0;
