@@ -942,8 +942,15 @@ again:
                 if (!m)
                     return 0;
                 masks[p] = m;
-                if (!(m & (m - 1)) && !q_push(x, &q, p, m))
-                    return 0; /* one candidate left: a naked single */
+                /* One candidate left: a naked single, queued without a branch (q.n stays
+                 * at most q.cap, and the queue has one entry more). */
+                q.cell[q.n] = p;
+                q.bit[q.n] = m;
+                q.n += !(m & (m - 1));
+                if (q.n > q.cap) {
+                    x->overflow = 1;
+                    return 0;
+                }
                 for (int j = 0; j < 2; j++) {
                     const int prow = other_row[2 * slot + j];
                     const uint32_t had = where[prow + v];
@@ -1438,7 +1445,8 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     size_t nwhere = k->prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
     size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
     size_t bytes_frames = sizeof(Frame) * nstates;
-    size_t bytes_queue = (sizeof(int32_t) + sizeof(uint32_t)) * qcap;
+    /* one entry more than the bound: propagate_hidden writes one past it unqueued */
+    size_t bytes_queue = (sizeof(int32_t) + sizeof(uint32_t)) * (qcap + 1);
     size_t bytes_placed = nstates * (size_t)ncells;
     size_t bytes_where = sizeof(uint32_t) * nstates * nwhere;
     size_t bytes_cages = (sizeof(int32_t) + 1) * (size_t)t->ncages;
@@ -1460,9 +1468,9 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     a->stack = (Frame *)p;
     p += bytes_frames;
     a->x.qcell = (int32_t *)p;
-    p += sizeof(int32_t) * qcap;
+    p += sizeof(int32_t) * (qcap + 1);
     a->x.qbit = (uint32_t *)p;
-    p += sizeof(uint32_t) * qcap;
+    p += sizeof(uint32_t) * (qcap + 1);
     a->x.susp = (int32_t *)p;
     p += sizeof(int32_t) * nsusp;
     a->x.clist = (int32_t *)p;
