@@ -10,7 +10,16 @@
  *   - the four propagation levels (none, forward, singles, hidden) place a value and
  *     propagate with a LIFO queue of (cell, bit); under hidden each state also keeps the
  *     places left for each value in each unit, so a hidden single is found when they
- *     drop to one instead of by rescanning units (see place_hidden);
+ *     drop to one instead of by rescanning units (see propagate_hidden); there the root
+ *     is built in one sweep (root_hidden) rather than given by given;
+ *   - hidden is the hot path, and its time goes less to instructions than to branches
+ *     whose outcome is data (how many peers hold a value, whether a unit is left with
+ *     one place): callgrind's branch simulation guided it. So a unit slot left with one
+ *     place or none is noted without a branch and checked once the placed cell is done,
+ *     a naked single is queued without one, and (sizes up to 9, three units per cell)
+ *     the peers holding the placed value are gathered from the cell's units into one
+ *     list (a table of bit positions) and walked in one loop, each peer once (uo_excl),
+ *     updating only its other units (other_row, other_bit);
  *   - the search is depth-first with an explicit stack of frames (state, cell, untried
  *     candidates); on the last candidate of a frame its state is reused in place and the
  *     frame stays on the stack until it is popped (and counted as a backtrack);
@@ -21,11 +30,12 @@
  * each level as the reference's docstring says (see prune_cage).
  *
  * Tables(size, units, cages) validates and precomputes a grid shape (peers, units of each
- * cell, the cell's place in each, the cages and their value sets) once; search(...) copies its inputs into C arrays, allocates
- * one arena per call (n*n+1 states, the frames, the propagation queue) and releases the
- * GIL while it searches. search_batch(...) reads every puzzle first, then runs them all
- * in one arena without the GIL (each with its own deadline and its own clocked time) and
- * builds the answers at the end: no Python work per puzzle inside the loop.
+ * cell, the cell's place in each, the cages and their value sets) once; search(...)
+ * copies its inputs into C arrays, allocates one arena per call (n*n+1 states, the
+ * frames, the propagation queue) and releases the GIL while it searches.
+ * search_batch(...) reads every puzzle first, then runs them all in one arena without
+ * the GIL (each with its own deadline and its own clocked time) and builds the answers
+ * at the end: no Python work per puzzle inside the loop.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -277,7 +287,7 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     Py_ssize_t nunits = PySequence_Fast_GET_SIZE(seq);
     if (nunits > MAX_UNITS) {
         Py_DECREF(seq);
-        /* Every search state carries a count per unit and value (see place_hidden). */
+        /* Every search state carries a count per unit and value (see propagate_hidden). */
         PyErr_Format(PyExc_ValueError, "too many units: %zd, at most %d", nunits, MAX_UNITS);
         return NULL;
     }
@@ -670,7 +680,7 @@ cage_take(Ctx *x)
  * Cage g's unplaced cells keep only the values its feasible value sets allow (the
  * reference's _prune_cage); 0 on a contradiction. With q (singles, hidden) a cell left
  * with one candidate is queued and the cage marked again; with where (hidden) the places
- * of the removed values are updated as place_hidden does, hidden singles queued.
+ * of the removed values are updated as propagate_hidden does, hidden singles queued.
  */
 static int
 prune_cage(Ctx *x, uint32_t *masks, const uint8_t *placed, uint32_t *where, Queue *q, int g)
@@ -845,7 +855,8 @@ place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
  * u (bit i for its i-th cell) whose cell still has value v+1 as a candidate, kept up to
  * date as candidates are removed. So placing a value visits only the peers that still
  * have it (no scan of every peer); an empty set is the reference's "no place left"
- * contradiction; a set of one position is a hidden single, found at once. The rules and
+ * contradiction; a set of one position is a hidden single, found once the placed cell
+ * is done (the slots it changed are noted, then checked). The rules and
  * so the fixpoint (or the contradiction) are the reference's; only the order in which
  * they fire differs, which the reference's docstring allows. Two values whose only place
  * is the same cell are queued apart: placing the first removes the second, whose set
