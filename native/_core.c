@@ -10,7 +10,16 @@
  *   - the four propagation levels (none, forward, singles, hidden) place a value and
  *     propagate with a LIFO queue of (cell, bit); under hidden each state also keeps the
  *     places left for each value in each unit, so a hidden single is found when they
- *     drop to one instead of by rescanning units (see place_hidden);
+ *     drop to one instead of by rescanning units (see propagate_hidden); there the root
+ *     is built in one sweep (root_hidden) rather than given by given;
+ *   - hidden is the hot path, and its time goes less to instructions than to branches
+ *     whose outcome is data (how many peers hold a value, whether a unit is left with
+ *     one place): callgrind's branch simulation guided it. So a unit slot left with one
+ *     place or none is noted without a branch and checked once the placed cell is done,
+ *     a naked single is queued without one, and (sizes up to 9, three units per cell)
+ *     the peers holding the placed value are gathered from the cell's units into one
+ *     list (a table of bit positions) and walked in one loop, each peer once (uo_excl),
+ *     updating only its other units (other_row, other_bit);
  *   - the search is depth-first with an explicit stack of frames (state, cell, untried
  *     candidates); on the last candidate of a frame its state is reused in place and the
  *     frame stays on the stack until it is popped (and counted as a backtrack);
@@ -21,11 +30,12 @@
  * each level as the reference's docstring says (see prune_cage).
  *
  * Tables(size, units, cages) validates and precomputes a grid shape (peers, units of each
- * cell, the cell's place in each, the cages and their value sets) once; search(...) copies its inputs into C arrays, allocates
- * one arena per call (n*n+1 states, the frames, the propagation queue) and releases the
- * GIL while it searches. search_batch(...) reads every puzzle first, then runs them all
- * in one arena without the GIL (each with its own deadline and its own clocked time) and
- * builds the answers at the end: no Python work per puzzle inside the loop.
+ * cell, the cell's place in each, the cages and their value sets) once; search(...)
+ * copies its inputs into C arrays, allocates one arena per call (n*n+1 states, the
+ * frames, the propagation queue) and releases the GIL while it searches.
+ * search_batch(...) reads every puzzle first, then runs them all in one arena without
+ * the GIL (each with its own deadline and its own clocked time) and builds the answers
+ * at the end: no Python work per puzzle inside the loop.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -58,9 +68,17 @@ typedef struct {
     int32_t *uo;          /* the units of each cell */
     int32_t *uo_row;      /* u * size for each of those units u: its row in units[] */
     uint32_t *uo_bit;     /* 1 << the cell's position in each of those units */
+    uint32_t *uo_excl;    /* the positions in each of those units whose cells are in none
+                           * of the cell's earlier units (nor the cell): each peer once */
     int32_t *peer_start;  /* ncells + 1 offsets into peers */
     int32_t *peers;       /* the peers of each cell, ascending */
     int nunits_of;        /* units per cell when every cell has as many, else 0 */
+    /* With nunits_of >= 2: for each slot u * size + i of units[], the other units of that
+     * cell (nunits_of - 1 of them, in unit order) as a row in units[] and the cell's bit
+     * there. Removing a value from a peer found through one unit then updates exactly its
+     * other units, with no test to skip the first (see propagate_hidden). */
+    int32_t *other_row;
+    uint32_t *other_bit;
     PyObject *units_obj;  /* the units as a tuple of tuples of ints */
     int ncages;
     int32_t *cage_of;     /* each cell's cage, -1 for none */
@@ -78,6 +96,9 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->uo);
     PyMem_Free(self->uo_row);
     PyMem_Free(self->uo_bit);
+    PyMem_Free(self->uo_excl);
+    PyMem_Free(self->other_row);
+    PyMem_Free(self->other_bit);
     PyMem_Free(self->peer_start);
     PyMem_Free(self->peers);
     PyMem_Free(self->cage_of);
@@ -266,7 +287,7 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     Py_ssize_t nunits = PySequence_Fast_GET_SIZE(seq);
     if (nunits > MAX_UNITS) {
         Py_DECREF(seq);
-        /* Every search state carries a count per unit and value (see place_hidden). */
+        /* Every search state carries a count per unit and value (see propagate_hidden). */
         PyErr_Format(PyExc_ValueError, "too many units: %zd, at most %d", nunits, MAX_UNITS);
         return NULL;
     }
@@ -362,6 +383,32 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             self->uo[fill[c]++] = u;
         }
 
+    /* For each unit of each cell, the positions whose cells no earlier unit of the cell
+     * holds (nor the cell itself): walking them visits each unit peer once. */
+    self->uo_excl = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nunits * size + 1));
+    if (self->uo_excl == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (int c = 0; c < ncells; c++) {
+        for (int k = self->uo_start[c]; k < self->uo_start[c + 1]; k++) {
+            const int32_t *unit = self->units + self->uo_row[k];
+            uint32_t excl = 0;
+            for (int i = 0; i < self->size; i++) {
+                int earlier = unit[i] == c;
+                for (int j = self->uo_start[c]; j < k && !earlier; j++) {
+                    const int32_t *prev = self->units + self->uo_row[j];
+                    for (int e = 0; e < self->size; e++)
+                        if (prev[e] == unit[i])
+                            earlier = 1;
+                }
+                if (!earlier)
+                    excl |= 1u << i;
+            }
+            self->uo_excl[k] = excl;
+        }
+    }
+
     /* The peers of each cell: every other cell sharing a unit, ascending. */
     peerbits = PyMem_Calloc((size_t)ncells, 1);
     if (peerbits == NULL) {
@@ -409,6 +456,28 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     for (int c = 1; c < ncells; c++)
         if (self->uo_start[c + 1] - self->uo_start[c] != self->nunits_of)
             self->nunits_of = 0;
+
+    if (self->nunits_of >= 2) {
+        const int nu = self->nunits_of;
+        const size_t nslots = (size_t)self->nunits * (size_t)self->size;
+        self->other_row = PyMem_Malloc(sizeof(int32_t) * nslots * (size_t)(nu - 1));
+        self->other_bit = PyMem_Malloc(sizeof(uint32_t) * nslots * (size_t)(nu - 1));
+        if (!self->other_row || !self->other_bit) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (size_t slot = 0; slot < nslots; slot++) {
+            const int c = self->units[slot];
+            const int row = (int)(slot / (size_t)self->size) * self->size;
+            size_t j = slot * (size_t)(nu - 1);
+            for (int k = self->uo_start[c]; k < self->uo_start[c + 1]; k++) {
+                if (self->uo_row[k] == row)
+                    continue;
+                self->other_row[j] = self->uo_row[k];
+                self->other_bit[j++] = self->uo_bit[k];
+            }
+        }
+    }
 
     PyMem_Free(seen);
     PyMem_Free(peerbits);
@@ -517,6 +586,8 @@ typedef struct {
     size_t qcap;
     size_t nwhere; /* words of where[] per state: nunits * size under hidden, else 0 */
     int overflow; /* the queue bound was broken: an internal error */
+    size_t qseed; /* entries root_hidden left in the queue for propagate_hidden */
+    int32_t *susp; /* where[] slots to check, (row << 5) | value: 2 * nunits * size */
     /* the cages whose cells changed, to prune again (singles, hidden): a set and a list */
     uint8_t *cdirty;
     int32_t *clist;
@@ -609,7 +680,7 @@ cage_take(Ctx *x)
  * Cage g's unplaced cells keep only the values its feasible value sets allow (the
  * reference's _prune_cage); 0 on a contradiction. With q (singles, hidden) a cell left
  * with one candidate is queued and the cage marked again; with where (hidden) the places
- * of the removed values are updated as place_hidden does, hidden singles queued.
+ * of the removed values are updated as propagate_hidden does, hidden singles queued.
  */
 static int
 prune_cage(Ctx *x, uint32_t *masks, const uint8_t *placed, uint32_t *where, Queue *q, int g)
@@ -784,28 +855,43 @@ place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
  * u (bit i for its i-th cell) whose cell still has value v+1 as a candidate, kept up to
  * date as candidates are removed. So placing a value visits only the peers that still
  * have it (no scan of every peer); an empty set is the reference's "no place left"
- * contradiction; a set of one position is a hidden single, found at once. The rules and
+ * contradiction; a set of one position is a hidden single, found once the placed cell
+ * is done (the slots it changed are noted, then checked). The rules and
  * so the fixpoint (or the contradiction) are the reference's; only the order in which
  * they fire differs, which the reference's docstring allows. Two values whose only place
  * is the same cell are queued apart: placing the first removes the second, whose set
  * becomes empty, the same contradiction.
  */
 
-/* nu: units per cell when constant (9x9: 3), else 0. */
+/* nu: units per cell when constant (9x9: 3), else 0. seeded: the queue already holds
+ * x->qseed entries (the root, see root_hidden) and cell, bit are unused. */
+/* The positions of the bits of each 9-bit mask, in ascending order, and their count
+ * (filled at import). */
+static uint8_t bitpos9[512][9];
+static uint8_t bitcnt9[512];
+
 static inline __attribute__((always_inline)) int
-place_hidden_impl(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
-                  uint32_t *restrict where, int cell, uint32_t bit, const int nu, const int cg)
+propagate_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
+                 uint32_t *restrict where, int cell, uint32_t bit, const int seeded,
+                 const int nu, const int small, const int cg)
 {
     const TablesObject *t = x->t;
     const int32_t *restrict uo_start = t->uo_start;
     const int32_t *restrict uo_row = t->uo_row;
     const uint32_t *restrict uo_bit = t->uo_bit;
+    const uint32_t *restrict uo_excl = t->uo_excl;
     const int32_t *restrict units = t->units;
     const int32_t *restrict cage_of = t->cage_of;
+    const int32_t *restrict other_row = t->other_row;
+    const uint32_t *restrict other_bit = t->other_bit;
+    int32_t *restrict susp = x->susp;
     Queue q = {x->qcell, x->qbit, 0, x->qcap};
     if (cg)
         cage_clear(x);
-    q_push(x, &q, cell, bit);
+    if (seeded)
+        q.n = x->qseed;
+    else
+        q_push(x, &q, cell, bit);
 again:
     while (q.n) {
         q.n--;
@@ -825,29 +911,77 @@ again:
             cage_mark(x, cage_of[c]);
         const int c0 = uo_start[c];
         const int cend = nu ? c0 + nu : uo_start[c + 1];
-        if (gone) {
+        /* A where[] slot left with one place or none is noted (without a branch: the
+         * outcome is data, a branch on it mispredicts often) and checked once c is done,
+         * below: the same rules, fired a little later. */
+        int ns = 0;
+#define NOTE(left, row, v) (susp[ns] = ((row) << 5) | (v), ns += !((left) & ((left) - 1)))
+        for (uint32_t g = gone; g; g &= g - 1) {
+            const int gv = __builtin_ctz(g);
             for (int k = c0; k < cend; k++) {
                 const int row = uo_row[k];
-                const uint32_t at = ~uo_bit[k];
-                for (uint32_t g = gone; g; g &= g - 1) {
-                    uint32_t left = where[row + __builtin_ctz(g)] &= at;
-                    if (!lost_place(x, &q, placed, left, units + row, g & (0u - g)))
-                        return 0;
-                }
+                const uint32_t left = where[row + gv] &= ~uo_bit[k];
+                NOTE(left, row, gv);
             }
         }
         /* Remove b from every peer that has it: in each unit of c, the places of b. */
         const int v = __builtin_ctz(b);
-        for (int k = c0; k < cend; k++) {
+        if (small) {
+            /* Sizes up to 9: the slots of those peers, from all of c's units, gathered
+             * into one list without a branch (bitpos9), then walked in one loop: one
+             * hard-to-predict loop exit instead of one per unit. Every unit of c is set
+             * to c alone first, so a unit of c is never noted. */
+            int32_t slots[3 * 9 + 9];
+            int ns9 = 0;
+            for (int k = 0; k < 3; k++) {
+                const int row = uo_row[c0 + k];
+                const uint32_t mine = uo_bit[c0 + k];
+                const uint32_t others = where[row + v] & uo_excl[c0 + k];
+                where[row + v] = mine; /* c alone holds b here now */
+                const uint8_t *pos = bitpos9[others];
+                for (int i = 0; i < 9; i++)
+                    slots[ns9 + i] = row + pos[i];
+                ns9 += bitcnt9[others];
+            }
+            for (int i = 0; i < ns9; i++) {
+                const int slot = slots[i];
+                const int p = units[slot];
+                uint32_t m = masks[p];
+                if (!(m & b))
+                    continue; /* a guard: uo_excl visits each peer once */
+                m ^= b;
+                if (!m)
+                    return 0;
+                masks[p] = m;
+                /* One candidate left: a naked single, queued without a branch (q.n stays
+                 * at most q.cap, and the queue has one entry more). */
+                q.cell[q.n] = p;
+                q.bit[q.n] = m;
+                q.n += !(m & (m - 1));
+                if (q.n > q.cap) {
+                    x->overflow = 1;
+                    return 0;
+                }
+                for (int j = 0; j < 2; j++) {
+                    const int prow = other_row[2 * slot + j];
+                    const uint32_t had = where[prow + v];
+                    const uint32_t left = had & ~other_bit[2 * slot + j];
+                    where[prow + v] = left;
+                    susp[ns] = (prow << 5) | v;
+                    ns += (had != left) & !(left & (left - 1));
+                }
+            }
+        }
+        for (int k = c0; k < (small ? c0 : cend); k++) {
             const int row = uo_row[k];
             const uint32_t mine = uo_bit[k];
-            uint32_t others = where[row + v] & ~mine;
+            uint32_t others = where[row + v] & uo_excl[k];
             where[row + v] = mine; /* c alone holds b here now */
             for (; others; others &= others - 1) {
                 const int p = units[row + __builtin_ctz(others)];
                 uint32_t m = masks[p];
                 if (!(m & b))
-                    continue; /* seen through an earlier unit of c */
+                    continue; /* a guard: uo_excl visits each peer once */
                 m ^= b;
                 if (!m)
                     return 0;
@@ -856,21 +990,44 @@ again:
                     return 0; /* one candidate left: a naked single */
                 if (cg && cage_of[p] >= 0)
                     cage_mark(x, cage_of[p]);
-                const int p0 = uo_start[p];
-                const int pend = nu ? p0 + nu : uo_start[p + 1];
-                for (int j = p0; j < pend; j++) {
+                /* p's units other than u (done above, every place at once); a unit of c
+                 * already set to c alone loses nothing and is not noted. */
+                if (nu >= 2) {
+                    const size_t slot = (size_t)(row + __builtin_ctz(others)) * (nu - 1);
+                    for (int j = 0; j < nu - 1; j++) {
+                        const int prow = other_row[slot + j];
+                        const uint32_t at = other_bit[slot + j];
+                        const uint32_t had = where[prow + v];
+                        const uint32_t left = had & ~at;
+                        where[prow + v] = left;
+                        susp[ns] = (prow << 5) | v;
+                        ns += (had != left) & !(left & (left - 1));
+                    }
+                    continue;
+                }
+                for (int j = uo_start[p]; j < uo_start[p + 1]; j++) {
                     const int prow = uo_row[j];
-                    const uint32_t at = uo_bit[j];
-                    uint32_t *wp = &where[prow + v];
-                    /* Skips u (done above, every place at once) and the units of c already
-                     * set to c alone. */
-                    if (prow == row || !(*wp & at))
+                    if (prow == row)
                         continue;
-                    *wp &= ~at;
-                    if (!lost_place(x, &q, placed, *wp, units + prow, b))
-                        return 0;
+                    const uint32_t had = where[prow + v];
+                    const uint32_t left = had & ~uo_bit[j];
+                    where[prow + v] = left;
+                    susp[ns] = (prow << 5) | v;
+                    ns += (had != left) & !(left & (left - 1));
                 }
             }
+        }
+#undef NOTE
+        /* The noted slots: none left is a contradiction, one left at an unplaced cell a
+         * hidden single. (A slot only loses places, so it still has one or none.) */
+        for (int i = 0; i < ns; i++) {
+            const int row = susp[i] >> 5, sv = susp[i] & 31;
+            const uint32_t left = where[row + sv];
+            if (!left)
+                return 0; /* no place left for the value in this unit */
+            const int pc = units[row + __builtin_ctz(left)];
+            if (!placed[pc] && !q_push(x, &q, pc, 1u << sv))
+                return 0;
         }
     }
     if (cg) {
@@ -888,10 +1045,79 @@ static int
 place_hidden(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
     if (x->t->ncages)
-        return place_hidden_impl(x, masks, placed, where, cell, bit, 0, 1);
+        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 0, 0, 1);
+    if (x->t->nunits_of == 3 && x->size <= 9)
+        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 3, 1, 0);
     if (x->t->nunits_of == 3)
-        return place_hidden_impl(x, masks, placed, where, cell, bit, 3, 0);
-    return place_hidden_impl(x, masks, placed, where, cell, bit, 0, 0);
+        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 3, 0, 0);
+    return propagate_hidden(x, masks, placed, where, cell, bit, 0, 0, 0, 0);
+}
+
+/*
+ * hidden without cages: the root in one sweep. The reference places the givens one by
+ * one, each propagated; here every given is placed and removed from its peers at once
+ * (a peer is a cell sharing a unit), the places of every value in every unit counted from
+ * the masks, and every naked and hidden single so found queued for propagate_hidden.
+ * These are the same rules fired in another order, so the same fixpoint or the same
+ * contradiction (a value given twice in a unit, a cell or a unit-value left empty); the
+ * sweep costs a few thousand instructions where the givens one by one cost tens of
+ * thousands. 0 on a contradiction.
+ */
+static int
+root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
+            uint32_t *restrict where, const uint8_t *givens)
+{
+    const TablesObject *t = x->t;
+    const int size = t->size, ncells = t->ncells, nunits = t->nunits;
+    const uint32_t full = t->full;
+    uint32_t used[MAX_UNITS]; /* the given values of each unit */
+    for (int u = 0; u < nunits; u++) {
+        uint32_t seen = 0;
+        const int32_t *unit = t->units + (size_t)u * size;
+        for (int i = 0; i < size; i++) {
+            const int v = givens[unit[i]];
+            if (!v)
+                continue;
+            const uint32_t b = 1u << (v - 1);
+            if (seen & b)
+                return 0; /* a value given twice in a unit */
+            seen |= b;
+        }
+        used[u] = seen;
+    }
+    Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    for (int c = 0; c < ncells; c++) {
+        if (givens[c]) {
+            masks[c] = 1u << (givens[c] - 1);
+            placed[c] = 1;
+            continue;
+        }
+        uint32_t m = full;
+        for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
+            m &= ~used[t->uo[k]];
+        if (!m)
+            return 0; /* no candidate left */
+        masks[c] = m;
+        placed[c] = 0;
+        if (!(m & (m - 1)) && !q_push(x, &q, c, m))
+            return 0; /* a naked single */
+    }
+    for (int u = 0; u < nunits; u++) {
+        uint32_t *w = where + (size_t)u * size;
+        const int32_t *unit = t->units + (size_t)u * size;
+        for (int v = 0; v < size; v++)
+            w[v] = 0;
+        for (int i = 0; i < size; i++)
+            for (uint32_t m = masks[unit[i]]; m; m &= m - 1)
+                w[__builtin_ctz(m)] |= 1u << i;
+        for (int v = 0; v < size; v++)
+            if (!lost_place(x, &q, placed, w[v], unit, 1u << v))
+                return 0; /* no place left for v, or queue a hidden single */
+    }
+    x->qseed = q.n;
+    if (t->nunits_of == 3)
+        return propagate_hidden(x, masks, placed, where, 0, 0, 1, 3, 0, 0);
+    return propagate_hidden(x, masks, placed, where, 0, 0, 1, 0, 0, 0);
 }
 
 static inline int
@@ -1004,6 +1230,17 @@ run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed,
     uint32_t *masks = arena_masks;
     uint8_t *placed = arena_placed;
     uint32_t *where = arena_where;
+    /* (Not for size 1: there the empty grid's cells are singles the reference never
+     * places without a given, as nothing triggers propagation.) */
+    if (x->prop == PROP_HIDDEN && !x->t->ncages && x->size > 1) {
+        if (!root_hidden(x, masks, placed, where, r->givens)) {
+            if (x->overflow)
+                return 0;
+            r->complete = 1;
+            return 1;
+        }
+        goto search;
+    }
     for (int c = 0; c < ncells; c++)
         masks[c] = full;
     memset(placed, 0, (size_t)ncells);
@@ -1027,6 +1264,7 @@ run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed,
         }
     }
 
+search:;
     int sp = 0; /* frames on the stack */
     for (;;) {
         /* (masks, placed) is a consistent state: a node. */
@@ -1218,13 +1456,17 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     size_t nwhere = k->prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
     size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
     size_t bytes_frames = sizeof(Frame) * nstates;
-    size_t bytes_queue = (sizeof(int32_t) + sizeof(uint32_t)) * qcap;
+    /* one entry more than the bound: propagate_hidden writes one past it unqueued */
+    size_t bytes_queue = (sizeof(int32_t) + sizeof(uint32_t)) * (qcap + 1);
     size_t bytes_placed = nstates * (size_t)ncells;
     size_t bytes_where = sizeof(uint32_t) * nstates * nwhere;
     size_t bytes_cages = (sizeof(int32_t) + 1) * (size_t)t->ncages;
+    /* propagate_hidden's noted slots, per placed cell: its units' places of its other
+     * values, and each peer's other units once (writes one past the count) */
+    size_t nsusp = 2 * (size_t)t->nunits * (size_t)t->size + 1;
     memset(a, 0, sizeof *a);
     a->block = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_queue + bytes_placed +
-                               bytes_where + bytes_cages + 1);
+                               bytes_where + bytes_cages + sizeof(int32_t) * nsusp + 1);
     if (a->block == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -1237,9 +1479,11 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     a->stack = (Frame *)p;
     p += bytes_frames;
     a->x.qcell = (int32_t *)p;
-    p += sizeof(int32_t) * qcap;
+    p += sizeof(int32_t) * (qcap + 1);
     a->x.qbit = (uint32_t *)p;
-    p += sizeof(uint32_t) * qcap;
+    p += sizeof(uint32_t) * (qcap + 1);
+    a->x.susp = (int32_t *)p;
+    p += sizeof(int32_t) * nsusp;
     a->x.clist = (int32_t *)p;
     p += sizeof(int32_t) * (size_t)t->ncages;
     a->placed = (uint8_t *)p;
@@ -1507,6 +1751,13 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
+    for (int m = 0; m < 512; m++) {
+        int n = 0;
+        for (int i = 0; i < 9; i++)
+            if (m >> i & 1)
+                bitpos9[m][n++] = (uint8_t)i;
+        bitcnt9[m] = (uint8_t)n;
+    }
     if (PyType_Ready(&TablesType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
