@@ -80,6 +80,8 @@ class LocalExecutor:
         self, spec: BackendSpec, tasks: Sequence[Task], limit: int, timeout: float | None
     ) -> Iterator[tuple[Task, Result]]:
         """Solve every task in fresh worker processes; yield results as they come."""
+        if not tasks:  # e.g. a resumed run whose rows of this spec are all stored
+            return
         todo: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
         for task in tasks:
             todo.put(task)

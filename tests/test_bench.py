@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from sudokulab.backends import as_spec
 from sudokulab.backends import registry as registry_module
 from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
 from sudokulab.models import parse_puzzle, read_file
@@ -185,3 +186,16 @@ def test_a_hung_batch_is_killed_at_the_sum_of_its_timeouts(tmp_path, fakes):
     assert 1.4 < elapsed < 15  # 2 x 0.5 s + the grace, then the kill
     assert list(rows["status"]) == ["timeout", "timeout"]
     assert rows["error"].str.contains("batch of 2 killed").all()
+
+
+def test_resuming_a_finished_run_runs_nothing_and_keeps_every_row(tmp_path):
+    # every spec's rows already stored: the executor gets no task (it once divided by 0)
+    assert list(LocalExecutor(2, batch=True).run(as_spec("native"), [], 1, 1.0)) == []
+    with Store(tmp_path / "r.sqlite") as store:
+        plan = BenchPlan(["seeds"], ["native", "native-py"], timeout=5)
+        run = run_bench(plan, store, load_seeds, LocalExecutor(2), progress=False)
+        before = store.results([run])
+        again = run_bench(plan, store, load_seeds, LocalExecutor(2), resume=run, progress=False)
+        after = store.results([run])
+    assert again == run and len(after) == len(before) == 2 * 3
+    assert after["verified"].all()
