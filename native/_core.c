@@ -580,6 +580,7 @@ typedef struct {
     int prop;
     int mrv;
     int floor;
+    int pick9; /* choose's fast path (see there) */
     /* the propagation queue */
     int32_t *qcell;
     uint32_t *qbit;
@@ -1075,10 +1076,7 @@ root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
         uint32_t seen = 0;
         const int32_t *unit = t->units + (size_t)u * size;
         for (int i = 0; i < size; i++) {
-            const int v = givens[unit[i]];
-            if (!v)
-                continue;
-            const uint32_t b = 1u << (v - 1);
+            const uint32_t b = (1u << givens[unit[i]]) >> 1; /* 0 for a blank */
             if (seen & b)
                 return 0; /* a value given twice in a unit */
             seen |= b;
@@ -1086,33 +1084,55 @@ root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
         used[u] = seen;
     }
     Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    /* Without a branch on whether a cell is given (data): the queue takes at most one
+     * entry per cell here, within its bound. */
     for (int c = 0; c < ncells; c++) {
-        if (givens[c]) {
-            masks[c] = 1u << (givens[c] - 1);
-            placed[c] = 1;
-            continue;
-        }
+        const int g = givens[c];
         uint32_t m = full;
         for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
             m &= ~used[t->uo[k]];
+        m = g ? 1u << (g - 1) : m;
         if (!m)
             return 0; /* no candidate left */
         masks[c] = m;
-        placed[c] = 0;
-        if (!(m & (m - 1)) && !q_push(x, &q, c, m))
-            return 0; /* a naked single */
+        placed[c] = (uint8_t)(g != 0);
+        q.cell[q.n] = c; /* a naked single */
+        q.bit[q.n] = m;
+        q.n += !g & !(m & (m - 1));
     }
     for (int u = 0; u < nunits; u++) {
         uint32_t *w = where + (size_t)u * size;
         const int32_t *unit = t->units + (size_t)u * size;
-        for (int v = 0; v < size; v++)
-            w[v] = 0;
-        for (int i = 0; i < size; i++)
-            for (uint32_t m = masks[unit[i]]; m; m &= m - 1)
-                w[__builtin_ctz(m)] |= 1u << i;
-        for (int v = 0; v < size; v++)
-            if (!lost_place(x, &q, placed, w[v], unit, 1u << v))
-                return 0; /* no place left for v, or queue a hidden single */
+        if (size <= 9) {
+            /* A transpose without a branch: a loop over each cell's candidates would
+             * exit at a data-dependent count, which mispredicts. */
+            uint32_t acc[9] = {0};
+            for (int i = 0; i < size; i++) {
+                const uint32_t m = masks[unit[i]];
+                for (int v = 0; v < 9; v++)
+                    acc[v] |= ((m >> v) & 1u) << i;
+            }
+            for (int v = 0; v < size; v++)
+                w[v] = acc[v];
+        } else {
+            for (int v = 0; v < size; v++)
+                w[v] = 0;
+            for (int i = 0; i < size; i++)
+                for (uint32_t m = masks[unit[i]]; m; m &= m - 1)
+                    w[__builtin_ctz(m)] |= 1u << i;
+        }
+        /* No place left for v is a contradiction, one at an unplaced cell a hidden
+         * single, queued without a branch (at most nunits * size entries here, within
+         * the queue's bound). */
+        for (int v = 0; v < size; v++) {
+            const uint32_t left = w[v];
+            if (!left)
+                return 0;
+            const int pc = unit[__builtin_ctz(left)];
+            q.cell[q.n] = pc;
+            q.bit[q.n] = 1u << v;
+            q.n += !(left & (left - 1)) & !placed[pc];
+        }
     }
     x->qseed = q.n;
     if (t->nunits_of == 3)
@@ -1146,6 +1166,25 @@ first_unplaced(const uint8_t *placed, int ncells)
 static inline int
 choose(const Ctx *x, const uint32_t *masks, const uint8_t *placed)
 {
+    if (x->pick9) {
+        /* Sizes 2 to 9 under singles/hidden without cages: at a node a cell is placed
+         * exactly when it has one candidate (an unplaced one with one is a naked single,
+         * placed by propagation), so placed[] is not read and a placed cell counts as
+         * more than any (no branch on it: whether a cell is placed is data). */
+        int best = -1;
+        unsigned fewest = 16;
+        for (int c = 0; c < x->ncells; c++) {
+            unsigned k = bitcnt9[masks[c]];
+            k = k < 2 ? 16 : k;
+            if (k < fewest) {
+                best = c;
+                fewest = k;
+                if (k == 2)
+                    break;
+            }
+        }
+        return best;
+    }
     int best = first_unplaced(placed, x->ncells);
     if (best < 0 || !x->mrv)
         return best;
@@ -1501,6 +1540,7 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     x->mrv = k->order == 0 && k->prop != PROP_NONE;
     /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
     x->floor = (k->prop == PROP_SINGLES || k->prop == PROP_HIDDEN) ? 2 : 1;
+    x->pick9 = x->mrv && x->floor == 2 && t->size >= 2 && t->size <= 9 && !t->ncages;
     x->qcap = qcap;
     x->nwhere = nwhere;
     return 0;
