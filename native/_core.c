@@ -1104,16 +1104,20 @@ root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
         uint32_t *w = where + (size_t)u * size;
         const int32_t *unit = t->units + (size_t)u * size;
         if (size <= 9) {
-            /* A transpose without a branch: a loop over each cell's candidates would
-             * exit at a data-dependent count, which mispredicts. */
-            uint32_t acc[9] = {0};
+            /* A transpose without a branch (a loop over each cell's candidates would
+             * exit at a data-dependent count, which mispredicts): a product spreads
+             * values 0-4 of a mask to bits 12 v of lo, values 5-8 to bits 12 (v - 5) of
+             * hi (the other partial products land on bits the masks clear, and none
+             * overlap, so nothing carries); cell i shifts them by i. */
+            uint64_t lo = 0, hi = 0;
             for (int i = 0; i < size; i++) {
-                const uint32_t m = masks[unit[i]];
-                for (int v = 0; v < 9; v++)
-                    acc[v] |= ((m >> v) & 1u) << i;
+                const uint64_t m = masks[unit[i]];
+                lo |= (((m & 0x1Fu) * 0x0000100200400801ull) & 0x0001001001001001ull) << i;
+                hi |= ((((m >> 5) & 0xFu) * 0x0000000200400801ull) & 0x0000001001001001ull)
+                      << i;
             }
             for (int v = 0; v < size; v++)
-                w[v] = acc[v];
+                w[v] = (uint32_t)((v < 5 ? lo >> (12 * v) : hi >> (12 * (v - 5))) & 0x1FFu);
         } else {
             for (int v = 0; v < size; v++)
                 w[v] = 0;
@@ -1254,8 +1258,7 @@ keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
 
 /* The search proper; runs without the GIL. Returns 0 on an internal error. */
 static int
-run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed,
-           uint32_t *arena_where, Frame *stack)
+run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
 {
     const size_t nwhere = x->nwhere;
     const int ncells = x->ncells;
@@ -1266,9 +1269,12 @@ run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed,
         return 0; /* Tables never makes such a shape */
 
     /* The root: every given placed in cell order, each with the chosen propagation. */
-    uint32_t *masks = arena_masks;
-    uint8_t *placed = arena_placed;
-    uint32_t *where = arena_where;
+    /* A state is one block (masks, where, placed; see arena_init): one copy per guess. */
+    const size_t state_bytes = sizeof(uint32_t) * ((size_t)ncells + nwhere) + (size_t)ncells;
+    int cur = 0; /* the state in use */
+    uint32_t *masks = (uint32_t *)states;
+    uint32_t *where = masks + ncells;
+    uint8_t *placed = (uint8_t *)(where + nwhere);
     /* (Not for size 1: there the empty grid's cells are singles the reference never
      * places without a given, as nothing triggers propagation.) */
     if (x->prop == PROP_HIDDEN && !x->t->ncages && x->size > 1) {
@@ -1318,7 +1324,7 @@ search:;
             if (r->limit && r->count >= (unsigned long long)r->limit)
                 return 1;
         } else {
-            stack[sp].state = (int32_t)((masks - arena_masks) / ncells);
+            stack[sp].state = cur;
             stack[sp].cell = cell;
             stack[sp].untried = masks[cell];
             sp++;
@@ -1344,22 +1350,17 @@ search:;
                 r->timed_out = 1;
                 return 1;
             }
-            uint32_t *fm = arena_masks + (size_t)f->state * ncells;
-            uint8_t *fp = arena_placed + (size_t)f->state * ncells;
-            uint32_t *fw = arena_where + (size_t)f->state * nwhere;
+            char *from = states + (size_t)f->state * stride;
             if (untried) {
                 /* Slot sp is free: every frame below refers to a slot <= its index. */
-                masks = arena_masks + (size_t)sp * ncells;
-                placed = arena_placed + (size_t)sp * ncells;
-                where = arena_where + (size_t)sp * nwhere;
-                memcpy(masks, fm, sizeof(uint32_t) * (size_t)ncells);
-                memcpy(placed, fp, (size_t)ncells);
-                memcpy(where, fw, sizeof(uint32_t) * nwhere);
+                cur = sp;
+                memcpy(states + (size_t)sp * stride, from, state_bytes);
             } else { /* last candidate: the frame's state is never needed again */
-                masks = fm;
-                placed = fp;
-                where = fw;
+                cur = f->state;
             }
+            masks = (uint32_t *)(states + (size_t)cur * stride);
+            where = masks + ncells;
+            placed = (uint8_t *)(where + nwhere);
             if (place(x, masks, placed, where, f->cell, bit))
                 break;
             if (x->overflow)
@@ -1479,12 +1480,47 @@ read_givens(PyObject *obj, const TablesObject *t, uint8_t *out, const char *whic
 /* The working memory of searches on one shape: states, frames, queue. One allocation. */
 typedef struct {
     char *block;
-    uint32_t *masks;
-    uint8_t *placed;
-    uint32_t *where;
+    size_t bytes; /* of block */
+    char *states; /* nstates states of stride bytes: masks, where, placed (each in one) */
+    size_t stride;
     Frame *stack;
     Ctx x;
 } Arena;
+
+/* The block of the last search, kept for the next one (a fresh block of a hundred
+ * kilobytes per call costs more than a small search): taken and given back with the GIL
+ * held, so one search at a time owns it; others allocate their own. */
+static char *arena_cache;
+static size_t arena_cache_bytes;
+
+static char *
+arena_alloc(size_t bytes, size_t *got)
+{
+    if (arena_cache != NULL && arena_cache_bytes >= bytes) {
+        char *block = arena_cache;
+        *got = arena_cache_bytes;
+        arena_cache = NULL;
+        return block;
+    }
+    *got = bytes;
+    return PyMem_RawMalloc(bytes);
+}
+
+/* Give an arena's block back (the GIL held): kept when it is the larger. */
+static void
+arena_release(Arena *a)
+{
+    if (a->block == NULL)
+        return;
+    if (arena_cache == NULL || arena_cache_bytes < a->bytes) {
+        PyMem_RawFree(arena_cache);
+        arena_cache = a->block;
+        arena_cache_bytes = a->bytes;
+    } else {
+        PyMem_RawFree(a->block);
+    }
+    a->block = NULL;
+}
 
 static int
 arena_init(Arena *a, const TablesObject *t, const Knobs *k)
@@ -1493,28 +1529,29 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     size_t nstates = (size_t)ncells + 1; /* the root and one per branching depth */
     size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
     size_t nwhere = k->prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
-    size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
+    /* one block per state, a multiple of 64 bytes (run_search copies one per guess) */
+    size_t stride = sizeof(uint32_t) * ((size_t)ncells + nwhere) + (size_t)ncells;
+    stride = (stride + 63) & ~(size_t)63;
+    size_t bytes_states = stride * nstates;
     size_t bytes_frames = sizeof(Frame) * nstates;
     /* one entry more than the bound: propagate_hidden writes one past it unqueued */
     size_t bytes_queue = (sizeof(int32_t) + sizeof(uint32_t)) * (qcap + 1);
-    size_t bytes_placed = nstates * (size_t)ncells;
-    size_t bytes_where = sizeof(uint32_t) * nstates * nwhere;
     size_t bytes_cages = (sizeof(int32_t) + 1) * (size_t)t->ncages;
     /* propagate_hidden's noted slots, per placed cell: its units' places of its other
      * values, and each peer's other units once (writes one past the count) */
     size_t nsusp = 2 * (size_t)t->nunits * (size_t)t->size + 1;
     memset(a, 0, sizeof *a);
-    a->block = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_queue + bytes_placed +
-                               bytes_where + bytes_cages + sizeof(int32_t) * nsusp + 1);
+    a->block = arena_alloc(bytes_states + bytes_frames + bytes_queue + bytes_cages +
+                               sizeof(int32_t) * nsusp + 1,
+                           &a->bytes);
     if (a->block == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     char *p = a->block; /* 4-byte items first, then bytes: every item aligned */
-    a->masks = (uint32_t *)p;
-    p += bytes_masks;
-    a->where = (uint32_t *)p;
-    p += bytes_where;
+    a->states = p;
+    a->stride = stride;
+    p += bytes_states;
     a->stack = (Frame *)p;
     p += bytes_frames;
     a->x.qcell = (int32_t *)p;
@@ -1525,8 +1562,6 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     p += sizeof(int32_t) * nsusp;
     a->x.clist = (int32_t *)p;
     p += sizeof(int32_t) * (size_t)t->ncages;
-    a->placed = (uint8_t *)p;
-    p += bytes_placed;
     a->x.cdirty = (uint8_t *)p;
     memset(a->x.cdirty, 0, (size_t)t->ncages);
 
@@ -1558,7 +1593,7 @@ arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r)
     r->has_deadline = k->has_timeout;
     r->deadline_ns = start + k->timeout_ns;
     a->x.overflow = 0;
-    int ok = run_search(&a->x, r, a->masks, a->placed, a->where, a->stack);
+    int ok = run_search(&a->x, r, a->states, a->stride, a->stack);
     r->elapsed_ns = now_ns() - start;
     return ok;
 }
@@ -1657,7 +1692,7 @@ core_search(PyObject *module, PyObject *args, PyObject *kwds)
     ok = arena_run(&a, &k, givens, &r);
     Py_END_ALLOW_THREADS
     Py_DECREF(tables_obj);
-    PyMem_RawFree(a.block);
+    arena_release(&a);
     PyObject *out = ok ? outcome_tuple(&r, t->ncells, small, 0) : run_error(&r);
     PyMem_RawFree(r.solutions);
     drop_small_ints(small);
@@ -1755,7 +1790,7 @@ done:
         PyMem_RawFree(runs[i].solutions);
     PyMem_RawFree(runs);
     PyMem_RawFree(givens);
-    PyMem_RawFree(a.block);
+    arena_release(&a);
     if (have_small)
         drop_small_ints(small);
     Py_DECREF(seq);
