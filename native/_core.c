@@ -18,10 +18,15 @@
  *     place or none is noted without a branch and checked once the placed cell is done,
  *     a naked single is queued without one, and (sizes up to 9, three units per cell)
  *     the peers holding the placed value are gathered from the cell's units into one
- *     list (a table of bit positions) and walked in one loop, each peer once (uo_excl),
- *     updating only its other units (other_row, other_bit);
+ *     word (unit k's places at bits 9 k up) and walked in one loop, each peer once
+ *     (uo_excl), updating only its other units (other_row, other_bit); the root's
+ *     where[] is a transpose of the masks done by multiplications, and its givens and
+ *     singles are read and queued without a branch on the data;
+ *   - mrv (sizes 2 to 9 under singles and hidden, without cages) scans the masks only: at
+ *     a node a cell is placed exactly when it has one candidate;
  *   - the search is depth-first with an explicit stack of frames (state, cell, untried
- *     candidates); on the last candidate of a frame its state is reused in place and the
+ *     candidates); a state (masks, where, placed) is one block, copied in one memcpy per
+ *     guess; on the last candidate of a frame its state is reused in place and the
  *     frame stays on the stack until it is popped (and counted as a backtrack);
  *   - the clock is read every 256 guesses.
  *
@@ -31,8 +36,9 @@
  *
  * Tables(size, units, cages) validates and precomputes a grid shape (peers, units of each
  * cell, the cell's place in each, the cages and their value sets) once; search(...)
- * copies its inputs into C arrays, allocates one arena per call (n*n+1 states, the
- * frames, the propagation queue) and releases the GIL while it searches.
+ * copies its inputs into C arrays, takes one arena per call (n*n+1 states, the frames,
+ * the propagation queue; the last call's block is kept for the next) and releases the
+ * GIL while it searches.
  * search_batch(...) reads every puzzle first, then runs them all in one arena without
  * the GIL (each with its own deadline and its own clocked time) and builds the answers
  * at the end: no Python work per puzzle inside the loop.
@@ -866,9 +872,7 @@ place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
 
 /* nu: units per cell when constant (9x9: 3), else 0. seeded: the queue already holds
  * x->qseed entries (the root, see root_hidden) and cell, bit are unused. */
-/* The positions of the bits of each 9-bit mask, in ascending order, and their count
- * (filled at import). */
-static uint8_t bitpos9[512][9];
+/* The number of bits of each 9-bit mask (filled at import). */
 static uint8_t bitcnt9[512];
 
 static inline __attribute__((always_inline)) int
@@ -928,24 +932,23 @@ again:
         /* Remove b from every peer that has it: in each unit of c, the places of b. */
         const int v = __builtin_ctz(b);
         if (small) {
-            /* Sizes up to 9: the slots of those peers, from all of c's units, gathered
-             * into one list without a branch (bitpos9), then walked in one loop: one
-             * hard-to-predict loop exit instead of one per unit. Every unit of c is set
-             * to c alone first, so a unit of c is never noted. */
-            int32_t slots[3 * 9 + 9];
-            int ns9 = 0;
+            /* Sizes up to 9: the places of those peers in all of c's units, gathered
+             * into one word without a branch (unit k's at bits 9 k up), then walked in
+             * one loop: one hard-to-predict loop exit instead of one per unit. Every unit
+             * of c is set to c alone first, so a unit of c is never noted. */
+            uint32_t all = 0;
+            int32_t base[3]; /* bit at of all is slot base[at / 9] + at of units[] */
             for (int k = 0; k < 3; k++) {
                 const int row = uo_row[c0 + k];
                 const uint32_t mine = uo_bit[c0 + k];
                 const uint32_t others = where[row + v] & uo_excl[c0 + k];
                 where[row + v] = mine; /* c alone holds b here now */
-                const uint8_t *pos = bitpos9[others];
-                for (int i = 0; i < 9; i++)
-                    slots[ns9 + i] = row + pos[i];
-                ns9 += bitcnt9[others];
+                all |= others << (9 * k);
+                base[k] = row - 9 * k;
             }
-            for (int i = 0; i < ns9; i++) {
-                const int slot = slots[i];
+            for (; all; all &= all - 1) {
+                const int at = __builtin_ctz(all);
+                const int slot = base[(at >= 9) + (at >= 18)] + at;
                 const int p = units[slot];
                 uint32_t m = masks[p];
                 if (!(m & b))
@@ -1826,13 +1829,8 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    for (int m = 0; m < 512; m++) {
-        int n = 0;
-        for (int i = 0; i < 9; i++)
-            if (m >> i & 1)
-                bitpos9[m][n++] = (uint8_t)i;
-        bitcnt9[m] = (uint8_t)n;
-    }
+    for (int m = 0; m < 512; m++)
+        bitcnt9[m] = (uint8_t)popcount32((uint32_t)m);
     if (PyType_Ready(&TablesType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
