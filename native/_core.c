@@ -18,10 +18,15 @@
  *     place or none is noted without a branch and checked once the placed cell is done,
  *     a naked single is queued without one, and (sizes up to 9, three units per cell)
  *     the peers holding the placed value are gathered from the cell's units into one
- *     list (a table of bit positions) and walked in one loop, each peer once (uo_excl),
- *     updating only its other units (other_row, other_bit);
+ *     word (unit k's places at bits 9 k up) and walked in one loop, each peer once
+ *     (uo_excl), updating only its other units (other_row, other_bit); the root's
+ *     where[] is a transpose of the masks done by multiplications, and its givens and
+ *     singles are read and queued without a branch on the data;
+ *   - mrv (sizes 2 to 9 under singles and hidden, without cages) scans the masks only: at
+ *     a node a cell is placed exactly when it has one candidate;
  *   - the search is depth-first with an explicit stack of frames (state, cell, untried
- *     candidates); on the last candidate of a frame its state is reused in place and the
+ *     candidates); a state (masks, where, placed) is one block, copied in one memcpy per
+ *     guess; on the last candidate of a frame its state is reused in place and the
  *     frame stays on the stack until it is popped (and counted as a backtrack);
  *   - the clock is read every 256 guesses.
  *
@@ -31,8 +36,9 @@
  *
  * Tables(size, units, cages) validates and precomputes a grid shape (peers, units of each
  * cell, the cell's place in each, the cages and their value sets) once; search(...)
- * copies its inputs into C arrays, allocates one arena per call (n*n+1 states, the
- * frames, the propagation queue) and releases the GIL while it searches.
+ * copies its inputs into C arrays, takes one arena per call (n*n+1 states, the frames,
+ * the propagation queue; the last call's block is kept for the next) and releases the
+ * GIL while it searches.
  * search_batch(...) reads every puzzle first, then runs them all in one arena without
  * the GIL (each with its own deadline and its own clocked time) and builds the answers
  * at the end: no Python work per puzzle inside the loop.
@@ -580,6 +586,7 @@ typedef struct {
     int prop;
     int mrv;
     int floor;
+    int pick9; /* choose's fast path (see there) */
     /* the propagation queue */
     int32_t *qcell;
     uint32_t *qbit;
@@ -865,9 +872,7 @@ place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
 
 /* nu: units per cell when constant (9x9: 3), else 0. seeded: the queue already holds
  * x->qseed entries (the root, see root_hidden) and cell, bit are unused. */
-/* The positions of the bits of each 9-bit mask, in ascending order, and their count
- * (filled at import). */
-static uint8_t bitpos9[512][9];
+/* The number of bits of each 9-bit mask (filled at import). */
 static uint8_t bitcnt9[512];
 
 static inline __attribute__((always_inline)) int
@@ -927,24 +932,23 @@ again:
         /* Remove b from every peer that has it: in each unit of c, the places of b. */
         const int v = __builtin_ctz(b);
         if (small) {
-            /* Sizes up to 9: the slots of those peers, from all of c's units, gathered
-             * into one list without a branch (bitpos9), then walked in one loop: one
-             * hard-to-predict loop exit instead of one per unit. Every unit of c is set
-             * to c alone first, so a unit of c is never noted. */
-            int32_t slots[3 * 9 + 9];
-            int ns9 = 0;
+            /* Sizes up to 9: the places of those peers in all of c's units, gathered
+             * into one word without a branch (unit k's at bits 9 k up), then walked in
+             * one loop: one hard-to-predict loop exit instead of one per unit. Every unit
+             * of c is set to c alone first, so a unit of c is never noted. */
+            uint32_t all = 0;
+            int32_t base[3]; /* bit at of all is slot base[at / 9] + at of units[] */
             for (int k = 0; k < 3; k++) {
                 const int row = uo_row[c0 + k];
                 const uint32_t mine = uo_bit[c0 + k];
                 const uint32_t others = where[row + v] & uo_excl[c0 + k];
                 where[row + v] = mine; /* c alone holds b here now */
-                const uint8_t *pos = bitpos9[others];
-                for (int i = 0; i < 9; i++)
-                    slots[ns9 + i] = row + pos[i];
-                ns9 += bitcnt9[others];
+                all |= others << (9 * k);
+                base[k] = row - 9 * k;
             }
-            for (int i = 0; i < ns9; i++) {
-                const int slot = slots[i];
+            for (; all; all &= all - 1) {
+                const int at = __builtin_ctz(all);
+                const int slot = base[(at >= 9) + (at >= 18)] + at;
                 const int p = units[slot];
                 uint32_t m = masks[p];
                 if (!(m & b))
@@ -1075,10 +1079,7 @@ root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
         uint32_t seen = 0;
         const int32_t *unit = t->units + (size_t)u * size;
         for (int i = 0; i < size; i++) {
-            const int v = givens[unit[i]];
-            if (!v)
-                continue;
-            const uint32_t b = 1u << (v - 1);
+            const uint32_t b = (1u << givens[unit[i]]) >> 1; /* 0 for a blank */
             if (seen & b)
                 return 0; /* a value given twice in a unit */
             seen |= b;
@@ -1086,33 +1087,59 @@ root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
         used[u] = seen;
     }
     Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    /* Without a branch on whether a cell is given (data): the queue takes at most one
+     * entry per cell here, within its bound. */
     for (int c = 0; c < ncells; c++) {
-        if (givens[c]) {
-            masks[c] = 1u << (givens[c] - 1);
-            placed[c] = 1;
-            continue;
-        }
+        const int g = givens[c];
         uint32_t m = full;
         for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
             m &= ~used[t->uo[k]];
+        m = g ? 1u << (g - 1) : m;
         if (!m)
             return 0; /* no candidate left */
         masks[c] = m;
-        placed[c] = 0;
-        if (!(m & (m - 1)) && !q_push(x, &q, c, m))
-            return 0; /* a naked single */
+        placed[c] = (uint8_t)(g != 0);
+        q.cell[q.n] = c; /* a naked single */
+        q.bit[q.n] = m;
+        q.n += !g & !(m & (m - 1));
     }
     for (int u = 0; u < nunits; u++) {
         uint32_t *w = where + (size_t)u * size;
         const int32_t *unit = t->units + (size_t)u * size;
-        for (int v = 0; v < size; v++)
-            w[v] = 0;
-        for (int i = 0; i < size; i++)
-            for (uint32_t m = masks[unit[i]]; m; m &= m - 1)
-                w[__builtin_ctz(m)] |= 1u << i;
-        for (int v = 0; v < size; v++)
-            if (!lost_place(x, &q, placed, w[v], unit, 1u << v))
-                return 0; /* no place left for v, or queue a hidden single */
+        if (size <= 9) {
+            /* A transpose without a branch (a loop over each cell's candidates would
+             * exit at a data-dependent count, which mispredicts): a product spreads
+             * values 0-4 of a mask to bits 12 v of lo, values 5-8 to bits 12 (v - 5) of
+             * hi (the other partial products land on bits the masks clear, and none
+             * overlap, so nothing carries); cell i shifts them by i. */
+            uint64_t lo = 0, hi = 0;
+            for (int i = 0; i < size; i++) {
+                const uint64_t m = masks[unit[i]];
+                lo |= (((m & 0x1Fu) * 0x0000100200400801ull) & 0x0001001001001001ull) << i;
+                hi |= ((((m >> 5) & 0xFu) * 0x0000000200400801ull) & 0x0000001001001001ull)
+                      << i;
+            }
+            for (int v = 0; v < size; v++)
+                w[v] = (uint32_t)((v < 5 ? lo >> (12 * v) : hi >> (12 * (v - 5))) & 0x1FFu);
+        } else {
+            for (int v = 0; v < size; v++)
+                w[v] = 0;
+            for (int i = 0; i < size; i++)
+                for (uint32_t m = masks[unit[i]]; m; m &= m - 1)
+                    w[__builtin_ctz(m)] |= 1u << i;
+        }
+        /* No place left for v is a contradiction, one at an unplaced cell a hidden
+         * single, queued without a branch (at most nunits * size entries here, within
+         * the queue's bound). */
+        for (int v = 0; v < size; v++) {
+            const uint32_t left = w[v];
+            if (!left)
+                return 0;
+            const int pc = unit[__builtin_ctz(left)];
+            q.cell[q.n] = pc;
+            q.bit[q.n] = 1u << v;
+            q.n += !(left & (left - 1)) & !placed[pc];
+        }
     }
     x->qseed = q.n;
     if (t->nunits_of == 3)
@@ -1146,6 +1173,25 @@ first_unplaced(const uint8_t *placed, int ncells)
 static inline int
 choose(const Ctx *x, const uint32_t *masks, const uint8_t *placed)
 {
+    if (x->pick9) {
+        /* Sizes 2 to 9 under singles/hidden without cages: at a node a cell is placed
+         * exactly when it has one candidate (an unplaced one with one is a naked single,
+         * placed by propagation), so placed[] is not read and a placed cell counts as
+         * more than any (no branch on it: whether a cell is placed is data). */
+        int best = -1;
+        unsigned fewest = 16;
+        for (int c = 0; c < x->ncells; c++) {
+            unsigned k = bitcnt9[masks[c]];
+            k = k < 2 ? 16 : k;
+            if (k < fewest) {
+                best = c;
+                fewest = k;
+                if (k == 2)
+                    break;
+            }
+        }
+        return best;
+    }
     int best = first_unplaced(placed, x->ncells);
     if (best < 0 || !x->mrv)
         return best;
@@ -1215,8 +1261,7 @@ keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
 
 /* The search proper; runs without the GIL. Returns 0 on an internal error. */
 static int
-run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed,
-           uint32_t *arena_where, Frame *stack)
+run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
 {
     const size_t nwhere = x->nwhere;
     const int ncells = x->ncells;
@@ -1227,9 +1272,12 @@ run_search(Ctx *x, Run *r, uint32_t *arena_masks, uint8_t *arena_placed,
         return 0; /* Tables never makes such a shape */
 
     /* The root: every given placed in cell order, each with the chosen propagation. */
-    uint32_t *masks = arena_masks;
-    uint8_t *placed = arena_placed;
-    uint32_t *where = arena_where;
+    /* A state is one block (masks, where, placed; see arena_init): one copy per guess. */
+    const size_t state_bytes = sizeof(uint32_t) * ((size_t)ncells + nwhere) + (size_t)ncells;
+    int cur = 0; /* the state in use */
+    uint32_t *masks = (uint32_t *)states;
+    uint32_t *where = masks + ncells;
+    uint8_t *placed = (uint8_t *)(where + nwhere);
     /* (Not for size 1: there the empty grid's cells are singles the reference never
      * places without a given, as nothing triggers propagation.) */
     if (x->prop == PROP_HIDDEN && !x->t->ncages && x->size > 1) {
@@ -1279,7 +1327,7 @@ search:;
             if (r->limit && r->count >= (unsigned long long)r->limit)
                 return 1;
         } else {
-            stack[sp].state = (int32_t)((masks - arena_masks) / ncells);
+            stack[sp].state = cur;
             stack[sp].cell = cell;
             stack[sp].untried = masks[cell];
             sp++;
@@ -1305,22 +1353,17 @@ search:;
                 r->timed_out = 1;
                 return 1;
             }
-            uint32_t *fm = arena_masks + (size_t)f->state * ncells;
-            uint8_t *fp = arena_placed + (size_t)f->state * ncells;
-            uint32_t *fw = arena_where + (size_t)f->state * nwhere;
+            char *from = states + (size_t)f->state * stride;
             if (untried) {
                 /* Slot sp is free: every frame below refers to a slot <= its index. */
-                masks = arena_masks + (size_t)sp * ncells;
-                placed = arena_placed + (size_t)sp * ncells;
-                where = arena_where + (size_t)sp * nwhere;
-                memcpy(masks, fm, sizeof(uint32_t) * (size_t)ncells);
-                memcpy(placed, fp, (size_t)ncells);
-                memcpy(where, fw, sizeof(uint32_t) * nwhere);
+                cur = sp;
+                memcpy(states + (size_t)sp * stride, from, state_bytes);
             } else { /* last candidate: the frame's state is never needed again */
-                masks = fm;
-                placed = fp;
-                where = fw;
+                cur = f->state;
             }
+            masks = (uint32_t *)(states + (size_t)cur * stride);
+            where = masks + ncells;
+            placed = (uint8_t *)(where + nwhere);
             if (place(x, masks, placed, where, f->cell, bit))
                 break;
             if (x->overflow)
@@ -1440,12 +1483,47 @@ read_givens(PyObject *obj, const TablesObject *t, uint8_t *out, const char *whic
 /* The working memory of searches on one shape: states, frames, queue. One allocation. */
 typedef struct {
     char *block;
-    uint32_t *masks;
-    uint8_t *placed;
-    uint32_t *where;
+    size_t bytes; /* of block */
+    char *states; /* nstates states of stride bytes: masks, where, placed (each in one) */
+    size_t stride;
     Frame *stack;
     Ctx x;
 } Arena;
+
+/* The block of the last search, kept for the next one (a fresh block of a hundred
+ * kilobytes per call costs more than a small search): taken and given back with the GIL
+ * held, so one search at a time owns it; others allocate their own. */
+static char *arena_cache;
+static size_t arena_cache_bytes;
+
+static char *
+arena_alloc(size_t bytes, size_t *got)
+{
+    if (arena_cache != NULL && arena_cache_bytes >= bytes) {
+        char *block = arena_cache;
+        *got = arena_cache_bytes;
+        arena_cache = NULL;
+        return block;
+    }
+    *got = bytes;
+    return PyMem_RawMalloc(bytes);
+}
+
+/* Give an arena's block back (the GIL held): kept when it is the larger. */
+static void
+arena_release(Arena *a)
+{
+    if (a->block == NULL)
+        return;
+    if (arena_cache == NULL || arena_cache_bytes < a->bytes) {
+        PyMem_RawFree(arena_cache);
+        arena_cache = a->block;
+        arena_cache_bytes = a->bytes;
+    } else {
+        PyMem_RawFree(a->block);
+    }
+    a->block = NULL;
+}
 
 static int
 arena_init(Arena *a, const TablesObject *t, const Knobs *k)
@@ -1454,28 +1532,29 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     size_t nstates = (size_t)ncells + 1; /* the root and one per branching depth */
     size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
     size_t nwhere = k->prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
-    size_t bytes_masks = sizeof(uint32_t) * nstates * (size_t)ncells;
+    /* one block per state, a multiple of 64 bytes (run_search copies one per guess) */
+    size_t stride = sizeof(uint32_t) * ((size_t)ncells + nwhere) + (size_t)ncells;
+    stride = (stride + 63) & ~(size_t)63;
+    size_t bytes_states = stride * nstates;
     size_t bytes_frames = sizeof(Frame) * nstates;
     /* one entry more than the bound: propagate_hidden writes one past it unqueued */
     size_t bytes_queue = (sizeof(int32_t) + sizeof(uint32_t)) * (qcap + 1);
-    size_t bytes_placed = nstates * (size_t)ncells;
-    size_t bytes_where = sizeof(uint32_t) * nstates * nwhere;
     size_t bytes_cages = (sizeof(int32_t) + 1) * (size_t)t->ncages;
     /* propagate_hidden's noted slots, per placed cell: its units' places of its other
      * values, and each peer's other units once (writes one past the count) */
     size_t nsusp = 2 * (size_t)t->nunits * (size_t)t->size + 1;
     memset(a, 0, sizeof *a);
-    a->block = PyMem_RawMalloc(bytes_masks + bytes_frames + bytes_queue + bytes_placed +
-                               bytes_where + bytes_cages + sizeof(int32_t) * nsusp + 1);
+    a->block = arena_alloc(bytes_states + bytes_frames + bytes_queue + bytes_cages +
+                               sizeof(int32_t) * nsusp + 1,
+                           &a->bytes);
     if (a->block == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     char *p = a->block; /* 4-byte items first, then bytes: every item aligned */
-    a->masks = (uint32_t *)p;
-    p += bytes_masks;
-    a->where = (uint32_t *)p;
-    p += bytes_where;
+    a->states = p;
+    a->stride = stride;
+    p += bytes_states;
     a->stack = (Frame *)p;
     p += bytes_frames;
     a->x.qcell = (int32_t *)p;
@@ -1486,8 +1565,6 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     p += sizeof(int32_t) * nsusp;
     a->x.clist = (int32_t *)p;
     p += sizeof(int32_t) * (size_t)t->ncages;
-    a->placed = (uint8_t *)p;
-    p += bytes_placed;
     a->x.cdirty = (uint8_t *)p;
     memset(a->x.cdirty, 0, (size_t)t->ncages);
 
@@ -1501,6 +1578,7 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     x->mrv = k->order == 0 && k->prop != PROP_NONE;
     /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
     x->floor = (k->prop == PROP_SINGLES || k->prop == PROP_HIDDEN) ? 2 : 1;
+    x->pick9 = x->mrv && x->floor == 2 && t->size >= 2 && t->size <= 9 && !t->ncages;
     x->qcap = qcap;
     x->nwhere = nwhere;
     return 0;
@@ -1518,7 +1596,7 @@ arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r)
     r->has_deadline = k->has_timeout;
     r->deadline_ns = start + k->timeout_ns;
     a->x.overflow = 0;
-    int ok = run_search(&a->x, r, a->masks, a->placed, a->where, a->stack);
+    int ok = run_search(&a->x, r, a->states, a->stride, a->stack);
     r->elapsed_ns = now_ns() - start;
     return ok;
 }
@@ -1617,7 +1695,7 @@ core_search(PyObject *module, PyObject *args, PyObject *kwds)
     ok = arena_run(&a, &k, givens, &r);
     Py_END_ALLOW_THREADS
     Py_DECREF(tables_obj);
-    PyMem_RawFree(a.block);
+    arena_release(&a);
     PyObject *out = ok ? outcome_tuple(&r, t->ncells, small, 0) : run_error(&r);
     PyMem_RawFree(r.solutions);
     drop_small_ints(small);
@@ -1715,7 +1793,7 @@ done:
         PyMem_RawFree(runs[i].solutions);
     PyMem_RawFree(runs);
     PyMem_RawFree(givens);
-    PyMem_RawFree(a.block);
+    arena_release(&a);
     if (have_small)
         drop_small_ints(small);
     Py_DECREF(seq);
@@ -1751,13 +1829,8 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    for (int m = 0; m < 512; m++) {
-        int n = 0;
-        for (int i = 0; i < 9; i++)
-            if (m >> i & 1)
-                bitpos9[m][n++] = (uint8_t)i;
-        bitcnt9[m] = (uint8_t)n;
-    }
+    for (int m = 0; m < 512; m++)
+        bitcnt9[m] = (uint8_t)popcount32((uint32_t)m);
     if (PyType_Ready(&TablesType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
