@@ -1396,6 +1396,30 @@ typedef struct {
     Py_ssize_t keep;
 } Knobs;
 
+/* A count (limit, keep) from a Python int, at least lo; *huge when beyond a long long.
+ * 0, or -1 with a TypeError (not an int: `expected` says what is) or a ValueError set. */
+static int
+read_count(PyObject *obj, const char *what, const char *expected, long long lo,
+           long long *out, int *huge)
+{
+    if (!PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be %s, not %.100s", what, expected,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow < 0 || (!overflow && v < lo)) {
+        PyErr_Format(PyExc_ValueError, "%s must be at least %lld, got %R", what, lo, obj);
+        return -1;
+    }
+    *out = v;
+    *huge = overflow > 0;
+    return 0;
+}
+
 static int
 parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
             PyObject *timeout_obj, PyObject *keep_obj, Knobs *k)
@@ -1409,21 +1433,12 @@ parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
     k->order = parse_choice(order_obj, "order", orders, 2, "mrv, first");
     if (k->order < 0)
         return -1;
+    long long n;
+    int huge;
     if (limit_obj != Py_None) {
-        if (!PyLong_Check(limit_obj)) {
-            PyErr_Format(PyExc_TypeError, "limit must be an int or None, not %.100s",
-                         Py_TYPE(limit_obj)->tp_name);
+        if (read_count(limit_obj, "limit", "an int or None", 1, &n, &huge) < 0)
             return -1;
-        }
-        int overflow = 0;
-        long long limit = PyLong_AsLongLongAndOverflow(limit_obj, &overflow);
-        if (limit == -1 && PyErr_Occurred())
-            return -1;
-        if (overflow < 0 || (!overflow && limit < 1)) {
-            PyErr_Format(PyExc_ValueError, "limit must be at least 1, got %R", limit_obj);
-            return -1;
-        }
-        k->limit = overflow ? 0 : limit; /* beyond 2**63: as good as no limit */
+        k->limit = huge ? 0 : n; /* beyond 2**63: as good as no limit */
     }
     if (timeout_obj != Py_None) {
         double timeout = PyFloat_AsDouble(timeout_obj);
@@ -1438,20 +1453,9 @@ parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
             k->timeout_ns = timeout > 0 ? (int64_t)(timeout * 1e9) : 0;
         }
     }
-    if (!PyLong_Check(keep_obj)) {
-        PyErr_Format(PyExc_TypeError, "keep must be an int, not %.100s",
-                     Py_TYPE(keep_obj)->tp_name);
+    if (read_count(keep_obj, "keep", "an int", 0, &n, &huge) < 0)
         return -1;
-    }
-    int overflow = 0;
-    long long keep = PyLong_AsLongLongAndOverflow(keep_obj, &overflow);
-    if (keep == -1 && PyErr_Occurred())
-        return -1;
-    if (overflow < 0 || (!overflow && keep < 0)) {
-        PyErr_Format(PyExc_ValueError, "keep must be at least 0, got %R", keep_obj);
-        return -1;
-    }
-    k->keep = (overflow || keep > PY_SSIZE_T_MAX) ? PY_SSIZE_T_MAX : (Py_ssize_t)keep;
+    k->keep = (huge || n > PY_SSIZE_T_MAX) ? PY_SSIZE_T_MAX : (Py_ssize_t)n;
     return 0;
 }
 
