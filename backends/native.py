@@ -39,6 +39,8 @@ class NativeBackend:
         """The sudokulab version and the active implementation."""
         from .. import __version__
 
+        if self.engine == "c" and native.BITBOARD:
+            return f"{__version__} (c; classic 9x9 under hidden: AVX2 bitboards)"
         return f"{__version__} ({self.engine})"
 
     def solve(

@@ -5,6 +5,9 @@ uniqueness check, limit 2), one thread, microseconds per puzzle and puzzles per 
 
     C single    one ``_core.search`` call per puzzle (the Tables built once per shape)
     C batch     one ``_core.search_batch`` call for the whole set
+    C general   as C single, with ``Tables(..., bitboard=False)``: the general engine,
+                where C single runs the classic 9x9 bitboard solver (CPUs with AVX2;
+                the row is left out where the bitboard solver does not run)
     reference   the Python reference (``native.reference.Engine``), on a sample
     cpsat       ``get_backend("cpsat").solve`` on the model (one worker), on a sample
 
@@ -166,6 +169,15 @@ def main() -> int:
     )
     units = tuple(u.cells for u in geometry(9).units)
     tables = native._core.Tables(9, units)
+    general = native._core.Tables(9, units, bitboard=False) if tables.bitboard else None
+    print(
+        "C single and batch: "
+        + (
+            "the classic 9x9 bitboard solver (AVX2); C general: the general engine"
+            if tables.bitboard
+            else "the general engine (no AVX2: the bitboard solver does not run)"
+        )
+    )
     cpsat.solve(build_model(read_file(args.data_dir / SETS["hardest"])[0].puzzle))  # warm up
     # As timeit does: the collector's passes over everything kept so far would land in
     # whichever timing happens to allocate when they run (the batch builds all its
@@ -192,6 +204,10 @@ def main() -> int:
             for entry, out in zip(entries, outs, strict=True):
                 if out.count < 1 or not is_solution(entry.puzzle, out.solutions[0]):
                     fail(f"wrong answer from the C core at {entry.source} line {entry.line}")
+            if general is not None:
+                general_times, general_outs = time_c_single(general, puzzles, limit, args.repeat)
+                if general_outs != outs:
+                    fail(f"{name}: the bitboard solver and the general engine differ")
             wall, batch_outs = time_c_batch(tables, puzzles, limit, args.repeat)
             if batch_outs != outs:
                 fail(f"{name}: the batch differs from the single calls")
@@ -228,6 +244,17 @@ def main() -> int:
                     ratio(sat, b_sample),
                 )
             )
+            if general is not None:
+                g_sample = statistics.fmean(general_times[i] for i in picks)
+                print(
+                    row(
+                        f"{label}: C general",
+                        len(puzzles),
+                        statistics.fmean(general_times),
+                        ratio(ref, g_sample),
+                        ratio(sat, g_sample),
+                    )
+                )
             print(row(f"{label}: reference", len(sample), ref, "1.0x", ratio(sat, ref)))
             print(row(f"{label}: cpsat", len(sample), sat, ratio(ref, sat), "1.0x"))
             found[name, limit] = {

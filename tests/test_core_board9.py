@@ -1,0 +1,186 @@
+"""The C core's classic 9x9 bitboard solver against its general engine, on whole sets.
+
+Under ``hidden`` propagation a classic 9x9 shape runs ``run_board9`` (digit planes in
+AVX2 vectors, see native/_core.c) when the CPU has AVX2; ``Tables(..., bitboard=False)``
+keeps the same shape on the general engine. The two must agree field for field
+(solutions in order, count, complete, timed out, nodes, guesses, backtracks): the
+general engine is itself checked against the Python reference by the identity tests,
+which on such a CPU now run the bitboard solver for classic grids. C against C is fast
+enough to compare whole sets here (all of sudokus_17 and top1465 take a few seconds).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sudokulab import read_file
+from sudokulab.models import geometry
+from sudokulab.native import reference
+
+_core = pytest.importorskip(
+    "sudokulab.native._core",
+    reason="the compiled native core is not built (pip install -e . needs a C compiler)",
+)
+pytestmark = pytest.mark.skipif(
+    not _core.BITBOARD, reason="the CPU has no AVX2: the bitboard solver never runs"
+)
+
+UNITS = tuple(u.cells for u in geometry(9).units)
+#: A solution grid to draw puzzles from (relabelled and shuffled by ``grids``).
+GRID = reference.search(9, UNITS, [0] * 81, limit=1).solutions[0]
+SETS = {
+    "top95": "norvig-pytudes/sudoku-top95.txt",
+    "hardest": "norvig-pytudes/sudoku-hardest.txt",
+    "easy50": "norvig-pytudes/sudoku-easy50.txt",
+    "top1465": "amtal-sudoku/top1465",
+    "top2365": "sunjay-sudoku/top2365.txt",
+    "sudokus_17": "norvig-pytudes/sudokus_17.txt",
+}
+
+
+@pytest.fixture(scope="module")
+def pair():
+    """(bitboard tables, general tables) of the classic 9x9 shape."""
+    fast, general = _core.Tables(9, UNITS), _core.Tables(9, UNITS, bitboard=False)
+    assert fast.bitboard and not general.bitboard
+    return fast, general
+
+
+def both(pair, givens, order="mrv", limit=2, timeout=None, keep=1000):
+    """The two engines' answers on one puzzle."""
+    return tuple(
+        _core.search(tables, givens, "hidden", order, limit, timeout, keep) for tables in pair
+    )
+
+
+def test_the_shape_is_recognised_whatever_the_order_of_units_and_cells():
+    rng = random.Random(9)
+    units = [list(u) for u in UNITS]
+    for unit in units:
+        rng.shuffle(unit)
+    rng.shuffle(units)
+    assert _core.Tables(9, tuple(map(tuple, units))).bitboard
+
+
+@pytest.mark.parametrize(
+    "units, cages",
+    [
+        (UNITS[:26], ()),  # a box missing
+        (UNITS + (tuple(range(0, 81, 10)),), ()),  # X: a diagonal more
+        (UNITS[:26] + (UNITS[0],), ()),  # a row twice, a box missing
+        (UNITS, (((0, 1), (3, 5, 6)),)),  # killer: a cage
+    ],
+    ids=["missing box", "diagonal", "row twice", "cage"],
+)
+def test_other_shapes_keep_the_general_engine(units, cages):
+    assert not _core.Tables(9, units, cages).bitboard
+
+
+def test_a_jigsaw_shape_keeps_the_general_engine():
+    # Rows and columns, and nine regions that are the boxes shifted by one column.
+    regions = tuple(
+        tuple(9 * r + (c + 1) % 9 for r in range(3 * b, 3 * b + 3) for c in range(3 * s, 3 * s + 3))
+        for b in range(3)
+        for s in range(3)
+    )
+    assert not _core.Tables(9, UNITS[:18] + regions).bitboard
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_whole_sets_agree(data_dir, pair, name):
+    for entry in read_file(data_dir / SETS[name]):
+        for limit in (1, 2):
+            fast, general = both(pair, entry.puzzle.givens, limit=limit)
+            assert fast == general, f"{name}: {entry.puzzle.givens}"
+
+
+@pytest.mark.parametrize("order", ["mrv", "first"])
+def test_both_orders_on_hard_sets(data_dir, pair, order):
+    for name in ("top95", "hardest"):
+        for entry in read_file(data_dir / SETS[name]):
+            fast, general = both(pair, entry.puzzle.givens, order=order)
+            assert fast == general
+
+
+def test_many_solutions_in_the_same_order_and_keep(pair):
+    empty = [0] * 81
+    for limit, keep in ((1, 1000), (50, 1000), (300, 7), (40, 0)):
+        fast, general = both(pair, empty, limit=limit, keep=keep)
+        assert fast == general
+        assert fast[1] == limit and len(fast[0]) == min(limit, keep)
+    solution = both(pair, empty, limit=1)[0][0][0]
+    # Twenty clues keep many solutions: count them all (no limit).
+    rng = random.Random(5)
+    clues = rng.sample(range(81), 24)
+    givens = [solution[c] if c in clues else 0 for c in range(81)]
+    fast, general = both(pair, givens, limit=None, keep=5)
+    assert fast == general and fast[2]
+
+
+def test_invalid_and_complete_grids(pair):
+    solution = both(pair, [0] * 81, limit=1)[0][0][0]
+    assert both(pair, list(solution))[0] == ((tuple(solution),), 1, True, False, 1, 0, 0)
+    for a, b in ((0, 5), (0, 45), (0, 20)):  # a value twice in a row, a column, a box
+        givens = [0] * 81
+        givens[a] = givens[b] = 4
+        fast, general = both(pair, givens)
+        assert fast == general == ((), 0, True, False, 0, 0, 0)
+    # Consistent givens whose propagation fails at the root: r1c1..r1c8 leave r1c9 a
+    # single, 9, which a given 9 in its box (r2c7) forbids.
+    givens = [1, 2, 3, 4, 5, 6, 7, 8, 0] + [0] * 6 + [9] + [0] * 65
+    fast, general = both(pair, givens)
+    assert fast == general == ((), 0, True, False, 0, 0, 0)
+
+
+def test_a_deadline_stops_both_at_the_same_guess(pair):
+    # The clock is read every 256 guesses: a deadline already past stops both there.
+    fast, general = both(pair, [0] * 81, limit=None, timeout=0.0, keep=3)
+    assert fast == general
+    assert fast[3] and not fast[2] and fast[5] == 256
+
+
+def test_batch_runs_the_bitboard_solver_too(data_dir, pair):
+    puzzles = [e.puzzle.givens for e in read_file(data_dir / SETS["top95"])]
+    fast, general = pair
+    batch = _core.search_batch(fast, puzzles, "hidden", "mrv", 2, None, 1000)
+    assert [answer[:7] for answer in batch] == [
+        _core.search(general, p, "hidden", "mrv", 2, None, 1000) for p in puzzles
+    ]
+
+
+def test_other_propagations_are_untouched(pair):
+    # Only hidden runs the bitboard solver; the others give the same on both tables.
+    line = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    givens = [int(c) for c in line.replace(".", "0")]
+    for propagation in ("forward", "singles"):
+        fast, general = (_core.search(t, givens, propagation, "mrv", 1, None, 10) for t in pair)
+        assert fast == general
+
+
+@st.composite
+def grids(draw):
+    """Givens: a random solution with random blanks, sometimes a wrong value or two."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = random.Random(seed)
+    digits = rng.sample(range(1, 10), 9)
+    rows = [3 * b + r for b in rng.sample(range(3), 3) for r in rng.sample(range(3), 3)]
+    cols = [3 * s + c for s in rng.sample(range(3), 3) for c in rng.sample(range(3), 3)]
+    grid = [digits[GRID[9 * rows[r] + cols[c]] - 1] for r in range(9) for c in range(9)]
+    keep = draw(st.integers(17, 40))
+    cells = rng.sample(range(81), keep)
+    givens = [grid[c] if c in cells else 0 for c in range(81)]
+    for _ in range(draw(st.integers(0, 2))):
+        givens[rng.randrange(81)] = rng.randrange(10)
+    return givens
+
+
+@settings(max_examples=300, deadline=None)
+@given(grids(), st.sampled_from(["mrv", "first"]), st.sampled_from([1, 2, 5]))
+def test_random_grids_agree(givens, order, limit):
+    pair = (_core.Tables(9, UNITS), _core.Tables(9, UNITS, bitboard=False))
+    fast, general = both(pair, givens, order=order, limit=limit, keep=3)
+    assert fast == general
