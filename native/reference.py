@@ -69,9 +69,13 @@ Tracing (for the classroom, see :mod:`sudokulab.trace`)
     ``node(depth)``, ``guess(cell, bit, candidates, depth)``, ``contradiction(kind, cell,
     unit, bit)`` (kind ``"empty"``: a cell without candidates; ``"noplace"``: a value
     without a place in a unit; ``"clash"``: a value a cell cannot take),
-    ``backtrack(cell, depth)`` and ``solution(masks)``. With ``trace=None`` (the default)
-    the checks sit outside the per-peer loops, so the search is not measurably slower.
-    Tracing does not cover killer cages yet: an engine with both is refused.
+    ``backtrack(cell, depth)`` and ``solution(masks)``; with cages also
+    ``prune_cage(cage, allowed, removed)`` (``removed``: (cell, mask) pairs, the values
+    the cage's value sets no longer allow there) and ``contradiction("cage", cell, -1,
+    bits, cage)`` (no value set of the cage fits: ``cell`` and ``bits`` are the refused
+    placement under ``none``, else -1 and the cage's placed values). With ``trace=None``
+    (the default) the checks sit outside the per-peer loops, so the search is not
+    measurably slower.
 """
 
 from __future__ import annotations
@@ -205,8 +209,6 @@ class Engine:
         trace: Any = None,
     ) -> None:
         check_knobs(propagation, order)
-        if cages and trace is not None:
-            raise ValueError("tracing does not cover killer cages yet")
         self.tables = tables(size, units, cages)
         self.trace = trace  # None, or an object with the methods in the module docstring
         self.propagation = propagation
@@ -243,6 +245,8 @@ class Engine:
                 if placed[c]:
                     held |= masks[c]
             if not any(combo & held == held for combo in t.combos[k]):
+                if self.trace is not None:
+                    self.trace.contradiction("cage", cell, -1, bit, k)
                 return False  # no value set of the cage holds these values
         masks[cell] = bit
         placed[cell] = 1
@@ -375,8 +379,15 @@ class Engine:
             if all(masks[c] & need for c in free):
                 feasible = True
                 allowed |= need
+        trace = self.trace
         if not feasible:
+            if trace is not None:
+                trace.contradiction("cage", -1, -1, held, k)
             return False
+        if trace is not None:
+            removed = [(c, masks[c] & ~allowed) for c in free if masks[c] & ~allowed]
+            if removed:
+                trace.prune_cage(k, allowed, removed)
         for c in free:
             m = masks[c]
             if m & ~allowed:

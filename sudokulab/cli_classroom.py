@@ -130,11 +130,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
     entry = _one_entry(args)
     if not _valid(entry):
         return EXIT_BAD_INPUT
-    if entry.puzzle.cages:
-        raise UsageError(
-            "explain does not narrate killer cages yet: solve the puzzle with `sudokulab "
-            "solve`, or show its CSP with `sudokulab model`"
-        )
     trace = trace_puzzle(
         entry.puzzle,
         args.propagation,

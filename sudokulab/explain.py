@@ -1,7 +1,8 @@
 """A traced search told as a story: one line per step, candidate grids, a summary.
 
 The vocabulary is the design's: cells ``r4c7``, units ``row 4`` / ``column 7`` / ``box 6``
-(numbered from 1), naked and hidden singles, guesses, contradictions, backtracks.
+(numbered from 1), naked and hidden singles, guesses, contradictions, backtracks; for
+killer puzzles, cages ``cage 3 (sum 10: r1c1, r1c2)`` and the values their sums allow.
 
 >>> from sudokulab.models import parse_puzzle
 >>> from sudokulab.trace import trace_puzzle
@@ -16,10 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .models import Geometry
-from .models.puzzle import symbol
+from .models.puzzle import Cage, symbol
 from .trace import (
     OPEN,
     Backtrack,
+    CagePrune,
     Contradiction,
     Elimination,
     Event,
@@ -56,8 +58,22 @@ def _values(values: Iterable[int]) -> str:
     return ", ".join(symbol(v) for v in values)
 
 
-def describe(event: Event, geom: Geometry, before: State | None) -> str:
-    """The line for one event (``before`` is the grid before it, to name a clashing peer)."""
+def cage_name(cages: tuple[Cage, ...], k: int, geom: Geometry) -> str:
+    """A cage as the story names it: ``cage 3 (sum 10: r1c1, r1c2)``."""
+    cage = cages[k]
+    return f"cage {k + 1} (sum {cage.total}: {_cells(geom, cage.cells)})"
+
+
+def describe(
+    event: Event, geom: Geometry, before: State | None, cages: tuple[Cage, ...] = ()
+) -> str:
+    """The line for one event (``before`` is the grid before it, to name a clashing peer;
+    ``cages`` the puzzle's killer cages, to name one)."""
+    if isinstance(event, CagePrune):
+        return (
+            f"{cage_name(cages, event.cage, geom)}: only {_values(event.allowed)} can complete "
+            "its sum in its open cells"
+        )
     name = geom.cell_name(event.cell) if getattr(event, "cell", -1) >= 0 else ""
     if isinstance(event, Placement):
         v = symbol(event.value)
@@ -70,7 +86,7 @@ def describe(event: Event, geom: Geometry, before: State | None) -> str:
         options = _values(event.candidates)
         return f"guess {name} = {symbol(event.value)} (candidates {options}; depth {event.depth})"
     if isinstance(event, Contradiction):
-        return "contradiction: " + _contradiction(event, geom, before)
+        return "contradiction: " + _contradiction(event, geom, before, cages)
     if isinstance(event, Backtrack):
         return f"backtrack: every candidate of {name} failed; back to depth {event.depth - 1}"
     if isinstance(event, Solution):
@@ -78,10 +94,18 @@ def describe(event: Event, geom: Geometry, before: State | None) -> str:
     return f"{symbol(event.value)} removed from {_cells(geom, event.cells)}"
 
 
-def _contradiction(event: Contradiction, geom: Geometry, before: State | None) -> str:
+def _contradiction(
+    event: Contradiction, geom: Geometry, before: State | None, cages: tuple[Cage, ...] = ()
+) -> str:
     """Why the state is dead, in the rule's words."""
     name = geom.cell_name(event.cell) if event.cell >= 0 else ""
     values = event.values
+    if event.kind == "cage":
+        cage = cage_name(cages, event.cage, geom)
+        if event.cell >= 0:
+            return f"{name} cannot be {symbol(values[0])}: no set of values of {cage} holds it"
+        held = f" with {_values(values)} placed" if values else ""
+        return f"{cage}{held} cannot be completed: no set of distinct values fits"
     if event.kind == "empty":
         return f"{name} has no candidates left"
     if event.kind == "noplace":
@@ -104,6 +128,7 @@ def _contradiction(event: Contradiction, geom: Geometry, before: State | None) -
 def steps(trace: Trace) -> list[Step]:
     """The trace's steps; an elimination joins the placement or guess that caused it."""
     geom = trace.puzzle.geometry
+    cages = trace.puzzle.cages
     out: list[Step] = []
     before: State | None = None
     for event, state in replay(trace):
@@ -113,9 +138,11 @@ def steps(trace: Trace) -> list[Step]:
             out[-1] = Step(last.event, last.text, removed, state, last.cell, last.unit)
         else:
             unit = getattr(event, "unit", -1)
-            out.append(
-                Step(event, describe(event, geom, before), (), state, event_cell(event), unit)
-            )
+            text = describe(event, geom, before, cages)
+            removed = ()
+            if isinstance(event, CagePrune):
+                removed = tuple((c, v) for c, values in event.removed for v in values)
+            out.append(Step(event, text, removed, state, event_cell(event), unit))
         before = state
     return out
 
@@ -126,11 +153,21 @@ def event_cell(event: Event) -> int:
 
 
 def removal_line(step: Step, geom: Geometry) -> str:
-    """What a step removed, e.g. ``removes 2 from r4c1, r5c8``; empty when nothing."""
+    """What a step removed, e.g. ``removes 2 from r4c1, r5c8`` (one value), or
+    ``removes 1, 2 from r1c1; 3 from r1c2`` (a cage); empty when nothing."""
     if not step.removed:
         return ""
-    value = step.removed[0][1]
-    return f"removes {symbol(value)} from {_cells(geom, (c for c, _ in step.removed))}"
+    if len({v for _, v in step.removed}) == 1:
+        value = step.removed[0][1]
+        return f"removes {symbol(value)} from {_cells(geom, (c for c, _ in step.removed))}"
+    by_cell: dict[int, list[int]] = {}
+    for c, v in step.removed:
+        by_cell.setdefault(c, []).append(v)
+    by_values: dict[tuple[int, ...], list[int]] = {}  # cells losing the same values together
+    for c, values in by_cell.items():
+        by_values.setdefault(tuple(values), []).append(c)
+    parts = [f"{_values(values)} from {_cells(geom, cells)}" for values, cells in by_values.items()]
+    return "removes " + "; ".join(parts)
 
 
 def candidates_grid(geom: Geometry, state: State) -> str:
@@ -182,6 +219,8 @@ def summary_lines(trace: Trace) -> list[str]:
         ("contradictions", s.contradictions),
         ("solutions", s.solutions),
     ]
+    if trace.puzzle.cages:
+        rows.insert(3, ("cage prunings", s.cage_prunings))
     head = f"summary (propagation {trace.propagation}, order {trace.order}):"
     lines = [head] + [f"  {label:<16} {value}" for label, value in rows]
     lines.append(f"  {'outcome':<16} {outcome_text(trace)}")
@@ -203,10 +242,13 @@ def outcome_text(trace: Trace) -> str:
 def narrative(trace: Trace, show: str = "none") -> str:
     """The whole story as text: steps, candidate grids at the ``show`` moments, summary."""
     geom = trace.puzzle.geometry
+    cages = trace.puzzle.cages
     out: list[str] = [
-        f"puzzle {trace.puzzle} ({trace.puzzle.given_count} givens; "
-        f"propagation {trace.propagation}, order {trace.order})"
+        f"puzzle {trace.puzzle} ({trace.puzzle.given_count} givens"
+        + (f", {len(cages)} killer cages" if cages else "")
+        + f"; propagation {trace.propagation}, order {trace.order})"
     ]
+    out += [f"  {cage_name(cages, k, geom)}" for k in range(len(cages))]
     all_steps = steps(trace)
     started = False
     last: State | None = None

@@ -65,15 +65,29 @@ class Guess:
 
 
 @dataclass(frozen=True)
+class CagePrune:
+    """Killer cage ``cage``: only ``allowed`` values fit its open cells (from the value
+    sets that still can be completed), so each of ``removed``'s cells loses its values."""
+
+    cage: int  # index into puzzle.cages
+    allowed: tuple[int, ...]
+    removed: tuple[tuple[int, tuple[int, ...]], ...]  # (cell, values removed there)
+    depth: int
+
+
+@dataclass(frozen=True)
 class Contradiction:
     """A dead state: a cell without candidates (``empty``), a value without a place in a
-    unit (``noplace``), or a value a cell cannot take (``clash``)."""
+    unit (``noplace``), a value a cell cannot take (``clash``), or a killer cage no value
+    set fits (``cage``: ``values`` are the refused value at ``cell``, or with ``cell``
+    -1 the values already placed in the cage)."""
 
     kind: str
-    cell: int  # -1 when the contradiction is about a unit only
+    cell: int  # -1 when the contradiction is about a unit (or a cage) only
     unit: int  # -1 when it is about a cell only
     values: tuple[int, ...]
     depth: int
+    cage: int = -1  # the cage of a ``cage`` contradiction (index into puzzle.cages)
 
 
 @dataclass(frozen=True)
@@ -93,7 +107,7 @@ class Solution:
     depth: int
 
 
-Event = Placement | Elimination | Guess | Contradiction | Backtrack | Solution
+Event = Placement | Elimination | CagePrune | Guess | Contradiction | Backtrack | Solution
 
 
 @dataclass(frozen=True)
@@ -109,6 +123,7 @@ class Summary:
     nodes: int
     contradictions: int
     solutions: int
+    cage_prunings: int = 0  # killer cages whose value sets removed candidates
 
 
 @dataclass(frozen=True)
@@ -149,7 +164,17 @@ class Recorder:
         self.truncated = False
         self.depth = 0
         self.counts = dict.fromkeys(
-            ("given", "naked", "hidden", "guesses", "backtracks", "nodes", "contradictions"), 0
+            (
+                "given",
+                "naked",
+                "hidden",
+                "guesses",
+                "backtracks",
+                "nodes",
+                "contradictions",
+                "cage",
+            ),
+            0,
         )
         self.max_depth = 0
         self.found = 0
@@ -185,10 +210,22 @@ class Recorder:
         self.max_depth = max(self.max_depth, depth)
         self._keep(Guess(cell, bit.bit_length(), values_of(candidates), depth))
 
-    def contradiction(self, kind: str, cell: int, unit: int, bits: int) -> None:
+    def prune_cage(self, cage: int, allowed: int, removed: list[tuple[int, int]]) -> None:
+        """Cage ``cage`` keeps only ``allowed`` in its open cells: ``removed`` (cell, mask)."""
+        self.counts["cage"] += 1
+        self._keep(
+            CagePrune(
+                cage,
+                values_of(allowed),
+                tuple((c, values_of(m)) for c, m in removed),
+                self.depth,
+            )
+        )
+
+    def contradiction(self, kind: str, cell: int, unit: int, bits: int, cage: int = -1) -> None:
         """The state is dead (see :class:`Contradiction`)."""
         self.counts["contradictions"] += 1
-        self._keep(Contradiction(kind, cell, max(unit, -1), values_of(bits), self.depth))
+        self._keep(Contradiction(kind, cell, max(unit, -1), values_of(bits), self.depth, cage))
 
     def backtrack(self, cell: int, depth: int) -> None:
         """The frame of ``cell`` at ``depth`` is abandoned."""
@@ -214,6 +251,7 @@ class Recorder:
             nodes=c["nodes"],
             contradictions=c["contradictions"],
             solutions=self.found,
+            cage_prunings=c["cage"],
         )
 
 
@@ -227,11 +265,10 @@ def trace_puzzle(
 ) -> Trace:
     """Solve ``puzzle`` with the Python reference engine, recording every step."""
     geom = puzzle.geometry
-    if puzzle.cages:  # the narrative has no words for cage pruning yet: refuse, never mislead
-        raise ValueError("tracing does not cover killer cages yet")
     recorder = Recorder(max_steps)
+    cages = tuple((cage.cells, cage.total) for cage in puzzle.cages)
     engine = reference.Engine(
-        geom.size, tuple(u.cells for u in geom.units), propagation, order, trace=recorder
+        geom.size, tuple(u.cells for u in geom.units), propagation, order, cages, recorder
     )
     deadline = None if timeout is None else time.perf_counter() + timeout
     outcome = engine.search(puzzle.givens, limit=limit, deadline=deadline)
@@ -278,6 +315,10 @@ def replay(trace: Trace) -> Iterator[tuple[Event, State]]:
             bit = 1 << (event.value - 1)
             for p in event.cells:
                 masks[p] &= ~bit
+        elif isinstance(event, CagePrune):
+            for p, values in event.removed:
+                for v in values:
+                    masks[p] &= ~(1 << (v - 1))
         elif isinstance(event, Guess):
             if len(frames) < event.depth:
                 frames.append((masks[:], kinds[:]))

@@ -7,8 +7,10 @@ triples of a packed cell state (candidate bits, plus how the cell was filled abo
 with a full snapshot every :data:`SNAPSHOT_EVERY` steps so a jump costs little.
 
 Stable hooks for tests and scripts: ``data-role`` on the grid, buttons, list, counter and
-summary; ``data-cell`` (cell index), ``data-value`` (placed value or empty) and
-``data-current`` on grid cells; ``data-step`` on narrative lines and the counter.
+summary; ``data-cell`` (cell index), ``data-value`` (placed value or empty),
+``data-current`` and (killer cages) ``data-cage`` on grid cells; ``data-step`` on
+narrative lines and the counter. A killer cage is drawn as a dashed outline inside its
+cells with its sum in its first cell.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ def viewer_data(trace: Trace) -> dict:
     rows, snapshots = [], {}
     for index, step in enumerate(steps(trace)):
         packed = _pack(step.state, n)
+        removed: dict[int, int] = {}  # cell -> the candidate bits this step removed there
+        for cell, value in step.removed:
+            removed[cell] = removed.get(cell, 0) | 1 << (value - 1)
         diff = []
         for cell, (old, new) in enumerate(zip(current, packed, strict=True)):
             if old != new:
@@ -54,9 +59,10 @@ def viewer_data(trace: Trace) -> dict:
                 "x": removal_line(step, geom),
                 "c": step.cell,
                 "u": step.unit,
+                "g": getattr(step.event, "cage", -1),  # a killer cage the step is about
                 "k": type(step.event).__name__.lower(),
-                "r": [c for c, _ in step.removed],
-                "v": step.removed[0][1] if step.removed else 0,
+                "r": list(removed),
+                "m": list(removed.values()),
                 "d": diff,
             }
         )
@@ -75,11 +81,14 @@ def viewer_data(trace: Trace) -> dict:
         ["solutions", s.solutions],
         ["outcome", outcome_text(trace)],
     ]
+    if puzzle.cages:
+        summary.insert(3, ["cage prunings", s.cage_prunings])
     return {
         "size": n,
         "boxRows": geom.box_rows,
         "boxCols": geom.box_cols,
         "units": [[u.name, list(u.cells)] for u in geom.units],
+        "cages": [[cage.total, list(cage.cells)] for cage in puzzle.cages],
         "names": [geom.cell_name(c) for c in geom.cells],
         "symbols": [symbol(v) for v in geom.values],
         "start": start,

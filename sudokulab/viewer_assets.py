@@ -51,6 +51,12 @@ STYLE = """\
 .slv-cands span.removed { visibility: visible; color: #d00; text-decoration: line-through;
   font-weight: 700; background: #ffd6d6; }
 .slv-val { font-size: calc(var(--cell) * 0.62); line-height: 1; }
+.slv-cell.cage::before { content: ""; position: absolute; inset: 2px; border: 0 dashed #555;
+  pointer-events: none; }
+.slv-cell.ct::before { border-top-width: 1px; } .slv-cell.cb::before { border-bottom-width: 1px; }
+.slv-cell.cl::before { border-left-width: 1px; } .slv-cell.cr::before { border-right-width: 1px; }
+.slv-sum { position: absolute; top: 1px; left: 3px; font-size: calc(var(--cell) * 0.2);
+  line-height: 1; color: #333; background: rgba(255, 255, 255, 0.8); pointer-events: none; }
 .slv-cell.given .slv-val { font-weight: 700; color: #111; }
 .slv-cell.deduced .slv-val { color: #1f5fbf; }
 .slv-cell.guessed .slv-val { color: #c25e00; font-style: italic; }
@@ -98,6 +104,20 @@ for (var c = 0; c < n * n; c++) {
   cells.push(el);
   shown.push(-1);
 }
+var cageOf = {}, sums = {};
+DATA.cages.forEach(function (cage, k) {
+  cage[1].forEach(function (c) { cageOf[c] = k; });
+  sums[Math.min.apply(null, cage[1])] = cage[0];
+});
+Object.keys(cageOf).forEach(function (key) {
+  var c = +key, k = cageOf[c], r = Math.floor(c / n), col = c % n, el = cells[c];
+  el.classList.add("cage");
+  el.setAttribute("data-cage", k);
+  if (r === 0 || cageOf[c - n] !== k) el.classList.add("ct");
+  if (r === n - 1 || cageOf[c + n] !== k) el.classList.add("cb");
+  if (col === 0 || cageOf[c - 1] !== k) el.classList.add("cl");
+  if (col === n - 1 || cageOf[c + 1] !== k) el.classList.add("cr");
+});
 var items = [];
 steps.forEach(function (s, i) {
   var li = document.createElement("li");
@@ -126,6 +146,13 @@ var state = DATA.start.slice(), pos = -1, marked = [], timer = null;
 function apply(d, which) {
   for (var i = 0; i < d.length; i += 3) state[d[i]] = d[i + which];
 }
+function label(c) {
+  if (!(c in sums)) return;
+  var tag = document.createElement("span");
+  tag.className = "slv-sum";
+  tag.textContent = sums[c];
+  cells[c].appendChild(tag);
+}
 function drawCell(c, removed) {
   var st = state[c], kind = st >> n, mask = st & FULL, el = cells[c];
   var key = st + (removed ? "r" + removed : "");
@@ -133,6 +160,7 @@ function drawCell(c, removed) {
   shown[c] = key;
   el.classList.remove("given", "deduced", "guessed");
   el.textContent = "";
+  label(c);
   if (kind) {
     var v = 0;
     while (!(mask >> v & 1) && v < n) v++;
@@ -150,7 +178,7 @@ function drawCell(c, removed) {
   for (var k = 0; k < n; k++) {
     var s = document.createElement("span");
     s.textContent = DATA.symbols[k];
-    if (removed === k + 1) s.className = "removed";
+    if (removed >> k & 1) s.className = "removed";
     else if (!(mask >> k & 1)) s.className = "off";
     box.appendChild(s);
   }
@@ -172,11 +200,10 @@ function render() {
   var s = pos >= 0 ? steps[pos] : null, removed = {};
   marked.forEach(function (c) { cells[c].classList.remove("current", "unit", "dead"); });
   marked = [];
-  if (s) s.r.forEach(function (c) { removed[c] = s.v; });
+  if (s) s.r.forEach(function (c, i) { removed[c] = s.m[i]; });
   for (var c = 0; c < n * n; c++) drawCell(c, removed[c] || 0);
-  if (s && s.u >= 0) {
-    DATA.units[s.u][1].forEach(function (c) { cells[c].classList.add("unit"); marked.push(c); });
-  }
+  var area = s && s.u >= 0 ? DATA.units[s.u][1] : s && s.g >= 0 ? DATA.cages[s.g][1] : [];
+  area.forEach(function (c) { cells[c].classList.add("unit"); marked.push(c); });
   if (s && s.c >= 0) {
     cells[s.c].classList.add("current");
     if (s.k === "contradiction") cells[s.c].classList.add("dead");

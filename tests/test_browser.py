@@ -161,3 +161,50 @@ def test_long_trace_jumps(page, tmp_path):
     page.keyboard.press("ArrowLeft")
     assert viewer.get_attribute("data-step") == "-1"
     assert shown() == [""] * 81 and errors == []
+
+
+def test_killer_page_draws_the_cages(page, tmp_path, capsys):
+    from sudokulab.models.documents import dumps
+    from sudokulab.sets import load
+    from sudokulab.viewer import viewer_data
+
+    entry = load("gen-killer").entries[0]
+    puzzle = entry.puzzle
+    source = tmp_path / "killer.json"
+    source.write_text(dumps(puzzle, entry.solution) + "\n", encoding="utf-8")
+    html = tmp_path / "killer.html"
+    assert main(["explain", str(source), "--html", str(html)]) == 0
+    capsys.readouterr()
+    data = viewer_data(trace_puzzle(puzzle))
+
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(html.as_uri())
+    cage_of = page.eval_on_selector_all(
+        '[data-role="grid"] [data-cage]', "els => els.map(e => [+e.dataset.cell, +e.dataset.cage])"
+    )
+    assert sorted(map(tuple, cage_of)) == sorted(
+        (cell, k) for k, cage in enumerate(puzzle.cages) for cell in cage.cells
+    )
+    sums = page.eval_on_selector_all(".slv-sum", "els => els.map(e => +e.textContent)")
+    assert sorted(sums) == sorted(cage.total for cage in puzzle.cages)
+
+    # A cage step: its cells are highlighted and its removals are shown.
+    step = next(i for i, row in enumerate(data["steps"]) if row["g"] >= 0)
+    page.locator(f'[data-role="list"] li[data-step="{step}"]').click()
+    lit = page.eval_on_selector_all(
+        '[data-role="grid"] .unit', "els => els.map(e => +e.dataset.cell)"
+    )
+    assert sorted(lit) == sorted(puzzle.cages[data["steps"][step]["g"]].cells)
+    assert page.locator('[data-role="removed"]').inner_text() == data["steps"][step]["x"]
+    struck = page.locator('[data-role="grid"] .removed').count()
+    assert struck == sum(bin(m).count("1") for m in data["steps"][step]["m"])
+
+    page.keyboard.press("End")
+    values = page.eval_on_selector_all(
+        '[data-role="grid"] [data-cell]', "els => els.map(e => e.dataset.value)"
+    )
+    assert tuple(int(v) for v in values) == entry.solution
+    page.screenshot(path=str(tmp_path / "killer.png"))
+    assert errors == []

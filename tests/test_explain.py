@@ -208,9 +208,8 @@ def test_narrative_of_a_4x4():
     assert "r4c4 = 1: hidden single, the only place for 1 in row 4" in text
 
 
-def test_killer_cages_are_shown_on_the_board_but_not_narrated(capsys, tmp_path):
+def test_killer_cages_are_shown_on_the_board_and_narrated(capsys, tmp_path):
     from sudokulab.models.documents import dumps
-    from sudokulab.native.reference import Engine
     from sudokulab.sets import load
 
     entry = load("gen-killer").entries[0]
@@ -221,10 +220,30 @@ def test_killer_cages_are_shown_on_the_board_but_not_narrated(capsys, tmp_path):
     first = entry.puzzle.cages[0]
     assert "Sum(" in out and f") = {first.total}" in out
     assert "one per unit and cage" in out
-    # the narrative has no words for cage pruning: refused, never a story without the cages
     code, out, err = run(capsys, "explain", str(path))
-    assert code == 2 and "does not narrate killer cages" in err and not out
-    with pytest.raises(ValueError, match="killer cages"):
-        trace_puzzle(entry.puzzle)
-    with pytest.raises(ValueError, match="killer cages"):
-        Engine(9, (), cages=(((0, 1), 3),), trace=object())
+    assert code == 0 and not err
+    names = ", ".join(entry.puzzle.geometry.cell_name(c) for c in first.cells)
+    assert f"cage 1 (sum {first.total}: {names})" in out  # the cages are listed first
+    assert "can complete its sum in its open cells" in out
+    assert re.search(r"^  cage prunings +[1-9]", out, re.M)
+    # A cage pruning says what it removed, and a cage step highlights the cage's cells.
+    trace = trace_puzzle(entry.puzzle)
+    data = viewer_data(trace)
+    assert data["cages"] == [[c.total, list(c.cells)] for c in entry.puzzle.cages]
+    cage_steps = [row for row in data["steps"] if row["g"] >= 0]
+    assert cage_steps and all(row["x"].startswith("removes ") for row in cage_steps)
+    # Under none a cage refuses a placement, and says which.
+    code, out, _ = run(capsys, "explain", str(path), "--propagation", "none", "--max-steps", "60")
+    assert re.search(r"cannot be \d: no set of values of cage \d+ \(sum \d+", out)
+
+
+def test_removal_lines_group_cells_that_lose_the_same_values():
+    from sudokulab.explain import Step, removal_line
+    from sudokulab.trace import State
+
+    geom = geometry(4)
+    state = State((15,) * 16, (0,) * 16)
+    one = Step(None, "", ((0, 2), (5, 2)), state, -1, -1)
+    assert removal_line(one, geom) == "removes 2 from r1c1, r2c2"
+    cage = Step(None, "", ((0, 1), (0, 3), (1, 1), (1, 3), (4, 4)), state, -1, -1)
+    assert removal_line(cage, geom) == "removes 1, 3 from r1c1, r1c2; 4 from r2c1"

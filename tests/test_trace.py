@@ -6,12 +6,15 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import random_solution
+from helpers import killer_cages, random_cages, random_solution
 
 from sudokulab.models import Puzzle, geometry, is_solution, parse_puzzle, read_file
+from sudokulab.models.puzzle import Cage
 from sudokulab.native import ORDERS, PROPAGATIONS, reference
 from sudokulab.trace import (
     Backtrack,
+    CagePrune,
+    Contradiction,
     Elimination,
     Guess,
     Placement,
@@ -174,3 +177,66 @@ def test_contradictions_and_backtracks_are_reported():
 def test_tracing_is_off_by_default():
     engine = reference.Engine(9, tuple(u.cells for u in geometry(9).units))
     assert engine.trace is None
+
+
+def _killers() -> list[Puzzle]:
+    """Killer puzzles every knob finishes: 4x4 and 6x6 cages over random grids, few givens."""
+    rng = random.Random(11)
+    out = []
+    for size, seed_count in ((4, 3), (6, 3)):
+        for _ in range(seed_count):
+            solution = random_solution(size, rng)
+            cages = killer_cages(solution, random_cages(solution, rng, largest=3))
+            givens = [0] * (size * size)
+            for cell in rng.sample(range(size * size), size // 2):
+                givens[cell] = solution[cell]
+            geom = geometry(size)
+            out.append(Puzzle(geom, tuple(givens), tuple(Cage(c, t) for c, t in cages)))
+    return out
+
+
+@pytest.mark.parametrize(("propagation", "order"), KNOBS)
+def test_killer_cages_are_traced_without_changing_the_search(propagation, order):
+    for puzzle in _killers():
+        cages = tuple((c.cells, c.total) for c in puzzle.cages)
+        units = tuple(u.cells for u in puzzle.geometry.units)
+        plain = reference.search(
+            puzzle.size, units, puzzle.givens, propagation, order, 2, cages=cages
+        )
+        trace = trace_puzzle(puzzle, propagation, order, limit=2, max_steps=None)
+        assert trace.outcome == plain  # tracing changes nothing the engine returns
+        s = trace.summary
+        assert (s.nodes, s.guesses, s.backtracks, s.solutions) == (
+            plain.nodes,
+            plain.guesses,
+            plain.backtracks,
+            plain.count,
+        )
+        assert s.cage_prunings == sum(isinstance(e, CagePrune) for e in trace.events)
+        if propagation == "none":  # no pruning at this level: a refused placement at most
+            assert s.cage_prunings == 0
+        # Each pruning removes candidates the grid had, and leaves the cage's open cells
+        # only values the pruning allows.
+        before = None
+        for event, state in replay(trace):
+            if isinstance(event, CagePrune):
+                assert event.removed
+                for cell, values in event.removed:
+                    assert all(before.masks[cell] >> (v - 1) & 1 for v in values)
+                    assert not set(values) & set(event.allowed)
+                allowed = sum(1 << (v - 1) for v in event.allowed)
+                open_cells = [c for c in puzzle.cages[event.cage].cells if not state.kinds[c]]
+                assert all(state.masks[c] & ~allowed == 0 for c in open_cells)
+            before = state
+        for event in trace.events:
+            if isinstance(event, Contradiction) and event.kind == "cage":
+                assert 0 <= event.cage < len(puzzle.cages)
+
+
+def test_a_killer_replays_to_its_solution():
+    from sudokulab.sets import load
+
+    entry = load("gen-killer").entries[0]
+    trace = trace_puzzle(entry.puzzle, max_steps=None)
+    assert trace.summary.cage_prunings > 0
+    assert final_grid(trace) == trace.solutions[0] == entry.solution
