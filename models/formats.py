@@ -434,8 +434,18 @@ def format_line(puzzle_or_grid: Puzzle | Sequence[int], blank: str = ".") -> str
 
 
 def _boxed(texts: Sequence[str], geom: Geometry) -> str:
-    """Cell texts laid out in rows, ``|`` between boxes and a ``-+-`` line between bands."""
+    """Cell texts laid out in rows, ``|`` between boxes and a ``-+-`` line between bands.
+
+    A geometry without boxes (jigsaw: regions replace them) gets plain rows: box lines
+    there would draw regions that are not the puzzle's.
+    """
     n, bc = geom.size, geom.box_cols
+    if not any(u.kind == "box" for u in geom.units):
+        width = max(map(len, texts))
+        return "\n".join(
+            " ".join(t.ljust(width) for t in texts[r * n : (r + 1) * n]).rstrip()
+            for r in range(n)
+        )
     width = (max(map(len, texts)) + 1) * bc - 1  # one box's cells and the spaces between
     dashes = ["-" * (width + 2)] * (n // bc)
     rule = "+".join(["-" * (width + 1), *dashes[1:-1], "-" * (width + 1)])

@@ -174,14 +174,16 @@ def candidates_grid(geom: Geometry, state: State) -> str:
     """The candidates of every cell as small blocks; a placed cell shows its value alone.
 
     An open cell shows ``.`` for each value it lost, so a cell with one candidate left
-    (not yet placed) looks different from a placed one.
+    (not yet placed) looks different from a placed one. Box lines are drawn only where the
+    geometry has boxes (not on a jigsaw, whose regions replace them).
     """
     n, h, w = geom.size, geom.box_rows, geom.box_cols
+    boxes = any(u.kind == "box" for u in geom.units)
     lines: list[str] = []
     seg = w * w + w - 1  # one box's width: w cells of w characters, spaces between
     rule = "+".join("-" * (seg + (1 if i in (0, n // w - 1) else 2)) for i in range(n // w))
     for r in range(n):
-        if r and r % h == 0:
+        if r and r % h == 0 and boxes:
             lines.append(rule)
         elif r:
             lines.append("")
@@ -189,7 +191,7 @@ def candidates_grid(geom: Geometry, state: State) -> str:
             parts: list[str] = []
             for c in range(n):
                 cell = r * n + c
-                if c and c % w == 0:
+                if c and c % w == 0 and boxes:
                     parts.append("|")
                 mask, kind = state.masks[cell], state.kinds[cell]
                 text = []

@@ -34,6 +34,17 @@ def _pack(state: State, n: int) -> list[int]:
     return [m | k << n for m, k in zip(state.masks, state.kinds, strict=True)]
 
 
+def _regions(geom: Geometry) -> list[int] | None:
+    """Each cell's jigsaw region (the thick lines follow them), or None: boxes as usual."""
+    if any(u.kind == "box" for u in geom.units):
+        return None
+    region_of = [-1] * geom.cell_count
+    for k, unit in enumerate(u for u in geom.units if u.kind == "region"):
+        for cell in unit.cells:
+            region_of[cell] = k
+    return region_of
+
+
 def viewer_data(trace: Trace) -> dict:
     """The viewer's data: geometry, steps as diffs, periodic snapshots, summary."""
     puzzle = trace.puzzle
@@ -89,6 +100,7 @@ def viewer_data(trace: Trace) -> dict:
         "boxCols": geom.box_cols,
         "units": [[u.name, list(u.cells)] for u in geom.units],
         "cages": [[cage.total, list(cage.cells)] for cage in puzzle.cages],
+        "regionOf": _regions(geom),
         "names": [geom.cell_name(c) for c in geom.cells],
         "symbols": [symbol(v) for v in geom.values],
         "start": start,

@@ -96,8 +96,10 @@ q("title").textContent = DATA.title;
 var grid = q("grid"), list = q("list"), cells = [], shown = [];
 for (var c = 0; c < n * n; c++) {
   var el = document.createElement("div"), r = Math.floor(c / n), col = c % n;
-  el.className = "slv-cell" + (col % DATA.boxCols === 0 && col ? " bl" : "")
-    + (r % DATA.boxRows === 0 && r ? " bt" : "");
+  var reg = DATA.regionOf;  // jigsaw: thick lines between regions, not boxes
+  var left = reg ? col && reg[c] !== reg[c - 1] : col % DATA.boxCols === 0 && col;
+  var top = reg ? r && reg[c] !== reg[c - n] : r % DATA.boxRows === 0 && r;
+  el.className = "slv-cell" + (left ? " bl" : "") + (top ? " bt" : "");
   el.setAttribute("data-cell", c);
   el.title = DATA.names[c];
   grid.appendChild(el);

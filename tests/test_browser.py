@@ -208,3 +208,26 @@ def test_killer_page_draws_the_cages(page, tmp_path, capsys):
     assert tuple(int(v) for v in values) == entry.solution
     page.screenshot(path=str(tmp_path / "killer.png"))
     assert errors == []
+
+
+def test_jigsaw_page_draws_the_regions(page, tmp_path):
+    from sudokulab.sets import load
+    from sudokulab.viewer import viewer_html
+
+    puzzle = load("gen-jigsaw").entries[0].puzzle
+    geom = puzzle.geometry
+    region = {}
+    for k, unit in enumerate(u for u in geom.units if u.kind == "region"):
+        region.update(dict.fromkeys(unit.cells, k))
+    html = tmp_path / "jigsaw.html"
+    html.write_text(viewer_html(trace_puzzle(puzzle, max_steps=20)))
+    page.goto(html.as_uri())
+    left = page.eval_on_selector_all(
+        '[data-role="grid"] .bl', "els => els.map(e => +e.dataset.cell)"
+    )
+    top = page.eval_on_selector_all(
+        '[data-role="grid"] .bt', "els => els.map(e => +e.dataset.cell)"
+    )
+    n = geom.size
+    assert sorted(left) == [c for c in geom.cells if c % n and region[c] != region[c - 1]]
+    assert sorted(top) == [c for c in geom.cells if c >= n and region[c] != region[c - n]]

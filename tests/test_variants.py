@@ -174,3 +174,26 @@ def test_jigsaw_regions_replace_the_boxes_and_read_back():
     assert kinds.count("region") == 9 and "box" not in kinds
     again = variant_geometry(9, regions=region_labels(g))
     assert again == g
+
+
+def test_a_jigsaw_grid_is_drawn_without_box_lines():
+    from sudokulab.explain import candidates_grid
+    from sudokulab.models import format_grid, parse_puzzle
+    from sudokulab.trace import State
+    from sudokulab.viewer import _regions
+
+    g = jigsaw_geometry(9, random.Random(1))
+    givens = tuple(range(1, 10)) + (0,) * 72
+    text = format_grid(givens, g)
+    assert "|" not in text and "-" not in text
+    assert text.splitlines()[0] == "1 2 3 4 5 6 7 8 9" and len(text.splitlines()) == 9
+    assert parse_puzzle(text).givens == givens  # still reads back
+    grid = candidates_grid(g, State((511,) * 81, (0,) * 81))
+    assert "|" not in grid and "-" not in grid
+    # The page's thick lines follow the regions: each cell's region, or None for boxes.
+    regions = _regions(g)
+    assert sorted(set(regions)) == list(range(9))
+    for k, unit in enumerate(u for u in g.units if u.kind == "region"):
+        assert all(regions[c] == k for c in unit.cells)
+    assert _regions(geometry(9)) is None
+    assert "|" in format_grid(givens, geometry(9))
