@@ -36,6 +36,7 @@ from .backends import (
 )
 from .crosscheck import verdict
 from .models import Puzzle, build_model, format_line, is_solution
+from .models.documents import dumps, to_document
 from .store import Store
 
 
@@ -185,6 +186,15 @@ class BenchPlan:
         return dict(self.__dict__)
 
 
+def puzzle_text(puzzle: Puzzle) -> str:
+    """The puzzle as a row stores it: its line of givens, or for a variant (extra units,
+    jigsaw regions, cages, another box shape) its JSON document, which says all of it."""
+    document = to_document(puzzle)
+    if set(document) <= {"size", "givens"}:
+        return format_line(puzzle)
+    return dumps(puzzle)
+
+
 def _row(run_id: int, task: Task, result: Result) -> dict[str, Any]:
     grid = result.solution
     stats = dict(result.stats)
@@ -192,7 +202,7 @@ def _row(run_id: int, task: Task, result: Result) -> dict[str, Any]:
         "run_id": run_id,
         "set": task.set,
         "idx": task.idx,
-        "puzzle": format_line(task.puzzle),
+        "puzzle": puzzle_text(task.puzzle),
         "backend": result.backend,
         "engine": stats.get("engine"),
         "repeat": task.repeat,

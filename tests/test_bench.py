@@ -199,3 +199,25 @@ def test_resuming_a_finished_run_runs_nothing_and_keeps_every_row(tmp_path):
         after = store.results([run])
     assert again == run and len(after) == len(before) == 2 * 3
     assert after["verified"].all()
+
+
+def test_a_variant_row_stores_the_whole_puzzle(tmp_path):
+    from sudokulab.bench import puzzle_text
+    from sudokulab.models import format_line
+    from sudokulab.models.documents import read_documents
+    from sudokulab.sets import load as load_set
+
+    killer = load_set("gen-killer").entries[0].puzzle
+    jigsaw = load_set("gen-jigsaw").entries[0].puzzle
+    sets = {"variants": [(0, killer), (1, jigsaw)], "two": TINY["two"]}
+    plan = BenchPlan(["variants", "two"], ["native"], timeout=30)
+    with Store(tmp_path / "r.sqlite") as store:
+        run = run_bench(
+            plan, store, lambda name, plan: sets[name], LocalExecutor(1), progress=False
+        )
+        rows = store.results([run]).set_index(["set", "idx"])
+    for idx, puzzle in enumerate((killer, jigsaw)):
+        text = rows.loc[("variants", idx), "puzzle"]
+        assert read_documents(text)[0].puzzle == puzzle  # the cages, the regions: all there
+    assert rows.loc[("two", 0), "puzzle"] == format_line(TINY["two"][0][1])
+    assert puzzle_text(TINY["two"][1][1]) == GIVEN_FIRST
