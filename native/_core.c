@@ -1327,6 +1327,39 @@ keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
     return 1;
 }
 
+/*
+ * The search's next guess, for run_search and run_board9: frames whose candidates are all
+ * tried are popped (each a backtrack); the next candidate of the top frame (the lowest
+ * untried value) is taken into *bit and counted as a guess, and the clock is read every
+ * 256 guesses. 1 with a guess to place (in the top frame), or 0 when the search ends: the
+ * stack is empty (r->complete) or the deadline passed (r->timed_out).
+ */
+static inline __attribute__((always_inline)) int
+next_guess(Run *r, Frame *stack, int *sp, uint32_t *bit)
+{
+    for (;;) {
+        if (*sp == 0) {
+            r->complete = 1;
+            return 0;
+        }
+        Frame *f = &stack[*sp - 1];
+        const uint32_t untried = f->untried;
+        if (!untried) {
+            (*sp)--;
+            r->backtracks++;
+            continue;
+        }
+        *bit = untried & (~untried + 1u);
+        f->untried = untried ^ *bit;
+        r->guesses++;
+        if (!(r->guesses & CLOCK_EVERY) && r->has_deadline && now_ns() > r->deadline_ns) {
+            r->timed_out = 1;
+            return 0;
+        }
+        return 1;
+    }
+}
+
 /* ------------------------------------------------------------------------------------ */
 /* The classic 9x9 board under hidden: digit planes (AVX2)                                */
 /* ------------------------------------------------------------------------------------ */
@@ -1638,26 +1671,11 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
         }
         /* Find the next candidate whose propagation succeeds. */
         for (;;) {
-            if (sp == 0) {
-                r->complete = 1;
+            uint32_t bit;
+            if (!next_guess(r, stack, &sp, &bit))
                 return 1;
-            }
-            Frame *f = &stack[sp - 1];
-            uint32_t untried = f->untried;
-            if (!untried) {
-                sp--;
-                r->backtracks++;
-                continue;
-            }
-            const uint32_t bit = untried & (~untried + 1u);
-            untried ^= bit;
-            f->untried = untried;
-            r->guesses++;
-            if (!(r->guesses & CLOCK_EVERY) && r->has_deadline && now_ns() > r->deadline_ns) {
-                r->timed_out = 1;
-                return 1;
-            }
-            if (untried) {
+            const Frame *f = &stack[sp - 1];
+            if (f->untried) {
                 cur = sp; /* slot sp is free: every frame below refers to a slot <= its index */
                 states[cur] = states[f->state];
             } else { /* last candidate: the frame's state is never needed again */
@@ -1759,27 +1777,12 @@ search:;
         }
         /* Find the next candidate whose propagation succeeds. */
         for (;;) {
-            if (sp == 0) {
-                r->complete = 1;
+            uint32_t bit;
+            if (!next_guess(r, stack, &sp, &bit))
                 return 1;
-            }
-            Frame *f = &stack[sp - 1];
-            uint32_t untried = f->untried;
-            if (!untried) {
-                sp--;
-                r->backtracks++;
-                continue;
-            }
-            uint32_t bit = untried & (~untried + 1u);
-            untried ^= bit;
-            f->untried = untried;
-            r->guesses++;
-            if (!(r->guesses & CLOCK_EVERY) && r->has_deadline && now_ns() > r->deadline_ns) {
-                r->timed_out = 1;
-                return 1;
-            }
+            const Frame *f = &stack[sp - 1];
             char *from = states + (size_t)f->state * stride;
-            if (untried) {
+            if (f->untried) {
                 /* Slot sp is free: every frame below refers to a slot <= its index. */
                 cur = sp;
                 memcpy(states + (size_t)sp * stride, from, state_bytes);
