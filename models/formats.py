@@ -443,8 +443,7 @@ def _boxed(texts: Sequence[str], geom: Geometry) -> str:
     if not any(u.kind == "box" for u in geom.units):
         width = max(map(len, texts))
         return "\n".join(
-            " ".join(t.ljust(width) for t in texts[r * n : (r + 1) * n]).rstrip()
-            for r in range(n)
+            " ".join(t.ljust(width) for t in texts[r * n : (r + 1) * n]).rstrip() for r in range(n)
         )
     width = (max(map(len, texts)) + 1) * bc - 1  # one box's cells and the spaces between
     dashes = ["-" * (width + 2)] * (n // bc)
