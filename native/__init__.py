@@ -95,14 +95,21 @@ def _search_c(
     cages: tuple[Cage, ...] = (),
 ) -> Outcome:
     """Solve one grid with the compiled core: same arguments and answers as the reference."""
-    reference.check_knobs(propagation, order)
-    tables = _core_tables(size, units, cages)
+    tables = _core_tables(size, units, cages, propagation, order)
     timeout = None if deadline is None else deadline - time.perf_counter()
     return Outcome(*_core.search(tables, givens, propagation, order, limit, timeout, keep))
 
 
-def _core_tables(size: int, units: Sequence[Sequence[int]], cages: Sequence[Cage] = ()):
-    """The cached C tables of a shape, whether units and cages come as tuples or lists."""
+def _core_tables(
+    size: int,
+    units: Sequence[Sequence[int]],
+    cages: Sequence[Cage],
+    propagation: str,
+    order: str,
+):
+    """The cached C tables of a shape (units and cages as tuples or lists), once the knobs
+    are checked with the reference's messages."""
+    reference.check_knobs(propagation, order)
     try:
         return _tables(size, units, cages)
     except TypeError:  # unhashable (lists): normalise, then cache
@@ -123,8 +130,7 @@ def _search_batch_c(
     cages: tuple[Cage, ...] = (),
 ) -> list[Timed]:
     """Many grids of one shape in one C call (see :func:`search_batch`)."""
-    reference.check_knobs(propagation, order)
-    tables = _core_tables(size, units, cages)
+    tables = _core_tables(size, units, cages, propagation, order)
     answers = _core.search_batch(tables, puzzles, propagation, order, limit, timeout, keep)
     return [Timed(Outcome(*a[:7]), a[7]) for a in answers]
 
