@@ -38,8 +38,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="solve one puzzle step by step and tell the story (text or an HTML page)",
         description="Solve one puzzle with the Python reference engine and print every step: "
         "givens, naked and hidden singles, the candidates they remove, guesses, "
-        "contradictions and backtracks, then a summary. PUZZLE is as for `solve` (one puzzle; "
-        "--number picks one from a file of many).",
+        "contradictions and backtracks (for a killer puzzle also what each cage's sum "
+        "allows), then a summary. PUZZLE is as for `solve` (one puzzle, or a puzzle document "
+        "for variants; --number picks one from a file of many).",
         epilog=EXPLAIN_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
