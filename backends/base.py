@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..models import Model
@@ -19,7 +20,12 @@ class Backend(Protocol):
     ``options`` the keyword options its ``solve`` takes (each a tuple of allowed values
     or a type such as ``int``), and ``stops_itself`` says whether it honours ``timeout``
     on its own; one that does not is run in a child process killed at the deadline;
-    ``requires`` names the package to install when ``available()`` is false.
+    ``requires`` names the package to install when ``available()`` is false; ``batch``
+    says whether ``solve_batch`` does better than one ``solve`` per model (the bench then
+    sends it chunks of puzzles).
+
+    A backend class subclasses this protocol to inherit the generic defaults of
+    ``batch``, ``solve_batch`` and ``describe``, and overrides what it does better.
     """
 
     name: str
@@ -27,6 +33,7 @@ class Backend(Protocol):
     options: dict[str, OptionKind]
     stops_itself: bool
     requires: str  # the pip package that provides the solver ("" when none is needed)
+    batch: bool = False
 
     def available(self) -> bool:
         """True when the backend can run here (its package is installed); cheap to call."""
@@ -41,6 +48,28 @@ class Backend(Protocol):
     ) -> Result:
         """Find up to ``limit`` solutions of ``model`` within ``timeout`` seconds."""
         ...
+
+    def solve_batch(
+        self,
+        models: Sequence[Model],
+        limit: int | None = 1,
+        timeout: float | None = None,
+        **options: Any,
+    ) -> list[Result]:
+        """One result per model, as ``solve`` gives it, ``timeout`` seconds each."""
+        return [self.solve(model, limit, timeout, **options) for model in models]
+
+    def describe(self, model: Model) -> str:
+        """One line on what the backend builds from ``model`` (``sudokulab model``)."""
+        kinds = ", ".join(sorted(model.kinds))
+        return (
+            f"{self.name}: the model as given, {len(model.domains)} variables and "
+            f"{len(model.constraints)} constraints ({kinds})"
+        )
+
+
+#: Every member of the contract (what ``isinstance(x, Backend)`` looks for), for messages.
+MEMBERS = (*Backend.__annotations__, "available", "version", "solve", "solve_batch", "describe")
 
 
 def check_request(backend: Backend, model: Model, limit: int | None) -> None:

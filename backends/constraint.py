@@ -12,10 +12,11 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import time
+from collections import Counter
 from typing import Any
 
 from ..models import Model
-from .base import check_options, check_request
+from .base import Backend, check_options, check_request
 from .result import Result, status_of
 
 #: Solver choices, default first: ``backtracking`` (BacktrackingSolver, which re-picks
@@ -35,7 +36,7 @@ _CLASSES = {
 }
 
 
-class ConstraintBackend:
+class ConstraintBackend(Backend):
     """python-constraint's backtracking solvers; options ``solver`` and ``forwardcheck``."""
 
     name = "constraint"
@@ -98,6 +99,18 @@ class ConstraintBackend:
             solve_time=solve_time,
             stats={"solver": solver_name, "forwardcheck": forwardcheck},
         )
+
+    def describe(self, model: Model) -> str:
+        """The Problem this backend builds: its variables, constraints and solver."""
+        problem = build_problem(model)
+        sizes = Counter(len(d) for d in model.domains)
+        size_text = ", ".join(f"{count} with {k} value(s)" for k, count in sorted(sizes.items()))
+        # what build_problem adds: an AllDifferent per constraint, an ExactSum per cage
+        cages = sum(1 for c in model.constraints if c.kind == "sum")
+        kinds = f"{len(model.constraints)} AllDifferentConstraint"
+        kinds += f", {cages} ExactSumConstraint" if cages else ""
+        solver = type(problem.getSolver()).__name__
+        return f"constraint: {len(model.domains)} variables ({size_text}), {kinds}; solver {solver}"
 
 
 def build_problem(model: Model, solver_name: str = SOLVERS[0], forwardcheck: bool = True) -> Any:

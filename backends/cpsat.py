@@ -11,17 +11,18 @@ import importlib.metadata
 import importlib.util
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 from ..models import Model
-from .base import check_options, check_request
+from .base import Backend, check_options, check_request
 from .result import Result, Status, status_of
 
 #: Templates kept per backend (and models per thread) before the cache starts afresh.
 _TEMPLATES = 64
 
 
-class CpSatBackend:
+class CpSatBackend(Backend):
     """CP-SAT on the model as is; options ``workers`` (default 1) and ``seed``.
 
     More than one worker is used only when ``limit`` is 1; a count always runs on one,
@@ -64,7 +65,7 @@ class CpSatBackend:
         from ortools.sat.python import cp_model
 
         start = time.perf_counter()
-        cp = self._cp_model(model, cp_model)
+        cp = self.build(model)
         build_time = time.perf_counter() - start
 
         start = time.perf_counter()
@@ -120,8 +121,13 @@ class CpSatBackend:
             stats=stats,
         )
 
-    def _cp_model(self, model: Model, cp_model: Any) -> Any:
-        """The CpModel of this puzzle: a copy of the template with the domains narrowed."""
+    def build(self, model: Model) -> Any:
+        """The CpModel of this puzzle: a copy of the template with the domains narrowed.
+
+        It is this thread's reused CpModel: valid until the next ``build`` on the thread.
+        """
+        from ortools.sat.python import cp_model
+
         size, cells = model.size, len(model.domains)
         key = (cells, size, model.constraints)
         template = self._templates.get(key)
@@ -155,6 +161,24 @@ class CpSatBackend:
                 bounds.clear()
                 bounds.extend(_intervals(domain))
         return cp
+
+    def describe(self, model: Model) -> str:
+        """The CpModel this backend builds, counted off its proto."""
+        proto = self.build(model).proto
+        domains = Counter(tuple(v.domain) for v in proto.variables)
+        alldiff = sum(1 for c in proto.constraints if c.has_all_diff())
+        fixed = sum(count for d, count in domains.items() if len(d) == 2 and d[0] == d[1])
+        ranges = ", ".join(
+            f"{count} in [{d[0]}, {d[1]}]"
+            for d, count in domains.items()
+            if not (len(d) == 2 and d[0] == d[1])
+        )
+        others = len(proto.constraints) - alldiff
+        return (
+            f"cpsat: {len(proto.variables)} IntVar ({ranges or 'none open'}; {fixed} fixed to "
+            f"their given), {alldiff} AddAllDifferent"
+            + (f", {others} other constraint(s)" if others else "")
+        )
 
 
 def _intervals(values: tuple[int, ...]) -> list[int]:

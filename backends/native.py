@@ -10,11 +10,11 @@ from .. import native
 from ..models import Model
 from ..native import _search_batch_py, reference
 from ..native.reference import Cage
-from .base import check_options, check_request
+from .base import Backend, check_options, check_request
 from .result import Result, status_of
 
 
-class NativeBackend:
+class NativeBackend(Backend):
     """Our propagate-and-backtrack engine; options ``propagation`` and ``order``."""
 
     kinds = frozenset({"alldifferent", "sum"})

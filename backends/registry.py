@@ -13,7 +13,7 @@ import importlib
 import os
 from functools import cache
 
-from .base import Backend
+from .base import MEMBERS, Backend
 from .constraint import ConstraintBackend
 from .cpsat import CpSatBackend
 from .native import backends as native_backends
@@ -33,9 +33,16 @@ def _plugin(item: str) -> Backend:
     """An instance of ``module:Class`` named in $SUDOKULAB_BACKENDS."""
     module_name, _, class_name = item.strip().partition(":")
     try:
-        return getattr(importlib.import_module(module_name), class_name)()
+        backend = getattr(importlib.import_module(module_name), class_name)()
     except (ImportError, AttributeError, TypeError) as err:
         raise ValueError(f"{PLUGINS}: cannot load backend {item.strip()!r}: {err}") from None
+    if not isinstance(backend, Backend):
+        lacking = [m for m in MEMBERS if not hasattr(backend, m)]
+        raise ValueError(
+            f"{PLUGINS}: {item.strip()!r} is not a backend: it lacks {', '.join(sorted(lacking))}"
+            " (subclass sudokulab.backends.Backend for the defaults)"
+        )
+    return backend
 
 
 def all_backends() -> dict[str, Backend]:

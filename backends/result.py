@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..models import Grid
+from ..models.display import Displayed
 
 
 class Status(StrEnum):
@@ -21,7 +22,7 @@ class Status(StrEnum):
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(Displayed):
     """What one backend did with one puzzle.
 
     ``count`` is the number of solutions found; it is exact when ``exact`` is true (the
@@ -60,12 +61,6 @@ class Result:
         if self.count == 1 and self.exact:
             return True
         return None
-
-    def _repr_html_(self) -> str:
-        """Status, counters and the first solution as an HTML grid, for notebooks."""
-        from ..viewer import result_html
-
-        return result_html(self)
 
     def as_dict(self) -> dict[str, Any]:
         """A flat record, one key per field (for DataFrames and JSON)."""

@@ -1,8 +1,7 @@
 """Geometry, puzzles, the model builder and text formats: everything but solving."""
 
+from .entries import Entry, ParseError
 from .formats import (
-    Entry,
-    ParseError,
     format_candidates,
     format_grid,
     format_line,
@@ -10,7 +9,7 @@ from .formats import (
     read_file,
     read_text,
 )
-from .geometry import BOX_SHAPES, SIZES, Geometry, Unit, geometry
+from .geometry import BOX_SHAPES, SIZES, Geometry, Unit, geometry, make_geometry
 from .model import AllDifferent, Constraint, Model, Sum, build_model
 from .puzzle import Cage, Clash, Grid, Puzzle, is_solution
 
@@ -35,6 +34,7 @@ __all__ = [
     "format_line",
     "geometry",
     "is_solution",
+    "make_geometry",
     "parse_puzzle",
     "read_file",
     "read_text",

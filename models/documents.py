@@ -26,7 +26,7 @@ from importlib import resources
 from itertools import combinations
 from typing import Any
 
-from .formats import Entry, ParseError, value_of
+from .entries import Entry, ParseError, value_of
 from .geometry import BOX_SHAPES, SIZES, Geometry, size_for_cell_count
 from .puzzle import Cage, Grid, Puzzle, is_solution, symbol
 from .variants import flags, region_labels, variant_geometry
@@ -275,11 +275,6 @@ def _load(text: str, source: str, line: int | None) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise DocumentError(f"not JSON: {err.msg}", source, line or err.lineno, err.colno) from None
-
-
-def looks_like_document(text: str) -> bool:
-    """Whether a text is JSON (it starts with ``{`` or ``[``) rather than a grid."""
-    return text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
 
 
 def to_document(puzzle: Puzzle, solution: Grid | None = None, name: str | None = None) -> dict:

@@ -34,15 +34,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
+from .documents import read_documents
+from .entries import MAX_VALUE, VALUES, Entry, ParseError
 from .geometry import SIZES, Geometry, geometry, size_for_cell_count
-from .puzzle import Grid, Puzzle, symbol
+from .puzzle import Puzzle, symbol
 
-BLANKS = ".0-_*"
-_MAX = max(SIZES)
-_VALUE: dict[str, int] = dict.fromkeys(BLANKS, 0)
-for _v in range(1, _MAX + 1):
-    _ch = str(_v) if _v < 10 else chr(ord("A") + _v - 10)
-    _VALUE[_ch] = _VALUE[_ch.lower()] = _v
 _COUNTS = frozenset(SIZES) | {n * n for n in SIZES}
 _NUMBER = re.compile(r"0|[1-9][0-9]*")
 _SPACE_OR_BAR = re.compile(r"[\s|+]")
@@ -53,45 +49,6 @@ _WORDS = re.compile(r"[A-Za-z][A-Za-z0-9 _-]*")
 _PUZZLE_NAMES = {"puzzle", "puzzles", "quiz", "quizzes", "grid", "givens", "question", "sudoku"}
 _SOLUTION_NAMES = {"solution", "solutions", "answer", "answers"}
 _DATA, _SEP, _BREAK, _TABS = 0, 1, 2, 3  # _TABS: only tabs, blank row or blank line
-
-
-class ParseError(ValueError):
-    """A text that is not a puzzle: where (source, line, column) and what was expected."""
-
-    def __init__(
-        self,
-        message: str,
-        source: str | None = None,
-        line: int | None = None,
-        column: int | None = None,
-    ) -> None:
-        self.message, self.source, self.line, self.column = message, source, line, column
-        where = ", ".join(
-            f"{name} {n}" for name, n in (("line", line), ("column", column)) if n is not None
-        )
-        super().__init__(": ".join(p for p in (source, where, message) if p))
-
-    def __reduce__(self) -> tuple[type, tuple[str, str | None, int | None, int | None]]:
-        # pickle (e.g. from a worker process) must rebuild the parts, not the joined text
-        return type(self), (self.message, self.source, self.line, self.column)
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One puzzle read from a text, its solution if the text gave one, and where it was."""
-
-    puzzle: Puzzle
-    solution: Grid | None
-    source: str
-    line: int  # 1-based line where the puzzle starts
-
-
-def value_of(ch: str) -> int:
-    """The value of one character (0 for a blank); ValueError if it is neither."""
-    value = _VALUE.get(ch)
-    if value is None:
-        raise ValueError(f"{ch!r} is not a value or a blank")
-    return value
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -111,7 +68,7 @@ def _cells(s: str) -> tuple[Sequence[str], list[int] | None]:
     if not _SPACE_OR_BAR.search(s):
         return s, None  # the common case, kept fast: one character per cell
     words = [(m.group(), m.start() + 1) for m in _TOKEN.finditer(s) if m.group().strip("|+")]
-    numbers = all(len(w) == 1 or (_NUMBER.fullmatch(w) and int(w) <= _MAX) for w, _ in words)
+    numbers = all(len(w) == 1 or (_NUMBER.fullmatch(w) and int(w) <= MAX_VALUE) for w, _ in words)
     # "12 34" may be a row in box groups: read numbers unless only the characters fit
     if numbers and (len(words) in _COUNTS or sum(len(w) for w, _ in words) not in _COUNTS):
         return [w for w, _ in words], [c for _, c in words]
@@ -127,9 +84,9 @@ def _cells(s: str) -> tuple[Sequence[str], list[int] | None]:
 def _values(tokens: Sequence[str]) -> list[int | None]:
     """Values of cell tokens; None for a token that is neither a value nor a blank."""
     if isinstance(tokens, str):
-        return list(map(_VALUE.get, tokens))
+        return list(map(VALUES.get, tokens))
     return [
-        _VALUE.get(t) if len(t) == 1 else int(t) if _NUMBER.fullmatch(t) else None for t in tokens
+        VALUES.get(t) if len(t) == 1 else int(t) if _NUMBER.fullmatch(t) else None for t in tokens
     ]
 
 
@@ -184,7 +141,7 @@ def _check(cells: _Cells, n: int, source: str) -> list[int]:
 
 def _wrong_count(cells: _Cells, source: str, options: list[tuple[int, str]]) -> NoReturn:
     """Raise for a wrong cell count at the nearest option; a bad character first, if any."""
-    _check(cells, _MAX, source)
+    _check(cells, MAX_VALUE, source)
     k = len(cells.values)
     want, what = min(options, key=lambda o: abs(o[0] - k))
     message = f"line has {k} cells; expected {want} for {what}"
@@ -368,8 +325,6 @@ def read_text(text: str, source: str = "<text>", size: int | None = None) -> lis
         text = text[:cut]  # DOS end of file: nothing after it is data
     text = text.removeprefix("\ufeff")
     if text.lstrip()[:1] in ("{", "["):  # a puzzle document (JSON or JSON Lines)
-        from .documents import read_documents
-
         return read_documents(text, source)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     first = next((s for s in lines if s.strip() and not s.lstrip().startswith("#")), "")
@@ -392,8 +347,6 @@ def read_file(path: str | os.PathLike[str], size: int | None = None) -> list[Ent
         line = data.count(b"\n", 0, e.start) + 1
         raise ParseError(f"not UTF-8 text (byte {e.start + 1})", source, line) from None
     if source.endswith((".json", ".jsonl")):  # puzzle documents, whatever they start with
-        from .documents import read_documents
-
         return read_documents(text, source, lines=True if source.endswith(".jsonl") else None)
     return read_text(text, source, size)
 

@@ -106,14 +106,16 @@ class Geometry:
 
     def with_units(self, extra: list[Unit] | tuple[Unit, ...]) -> Geometry:
         """A new geometry with extra units (a variant: diagonals, regions...)."""
-        return _make(self.size, self.box_rows, self.box_cols, tuple(self.units) + tuple(extra))
+        return make_geometry(
+            self.size, self.box_rows, self.box_cols, tuple(self.units) + tuple(extra)
+        )
 
     def __reduce__(self) -> tuple:
         # A classic geometry travels (to worker processes) as its size alone and comes
         # back as the shared cached instance, with its derived tables.
         if self.size in BOX_SHAPES and self is geometry(self.size):
             return (geometry, (self.size,))
-        return (_make, (self.size, self.box_rows, self.box_cols, self.units))
+        return (make_geometry, (self.size, self.box_rows, self.box_cols, self.units))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Geometry):
@@ -151,7 +153,10 @@ def _classic_units(size: int, box_rows: int, box_cols: int) -> tuple[Unit, ...]:
     return tuple(rows + cols + boxes)
 
 
-def _make(size: int, box_rows: int, box_cols: int, units: tuple[Unit, ...]) -> Geometry:
+def make_geometry(size: int, box_rows: int, box_cols: int, units: tuple[Unit, ...]) -> Geometry:
+    """A geometry from any units (a variant's, a jigsaw's): each of ``size`` distinct
+    cells inside the grid, else ValueError; ``units_of`` and ``peers`` derived from them.
+    The box shape only says how grids are drawn."""
     count = size * size
     for unit in units:
         if len(unit.cells) != size or len(set(unit.cells)) != size:
@@ -179,7 +184,7 @@ def geometry(size: int = 9) -> Geometry:
         sizes = ", ".join(map(str, SIZES))
         raise ValueError(f"unsupported size {size}: sizes are {sizes}")
     box_rows, box_cols = BOX_SHAPES[size]
-    return _make(size, box_rows, box_cols, _classic_units(size, box_rows, box_cols))
+    return make_geometry(size, box_rows, box_cols, _classic_units(size, box_rows, box_cols))
 
 
 def size_for_cell_count(count: int) -> int | None:

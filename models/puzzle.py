@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .display import Displayed
 from .geometry import Geometry, Unit, geometry, size_for_cell_count
 
 #: A grid: one value per cell, row-major; 0 marks a blank.
@@ -40,7 +41,7 @@ def symbol(value: int) -> str:
 
 
 @dataclass(frozen=True)
-class Puzzle:
+class Puzzle(Displayed):
     """A grid shape and its givens (0 for a blank cell).
 
     >>> p = Puzzle.from_grid([1, 0, 0, 0,  0, 0, 1, 0,  0, 1, 0, 0,  0, 0, 0, 1])
@@ -99,12 +100,6 @@ class Puzzle:
 
     def __str__(self) -> str:
         return "".join(symbol(v) if v else "." for v in self.givens)
-
-    def _repr_html_(self) -> str:
-        """The puzzle as an HTML grid, for notebooks."""
-        from ..viewer import puzzle_html
-
-        return puzzle_html(self)
 
 
 def is_solution(puzzle: Puzzle, grid: Grid | list[int] | None) -> bool:

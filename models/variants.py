@@ -21,13 +21,9 @@ Every variant but killer is more units in the geometry, so every backend that ta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import combinations
 
-from .geometry import BOX_SHAPES, Geometry, Unit, _classic_units, _make, geometry
+from .geometry import BOX_SHAPES, Geometry, Unit, _classic_units, geometry, make_geometry
 from .puzzle import Puzzle
-
-#: The variant names ``--variant`` takes on the command line.
-VARIANTS = ("x", "hyper", "jigsaw", "killer")
 
 
 def diagonal_units(size: int) -> tuple[Unit, Unit]:
@@ -114,7 +110,7 @@ def variant_geometry(
         rows, cols = box
         if rows * cols != size:
             raise ValueError(f"box {rows}x{cols} does not hold {size} cells")
-        base = _make(size, rows, cols, _classic_units(size, rows, cols))
+        base = make_geometry(size, rows, cols, _classic_units(size, rows, cols))
     extra: list[Unit] = []
     if x:
         extra += diagonal_units(size)
@@ -124,7 +120,7 @@ def variant_geometry(
     if regions is not None:
         lines = base.units[: 2 * size]  # rows and columns; the regions replace the boxes
         found = region_units(size, regions)
-        return _make(size, base.box_rows, base.box_cols, lines + found + tuple(extra))
+        return make_geometry(size, base.box_rows, base.box_cols, lines + found + tuple(extra))
     return base.with_units(extra) if extra else base
 
 
@@ -148,24 +144,6 @@ def region_labels(geom: Geometry) -> list[str]:
             label[cell] = alphabet[index]
     n = geom.size
     return ["".join(label[r * n : (r + 1) * n]) for r in range(n)]
-
-
-def reachable(size: int, cells: int, total: int) -> bool:
-    """Whether ``cells`` distinct values from 1..size can add up to ``total``.
-
-    >>> reachable(9, 2, 17), reachable(9, 2, 18), reachable(9, 1, 10)
-    (True, False, False)
-    """
-    if not 1 <= cells <= size:
-        return False
-    low = cells * (cells + 1) // 2
-    high = cells * (2 * size - cells + 1) // 2
-    return low <= total <= high  # every total between the extremes is reachable
-
-
-def combinations_for(size: int, cells: int, total: int) -> list[tuple[int, ...]]:
-    """Every set of ``cells`` distinct values from 1..size adding up to ``total``."""
-    return [c for c in combinations(range(1, size + 1), cells) if sum(c) == total]
 
 
 def with_variant(
@@ -192,7 +170,7 @@ def with_variant(
         if have["jigsaw"]:
             raise ValueError("the puzzle already has jigsaw regions")
         units = [u for u in units if u.kind != "box"] + list(region_units(geom.size, regions))
-    new = _make(geom.size, geom.box_rows, geom.box_cols, tuple(units) + tuple(extra))
+    new = make_geometry(geom.size, geom.box_rows, geom.box_cols, tuple(units) + tuple(extra))
     return Puzzle(new, puzzle.givens, puzzle.cages)
 
 

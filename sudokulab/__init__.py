@@ -17,8 +17,11 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
+from . import _moved
 from .api import as_puzzle, count, solve
 from .backends import Result, Status, backend_names, get_backend
+from .bench.crosscheck import cross_check
+from .classroom import notebook as _notebook
 from .models import (
     Entry,
     Geometry,
@@ -36,6 +39,9 @@ from .models import (
     read_text,
 )
 
+_moved.install()  # old module paths (sudokulab.report, sudokulab.trace, ...) still import
+_notebook.register()  # Jupyter shows puzzles, results and traces as HTML
+
 __all__ = [
     "Entry",
     "Geometry",
@@ -49,6 +55,7 @@ __all__ = [
     "backend_names",
     "build_model",
     "count",
+    "cross_check",
     "format_candidates",
     "format_grid",
     "format_line",

@@ -30,9 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import native
-from .models import Grid, Puzzle, geometry
-from .models.geometry import Geometry, Unit, _make
-from .models.puzzle import Cage
+from .models import Cage, Geometry, Grid, Puzzle, Unit, geometry, make_geometry
 from .models.variants import diagonal_units, hyper_units
 
 #: Difficulties, easiest first.
@@ -134,7 +132,7 @@ def jigsaw_geometry(size: int, rng: random.Random, steps: int | None = None) -> 
     regions = sorted(tuple(sorted(m)) for m in members)
     lines = base.units[: 2 * size]
     units = lines + tuple(Unit("region", i, cells) for i, cells in enumerate(regions, 1))
-    return _make(size, base.box_rows, base.box_cols, units)
+    return make_geometry(size, base.box_rows, base.box_cols, units)
 
 
 def _neighbours(size: int, cell: int) -> list[int]:

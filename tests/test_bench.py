@@ -16,8 +16,8 @@ import pytest
 from sudokulab.backends import as_spec
 from sudokulab.backends import registry as registry_module
 from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
+from sudokulab.bench.store import Store
 from sudokulab.models import parse_puzzle, read_file
-from sudokulab.store import Store
 
 TESTS = Path(__file__).resolve().parent
 SEEDS = TESTS.parent / "data" / "seeds.csv"
@@ -92,7 +92,7 @@ def test_a_killed_run_keeps_its_rows_and_resume_finishes_it(tmp_path, fakes):
         f"""
         from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
         from sudokulab.models import read_file
-        from sudokulab.store import Store
+        from sudokulab.bench.store import Store
         entries = read_file({str(SEEDS)!r})
         pairs = [(i, e.puzzle) for i, e in enumerate(entries)]
         plan = BenchPlan(["seeds"], ["slow"], timeout=30, repeats=8)
@@ -203,9 +203,9 @@ def test_resuming_a_finished_run_runs_nothing_and_keeps_every_row(tmp_path):
 
 def test_a_variant_row_stores_the_whole_puzzle(tmp_path):
     from sudokulab.bench import puzzle_text
+    from sudokulab.bench.sets import load as load_set
     from sudokulab.models import format_line
     from sudokulab.models.documents import read_documents
-    from sudokulab.sets import load as load_set
 
     killer = load_set("gen-killer").entries[0].puzzle
     jigsaw = load_set("gen-jigsaw").entries[0].puzzle

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from sudokulab.bench.sets import entries
+from sudokulab.bench.store import Store
 from sudokulab.cli import main
-from sudokulab.sets import entries
-from sudokulab.store import Store
 
 
 def test_bench_on_the_shipped_sets_writes_store_report_and_plots(tmp_path, capsys):

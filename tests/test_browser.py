@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from sudokulab import is_solution, parse_puzzle
+from sudokulab.classroom.trace import Guess, trace_puzzle
 from sudokulab.cli import main
-from sudokulab.trace import Guess, trace_puzzle
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -134,7 +134,7 @@ def _placed_at(data: dict, step: int) -> list[str]:
 
 def test_long_trace_jumps(page, tmp_path):
     # Forward checking, first cell: thousands of steps, jumps across the snapshots.
-    from sudokulab.viewer import viewer_data, viewer_html
+    from sudokulab.classroom.page import viewer_data, viewer_html
 
     trace = trace_puzzle(parse_puzzle(HARD), "forward", "first", max_steps=3000)
     data = viewer_data(trace)
@@ -164,9 +164,9 @@ def test_long_trace_jumps(page, tmp_path):
 
 
 def test_killer_page_draws_the_cages(page, tmp_path, capsys):
+    from sudokulab.bench.sets import load
+    from sudokulab.classroom.page import viewer_data
     from sudokulab.models.documents import dumps
-    from sudokulab.sets import load
-    from sudokulab.viewer import viewer_data
 
     entry = load("gen-killer").entries[0]
     puzzle = entry.puzzle
@@ -211,8 +211,8 @@ def test_killer_page_draws_the_cages(page, tmp_path, capsys):
 
 
 def test_jigsaw_page_draws_the_regions(page, tmp_path):
-    from sudokulab.sets import load
-    from sudokulab.viewer import viewer_html
+    from sudokulab.bench.sets import load
+    from sudokulab.classroom.page import viewer_html
 
     puzzle = load("gen-jigsaw").entries[0].puzzle
     geom = puzzle.geometry

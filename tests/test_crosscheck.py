@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sudokulab.backends import PRESETS, BackendSpec, parse_spec, parse_specs
+from sudokulab.bench.crosscheck import cross_check, summarize
 from sudokulab.cli import main
-from sudokulab.crosscheck import cross_check, summarize
 from sudokulab.models import read_file
 
 EXAMPLE = "....5.264..7..9..35..62....8......9.7..34..86.....2.3....9.....9.476........3...."

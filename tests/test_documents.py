@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
+from sudokulab.bench.sets import load
 from sudokulab.cli import main
 from sudokulab.generate import jigsaw_geometry, remove_clues, solved_grid
 from sudokulab.models import ParseError, Puzzle, geometry, is_solution, read_file, read_text
 from sudokulab.models.documents import DocumentError, dumps, schema, to_document
 from sudokulab.models.puzzle import Cage
 from sudokulab.models.variants import variant_geometry
-from sudokulab.sets import load
 
 GOOD = '{"givens": "1..............."}'
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from sudokulab import solve
+from sudokulab.classroom.narrative import candidates_grid, narrative
+from sudokulab.classroom.page import viewer_data, viewer_html
+from sudokulab.classroom.trace import trace_puzzle
 from sudokulab.cli import main
-from sudokulab.explain import candidates_grid, narrative
 from sudokulab.models import geometry, parse_puzzle, read_file
-from sudokulab.trace import trace_puzzle
-from sudokulab.viewer import viewer_data, viewer_html
 
 SEEDS = Path(__file__).resolve().parent.parent / "data" / "seeds.csv"
 HARD = "7.18.43.......2.....453..7.6.....7..1...9...5..8.....38...195....23........6.89.4"
@@ -74,7 +74,7 @@ def test_show_candidates_moments(capsys):
 
 
 def _states(trace):
-    from sudokulab.trace import replay
+    from sudokulab.classroom.trace import replay
 
     return (state for _, state in replay(trace))
 
@@ -127,7 +127,7 @@ def test_html_page_is_self_contained(capsys, tmp_path):
 
 
 def _steps(trace):
-    from sudokulab.explain import steps
+    from sudokulab.classroom.narrative import steps
 
     return steps(trace)
 
@@ -209,8 +209,8 @@ def test_narrative_of_a_4x4():
 
 
 def test_killer_cages_are_shown_on_the_board_and_narrated(capsys, tmp_path):
+    from sudokulab.bench.sets import load
     from sudokulab.models.documents import dumps
-    from sudokulab.sets import load
 
     entry = load("gen-killer").entries[0]
     path = tmp_path / "killer.json"
@@ -238,8 +238,8 @@ def test_killer_cages_are_shown_on_the_board_and_narrated(capsys, tmp_path):
 
 
 def test_removal_lines_group_cells_that_lose_the_same_values():
-    from sudokulab.explain import Step, removal_line
-    from sudokulab.trace import State
+    from sudokulab.classroom.narrative import Step, removal_line
+    from sudokulab.classroom.trace import State
 
     geom = geometry(4)
     state = State((15,) * 16, (0,) * 16)

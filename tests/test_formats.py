@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudokulab.models import SIZES, Puzzle, geometry, is_solution
+from sudokulab.models.entries import value_of
 from sudokulab.models.formats import (
     Entry,
     ParseError,
@@ -21,7 +22,6 @@ from sudokulab.models.formats import (
     read_file,
     read_text,
     symbol,
-    value_of,
 )
 
 TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"

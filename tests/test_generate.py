@@ -12,11 +12,11 @@ import pytest
 
 from sudokulab import native
 from sudokulab.backends import get_backend
+from sudokulab.bench.sets import entries
 from sudokulab.cli import main
 from sudokulab.generate import GenerateError, generate, grade, propagates
 from sudokulab.models import build_model, is_solution
 from sudokulab.models.variants import region_labels, variant_geometry
-from sudokulab.sets import entries
 
 
 def _units(puzzle):

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sudokulab.plots import log_scale_needed, plot_cumulative, plot_means
-from sudokulab.report import (
+from sudokulab.bench.plots import log_scale_needed, plot_cumulative, plot_means
+from sudokulab.bench.report import (
     FORMATS,
     compare,
     machine_text,

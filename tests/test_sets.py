@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
 import http.server
@@ -17,13 +16,12 @@ from pathlib import Path
 import pytest
 
 from sudokulab import is_solution, read_file
-from sudokulab import sets as sets_module
-from sudokulab.sets import (
+from sudokulab.bench import sets as sets_module
+from sudokulab.bench.sets import (
     ChecksumMismatch,
     FetchError,
     SetInfo,
     SetNotFound,
-    add_commands,
     catalog,
     data_dirs,
     entries,
@@ -33,6 +31,7 @@ from sudokulab.sets import (
     sha256_of,
     status,
 )
+from sudokulab.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = (REPO / "data" / "seeds.csv").read_text()
@@ -423,11 +422,8 @@ def test_fetch_of_an_unknown_or_undownloadable_set(isolated):
 
 
 def run(capsys, *argv):
-    """Run the ``sets``/``data`` subcommands on a parser of their own."""
-    parser = argparse.ArgumentParser(prog="sudokulab")
-    add_commands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(list(argv))
-    code = args.handler(args)
+    """Run the ``sets``/``data`` commands as the command line does."""
+    code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -8,10 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import killer_cages, random_cages, random_solution
 
-from sudokulab.models import Puzzle, geometry, is_solution, parse_puzzle, read_file
-from sudokulab.models.puzzle import Cage
-from sudokulab.native import ORDERS, PROPAGATIONS, reference
-from sudokulab.trace import (
+from sudokulab.classroom.trace import (
     Backtrack,
     CagePrune,
     Contradiction,
@@ -23,6 +20,9 @@ from sudokulab.trace import (
     replay,
     trace_puzzle,
 )
+from sudokulab.models import Puzzle, geometry, is_solution, parse_puzzle, read_file
+from sudokulab.models.puzzle import Cage
+from sudokulab.native import ORDERS, PROPAGATIONS, reference
 
 SEEDS = Path(__file__).resolve().parent.parent / "data" / "seeds.csv"
 KNOBS = [(p, o) for p in PROPAGATIONS for o in ORDERS]
@@ -234,7 +234,7 @@ def test_killer_cages_are_traced_without_changing_the_search(propagation, order)
 
 
 def test_a_killer_replays_to_its_solution():
-    from sudokulab.sets import load
+    from sudokulab.bench.sets import load
 
     entry = load("gen-killer").entries[0]
     trace = trace_puzzle(entry.puzzle, max_steps=None)

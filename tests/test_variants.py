@@ -9,7 +9,8 @@ import pytest
 import sudokulab
 from sudokulab.backends import Status, all_backends, get_backend
 from sudokulab.backends.base import check_request
-from sudokulab.crosscheck import cross_check
+from sudokulab.bench.crosscheck import cross_check
+from sudokulab.bench.sets import load
 from sudokulab.generate import jigsaw_geometry, remove_clues, solved_grid
 from sudokulab.models import Puzzle, build_model, geometry, is_solution
 from sudokulab.models.puzzle import Cage
@@ -21,7 +22,6 @@ from sudokulab.models.variants import (
     variant_geometry,
     with_variant,
 )
-from sudokulab.sets import load
 
 #: Cells at the centre of each 3x3 box: a ninth "centre dot" unit, a user's extra unit.
 CENTRES = [[(3 * (b // 3) + 1) * 9 + 3 * (b % 3) + 1 for b in range(9)]]
@@ -177,10 +177,10 @@ def test_jigsaw_regions_replace_the_boxes_and_read_back():
 
 
 def test_a_jigsaw_grid_is_drawn_without_box_lines():
-    from sudokulab.explain import candidates_grid
+    from sudokulab.classroom.narrative import candidates_grid
+    from sudokulab.classroom.page import _regions
+    from sudokulab.classroom.trace import State
     from sudokulab.models import format_grid, parse_puzzle
-    from sudokulab.trace import State
-    from sudokulab.viewer import _regions
 
     g = jigsaw_geometry(9, random.Random(1))
     givens = tuple(range(1, 10)) + (0,) * 72

@@ -5,7 +5,7 @@ The vocabulary is the design's: cells ``r4c7``, units ``row 4`` / ``column 7`` /
 killer puzzles, cages ``cage 3 (sum 10: r1c1, r1c2)`` and the values their sums allow.
 
 >>> from sudokulab.models import parse_puzzle
->>> from sudokulab.trace import trace_puzzle
+>>> from sudokulab.classroom.trace import trace_puzzle
 >>> t = trace_puzzle(parse_puzzle("1.....1..1.....1"))
 >>> print(steps(t)[0].text)
 r1c1 = 1: given
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .models import Geometry
-from .models.puzzle import Cage, symbol
+from ..models import Geometry
+from ..models.puzzle import Cage, symbol
 from .trace import (
     OPEN,
     Backtrack,

@@ -5,11 +5,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .argtypes import positive_float, positive_int
-from .explain import MOMENTS
-from .models import SIZES, Entry
-from .native import ORDERS, PROPAGATIONS
-from .trace import MAX_STEPS
+from ..classroom.narrative import MOMENTS
+from ..classroom.trace import MAX_STEPS
+from ..models import Entry
+from ..native import ORDERS, PROPAGATIONS
+from .common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    add_puzzle_arguments,
+    positive_float,
+    positive_int,
+    read_inputs,
+)
 
 EXPLAIN_EXAMPLES = """\
 examples:
@@ -44,7 +53,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         epilog=EXPLAIN_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("puzzles", nargs="*", metavar="PUZZLE")
     p.add_argument(
         "--propagation",
         choices=PROPAGATIONS,
@@ -88,26 +96,21 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         epilog=MODEL_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("puzzles", nargs="*", metavar="PUZZLE")
     p.add_argument("--cell", help="the cell whose peers to show, e.g. r4c7 (first open cell)")
     _common(p)
     p.set_defaults(handler=cmd_model)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    add_puzzle_arguments(p)
     p.add_argument(
         "--number", type=positive_int, default=1, metavar="N", help="the N-th puzzle of the input"
-    )
-    p.add_argument(
-        "--size", type=int, choices=SIZES, help="grid size, when the text alone is ambiguous"
     )
 
 
 def _one_entry(args: argparse.Namespace) -> Entry:
     """The puzzle the arguments name; a usage error when there is no such one."""
-    from .cli import UsageError, _read_inputs
-
-    entries = _read_inputs(args.puzzles, args.size)
+    entries = read_inputs(args)
     if args.number > len(entries):
         raise UsageError(f"--number {args.number}: the input holds {len(entries)} puzzle(s)")
     return entries[args.number - 1]
@@ -124,9 +127,8 @@ def _valid(entry: Entry) -> bool:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     """Trace one solve; print the narrative (or write the page) and the summary."""
-    from .cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, UsageError
-    from .explain import narrative, summary_lines
-    from .trace import trace_puzzle
+    from ..classroom.narrative import narrative, summary_lines
+    from ..classroom.trace import trace_puzzle
 
     entry = _one_entry(args)
     if not _valid(entry):
@@ -140,7 +142,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         timeout=args.timeout,
     )
     if args.html:
-        from .viewer import viewer_html
+        from ..classroom.page import viewer_html
 
         try:
             with open(args.html, "w", encoding="utf-8") as out:
@@ -154,13 +156,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(narrative(trace, args.show_candidates))
     found = trace.summary.solutions
     ok = found == 1 and (trace.complete or not args.unique) and not trace.timed_out
-    return EXIT_OK if ok else EXIT_UNSOLVED
+    return EXIT_OK if ok else EXIT_FAILED
 
 
 def cmd_model(args: argparse.Namespace) -> int:
     """Print the CSP of one puzzle."""
-    from .cli import EXIT_BAD_INPUT, EXIT_OK, UsageError
-    from .csp import board, parse_cell
+    from ..classroom.model_view import board, parse_cell
 
     entry = _one_entry(args)
     if not _valid(entry):

@@ -23,14 +23,12 @@ Any existing file path works as a set too.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import difflib
 import hashlib
 import json
 import os
 import random
-import sys
 import tempfile
 import urllib.error
 import urllib.request
@@ -42,8 +40,7 @@ from importlib import resources
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .argtypes import positive_float
-from .models import Entry, read_file
+from ..models import Entry, read_file
 
 __all__ = [
     "ChecksumMismatch",
@@ -51,7 +48,6 @@ __all__ = [
     "LoadedSet",
     "SetInfo",
     "SetNotFound",
-    "add_commands",
     "default_cache_dir",
     "catalog",
     "data_dirs",
@@ -61,10 +57,8 @@ __all__ = [
     "locate",
     "sha256_of",
     "status",
+    "unknown_set",
 ]
-
-#: Exit statuses of ``sets`` and ``data fetch``.
-EXIT_OK, EXIT_FAILED, EXIT_UNKNOWN = 0, 1, 2
 
 _PACKAGE = "sudokulab.data"
 _CATALOG = "catalog.json"
@@ -211,7 +205,8 @@ def _missing(info: SetInfo, dirs: list[Path]) -> SetNotFound:
     return SetNotFound(f"set {info.name!r} ({info.file}) is in none of: {looked}; {hint}")
 
 
-def _unknown(name: str) -> SetNotFound:
+def unknown_set(name: str) -> SetNotFound:
+    """The error for a name that is neither a catalog set nor a file, with close names."""
     close = difflib.get_close_matches(name, list(catalog()), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `sudokulab sets` lists them"
     return SetNotFound(f"{name!r} is neither a catalog set nor a file{hint}")
@@ -238,7 +233,7 @@ def locate(
         raise SetNotFound(f"{key}: not a file")
     if os.sep in key or (os.altsep and os.altsep in key) or path.suffix:
         raise SetNotFound(f"{key}: no such file")
-    raise _unknown(key)
+    raise unknown_set(key)
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -373,7 +368,7 @@ def fetch(
     """
     sets = catalog()
     if name not in sets:
-        raise _unknown(name)
+        raise unknown_set(name)
     info = sets[name]
     if info.shipped:
         return locate(info.name)
@@ -408,131 +403,3 @@ def fetch(
             tmp.unlink(missing_ok=True)
             raise
     return dest
-
-
-# --- command line ---------------------------------------------------------------------------
-
-SETS_EXAMPLES = """\
-examples:
-  sudokulab sets
-  sudokulab sets --data-dir ../shared/data
-  SUDOKULAB_DATA=../shared/data sudokulab sets
-"""
-
-FETCH_EXAMPLES = """\
-examples:
-  sudokulab data fetch top95
-  sudokulab data fetch top95 hardest easy50 --cache /tmp/sets
-  sudokulab data fetch top95 --url https://mirror.example/sudoku-top95.txt
-
-exit status: 0 every set fetched or already present, 1 a download failed or its sha256
-was wrong (nothing is kept), 2 an unknown set name.
-"""
-
-
-def _error(message: object) -> None:
-    print(f"sudokulab: error: {message}", file=sys.stderr)
-
-
-def cmd_sets(args: argparse.Namespace) -> int:
-    """List every catalog set: name, count, where it is (or how to get it), description."""
-    extra = args.data_dir or []
-    for folder in extra:
-        if not Path(folder).expanduser().is_dir():
-            _error(f"--data-dir {folder}: not a folder")
-            return EXIT_UNKNOWN
-    rows = status(extra)
-    width = max(len(r["name"]) for r in rows)
-    print(f"{'set':<{width}}  {'count':>6}  where")
-    for row in rows:
-        where = row["path"] or f"missing (sudokulab data fetch {row['name']})"
-        also = f" (also: {', '.join(row['aliases'])})" if row["aliases"] else ""
-        print(f"{row['name']:<{width}}  {row['count']:>6}  {where}")
-        print(f"{'':<{width}}  {'':>6}  {row['description']}{also}")
-    return EXIT_OK
-
-
-def cmd_data_fetch(args: argparse.Namespace) -> int:
-    """Fetch each named set into the cache unless a good copy is already in a data folder."""
-    sets = catalog()
-    unknown = [n for n in args.names if n not in sets]
-    if unknown:
-        for name in unknown:
-            _error(_unknown(name))
-        return EXIT_UNKNOWN
-    if args.url and len(args.names) > 1:
-        _error("--url takes one set name")
-        return EXIT_UNKNOWN
-    worst = EXIT_OK
-    for name in dict.fromkeys(args.names):
-        info = sets[name]
-        present = None
-        if args.cache is None:  # an explicit --cache asks for a copy there
-            with contextlib.suppress(SetNotFound):
-                present = locate(name, args.data_dir or [])
-        if present is not None and (info.shipped or sha256_of(present) == info.sha256):
-            print(f"{info.name}: present at {present}")
-            continue
-        try:
-            path = fetch(name, cache_dir=args.cache, url=args.url, timeout=args.timeout)
-        except (FetchError, OSError) as err:
-            _error(err)
-            worst = EXIT_FAILED
-            continue
-        print(f"{info.name}: {path}")
-    return worst
-
-
-def _data_dir_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data-dir",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="also look for sets in DIR (repeatable; searched after the project's data "
-        "and the cache, before $SUDOKULAB_DATA)",
-    )
-
-
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    """Add ``sets`` and ``data fetch`` to the subcommands of the ``sudokulab`` parser."""
-    p = commands.add_parser(
-        "sets",
-        help="list the catalog's puzzle sets and whether each is present",
-        description="List every puzzle set of the catalog: its name, its number of puzzles, "
-        "where it was found (the project's data, the cache, --data-dir, $SUDOKULAB_DATA) or "
-        "how to get it, and what it is.",
-        epilog=SETS_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    _data_dir_option(p)
-    p.set_defaults(handler=cmd_sets)
-
-    p = commands.add_parser(
-        "data",
-        help="manage the public puzzle sets (fetch)",
-        description="Manage the public puzzle sets of the catalog.",
-    )
-    actions = p.add_subparsers(dest="data_command", metavar="ACTION", required=True)
-    f = actions.add_parser(
-        "fetch",
-        help="download public sets into the cache, checking their sha256",
-        description="Download each named public set into the user cache ($SUDOKULAB_CACHE, "
-        "else $XDG_CACHE_HOME/sudokulab, else ~/.cache/sudokulab). A file whose sha256 "
-        "differs from the catalog's is refused and nothing is kept. A set already present "
-        "with the right sha256 is not downloaded again.",
-        epilog=FETCH_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    f.add_argument("names", nargs="+", metavar="NAME", help="a catalog set name or alias")
-    _data_dir_option(f)
-    f.add_argument("--cache", metavar="DIR", help="download into DIR instead of the cache")
-    f.add_argument("--url", metavar="URL", help="download from URL instead (a mirror)")
-    f.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=60.0,
-        metavar="SECONDS",
-        help="network timeout (default: 60)",
-    )
-    f.set_defaults(handler=cmd_data_fetch)

@@ -21,8 +21,9 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .models import Grid, Puzzle
-from .native import reference
+from ..models import Grid, Puzzle
+from ..models.display import Displayed
+from ..native import reference
 
 #: Steps kept by default: plain backtracking can take millions; the rest is only counted.
 MAX_STEPS = 2000
@@ -127,7 +128,7 @@ class Summary:
 
 
 @dataclass(frozen=True)
-class Trace:
+class Trace(Displayed):
     """A traced search of one puzzle: its events (the first ``max_steps`` steps) and counts."""
 
     puzzle: Puzzle
@@ -144,11 +145,6 @@ class Trace:
     def solutions(self) -> tuple[Grid, ...]:
         """The solutions the engine found (as the engine returned them)."""
         return self.outcome.solutions
-
-    def _repr_html_(self) -> str:
-        from .viewer import viewer_html
-
-        return viewer_html(self, standalone=False)
 
 
 class Recorder:

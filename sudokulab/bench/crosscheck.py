@@ -12,15 +12,16 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .api import as_puzzle, solve
-from .backends import BackendSpec, Result, Status, Worker, all_backends, as_spec, get_backend
-from .models import Entry, Grid, Puzzle, format_line, is_solution
+from ..api import as_puzzle, solve
+from ..backends import BackendSpec, Result, Status, Worker, all_backends, as_spec, get_backend
+from ..models import Entry, Grid, Puzzle, format_line, is_solution
+from .progress import Progress
 
 if TYPE_CHECKING:
     import pandas as pd
 
 #: Statuses that settle a puzzle; the others (timeout, error) are failures to answer.
-CONCLUSIVE = (Status.SOLVED, Status.MULTIPLE, Status.UNSOLVABLE, Status.INVALID)
+CONCLUSIVE = ("solved", "unsolvable", "multiple", "invalid")
 
 COLUMNS = [
     "index", "source", "puzzle", "backend", "status", "count", "unique", "time",
@@ -42,6 +43,30 @@ def verdict(status: str, solution: object) -> tuple:
     return (str(status), solution) if str(status) == "solved" else (str(status),)
 
 
+def agreement_flags(
+    answers: Sequence[tuple[str, str, object]], compare_solutions: bool
+) -> list[bool | None]:
+    """For each (backend, status, solution) answer to one puzzle: does its verdict match
+    the other backends'?
+
+    Only conclusive answers are compared: a timeout or an error has no verdict (None), and
+    neither has any answer when fewer than two backends answered conclusively. With
+    ``compare_solutions`` (a uniqueness check) ``solved`` claims the one solution, so the
+    grids must be equal; without it any valid solution is a right answer (the verifier
+    judges each).
+
+    >>> agreement_flags([("a", "solved", "12"), ("b", "timeout", None), ("c", "solved", "12")],
+    ...                 compare_solutions=True)
+    [True, None, True]
+    """
+    conclusive = [(b, s, sol) for b, s, sol in answers if str(s) in CONCLUSIVE]
+    verdicts = {verdict(s, sol if compare_solutions else None) for _, s, sol in conclusive}
+    answered = len({b for b, _, _ in conclusive}) >= 2
+    return [
+        len(verdicts) == 1 if answered and str(s) in CONCLUSIVE else None for _, s, _ in answers
+    ]
+
+
 def _run(spec: BackendSpec, puzzle: Puzzle, timeout: float | None, worker: Worker | None):
     """One backend on one puzzle with limit 2; a crash costs this row only."""
     try:
@@ -55,26 +80,32 @@ def cross_check(
     backends: Sequence[str | BackendSpec] | None = None,
     timeout: float | None = 10.0,
     solutions: Sequence[Grid | None] | None = None,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """Run every backend on every puzzle (limit 2) and compare; one row per pair.
 
     Columns: ``index``, ``source``, ``puzzle``, ``backend``, ``status``, ``count``,
     ``unique``, ``time``, ``build_time``, ``solve_time``, ``verified`` (the independent
     verifier accepts the solution; None without one), ``known`` (it equals the known
-    solution; None without one), ``agrees`` (every backend reached the same verdict on
-    this puzzle: no solution, the same unique solution, or several), ``ok`` (the row is
-    conclusive, verified, matches what is known, and agrees), ``solution``, ``message``.
+    solution; None without one), ``agrees`` (this row's verdict is the other backends':
+    no solution, the same unique solution, or several; None for a timeout or an error,
+    and when fewer than two backends answered), ``ok`` (the row is conclusive, verified,
+    matches what is known, and does not disagree), ``solution``, ``message``.
     Backends that cannot stop themselves run in one child process each, killed at the
     deadline. ``solutions`` gives known solutions in puzzle order (default: the ones an
-    :class:`Entry` carries).
+    :class:`Entry` carries). With ``progress``, a bar (or periodic lines) on stderr.
     """
     import pandas as pd
 
     specs = [as_spec(b) for b in backends] if backends is not None else available_specs()
     if not specs:
         raise ValueError("no backend to check with")
+    puzzles = list(puzzles)
     rows: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
+        bar = (
+            stack.enter_context(Progress(len(puzzles) * len(specs), "check")) if progress else None
+        )
         workers = {
             str(s): stack.enter_context(Worker())
             for s in specs
@@ -87,18 +118,24 @@ def cross_check(
                 puzzle, known, source = as_puzzle(item), None, ""
             if solutions is not None:
                 known = solutions[index]
-            results = [_run(s, puzzle, timeout, workers.get(str(s))) for s in specs]
-            verdicts = {verdict(r.status, r.solution) for r in results}
-            agree = len(verdicts) == 1 and all(r.status in CONCLUSIVE for r in results)
-            for result in results:
+            results = []
+            for spec in specs:
+                results.append(_run(spec, puzzle, timeout, workers.get(str(spec))))
+                if bar is not None:
+                    bar.update(str(spec))
+            flags = agreement_flags(
+                [(r.backend, r.status, r.solution) for r in results], compare_solutions=True
+            )
+            for result, agrees in zip(results, flags, strict=True):
                 grid = result.solution
                 verified = is_solution(puzzle, grid) if grid is not None else None
                 matches = (tuple(grid) == tuple(known)) if grid and known else None
                 ok = (
-                    agree
+                    result.status in CONCLUSIVE
+                    and result.status is not Status.INVALID
+                    and agrees is not False
                     and verified is not False
                     and matches is not False
-                    and result.status is not Status.INVALID
                 )
                 rows.append(
                     {
@@ -114,7 +151,7 @@ def cross_check(
                         "solve_time": result.solve_time,
                         "verified": verified,
                         "known": matches,
-                        "agrees": agree,
+                        "agrees": agrees,
                         "ok": ok,
                         "solution": format_line(grid) if grid else "",
                         "message": result.message,
@@ -136,7 +173,7 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
         invalid=("status", lambda s: int((s == "invalid").sum())),
         verified=("verified", lambda s: int((s == True).sum())),  # noqa: E712
         known=("known", lambda s: int((s == True).sum())),  # noqa: E712
-        agrees=("agrees", "sum"),
+        agrees=("agrees", lambda s: int((s == True).sum())),  # noqa: E712
         mean_ms=("time", lambda s: round(s.mean() * 1000, 3)),
     )
     return summary

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
 
-from .models import Geometry, Model, Puzzle, build_model
-from .models.puzzle import symbol
+from ..backends import get_backend
+from ..models import Geometry, Model, Puzzle, build_model
+from ..models.puzzle import symbol
 
 _CELL = re.compile(r"r(\d+)c(\d+)", re.IGNORECASE)
+#: The backends whose own model of the puzzle the board shows, next to the CSP.
+SHOWN = ("cpsat", "constraint")
 
 
 def parse_cell(text: str, geom: Geometry) -> int:
@@ -107,52 +109,12 @@ def _peers(model: Model, cell: int) -> list[str]:
 
 
 def backend_lines(model: Model) -> list[str]:
-    """What CP-SAT and python-constraint build from the model, counted off their objects."""
+    """What CP-SAT and python-constraint build from the model, each in its own words."""
     out = []
-    try:
-        out.append(_cpsat(model))
-    except ImportError as err:
-        out.append(f"cpsat: not available ({err})")
-    try:
-        out.append(_python_constraint(model))
-    except ImportError as err:
-        out.append(f"constraint: not available ({err})")
+    for name in SHOWN:
+        backend = get_backend(name)
+        if not backend.available():
+            out.append(f"{name}: not available (pip install {backend.requires})")
+            continue
+        out.append(backend.describe(model))
     return out
-
-
-def _cpsat(model: Model) -> str:
-    """CP-SAT: the CpModel our backend builds for this puzzle."""
-    from ortools.sat.python import cp_model
-
-    from .backends.cpsat import CpSatBackend
-
-    proto = CpSatBackend()._cp_model(model, cp_model).proto
-    domains = Counter(tuple(v.domain) for v in proto.variables)
-    alldiff = sum(1 for c in proto.constraints if c.has_all_diff())
-    fixed = sum(count for d, count in domains.items() if len(d) == 2 and d[0] == d[1])
-    ranges = ", ".join(
-        f"{count} in [{d[0]}, {d[1]}]"
-        for d, count in domains.items()
-        if not (len(d) == 2 and d[0] == d[1])
-    )
-    others = len(proto.constraints) - alldiff
-    return (
-        f"cpsat: {len(proto.variables)} IntVar ({ranges or 'none open'}; {fixed} fixed to "
-        f"their given), {alldiff} AddAllDifferent"
-        + (f", {others} other constraint(s)" if others else "")
-    )
-
-
-def _python_constraint(model: Model) -> str:
-    """python-constraint: the Problem our backend builds (its variables and constraints)."""
-    from .backends.constraint import build_problem
-
-    problem: Any = build_problem(model)
-    # Problem has no public accessor for what it holds; these two attributes are it.
-    variables = problem._variables
-    constraints = Counter(type(c).__name__ for c, _ in problem._constraints)
-    sizes = Counter(len(d) for d in variables.values())
-    size_text = ", ".join(f"{count} with {k} value(s)" for k, count in sorted(sizes.items()))
-    kinds = ", ".join(f"{count} {kind}" for kind, count in constraints.items())
-    solver = type(problem.getSolver()).__name__
-    return f"constraint: {len(variables)} variables ({size_text}), {kinds}; solver {solver}"

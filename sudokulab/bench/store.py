@@ -191,6 +191,14 @@ class Store:
         )
         return {tuple(r) for r in rows}
 
+    def backends(self, run_id: int) -> list[str]:
+        """The backend labels of a run's results, in the order they were first stored."""
+        rows = self._db.execute(
+            "SELECT backend FROM results WHERE run_id = ? GROUP BY backend ORDER BY MIN(rowid)",
+            (run_id,),
+        )
+        return [r[0] for r in rows]
+
     def set_agreement(
         self, run_id: int, agrees: Iterable[tuple[bool | None, str, int, str]]
     ) -> None:

@@ -7,8 +7,16 @@ import os
 import sys
 from pathlib import Path
 
-from .argtypes import positive_float, positive_int
-from .backends import PRESETS, all_backends, parse_specs
+from ..backends import PRESETS, all_backends, parse_specs
+from .common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageError,
+    add_data_dir_option,
+    positive_float,
+    positive_int,
+)
 
 #: Where results go when --out is not given.
 DEFAULT_OUT = "sudokulab-bench"
@@ -77,9 +85,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--data-dir", action="append", default=[], metavar="DIR", help="more set folders"
-    )
+    add_data_dir_option(p)
     p.add_argument(
         "--out", default=DEFAULT_OUT, metavar="DIR", help=f"results folder ({DEFAULT_OUT})"
     )
@@ -89,22 +95,18 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
 
 
-class BenchError(Exception):
-    """Bad bench input: reported in one line, exit status 2."""
-
-
 def _store(args: argparse.Namespace, must_exist: bool):
-    from .store import Store
+    from ..bench.store import Store
 
     path = Path(args.out) / "results.sqlite"
     if must_exist and not path.exists():
-        raise BenchError(f"no results store at {path} (run `sudokulab bench --out {args.out}`)")
+        raise UsageError(f"no results store at {path} (run `sudokulab bench --out {args.out}`)")
     return Store(path)
 
 
 def _loader(extra_dirs: list[str]):
     """The load function of run_bench: (index, puzzle) pairs of a set, sampled."""
-    from .sets import load
+    from ..bench.sets import load
 
     def load_set(name: str, plan) -> list:
         loaded = load(name, extra_dirs=extra_dirs, sample=plan.sample, seed=plan.seed)
@@ -115,14 +117,14 @@ def _loader(extra_dirs: list[str]):
 
 def _new_plan(args: argparse.Namespace):
     """The plan of a new run from the arguments, checked before anything is stored."""
-    from .bench import BenchPlan
-    from .sets import entries
+    from ..bench import BenchPlan
+    from ..bench.sets import entries
 
     sets = args.sets or [s.name for s in entries() if s.shipped]
     try:
         specs = [str(s) for s in parse_specs(args.backends)] if args.backends else None
     except ValueError as err:
-        raise BenchError(str(err)) from None
+        raise UsageError(str(err)) from None
     plan = BenchPlan(
         sets=list(dict.fromkeys(sets)),
         specs=specs or default_specs(),
@@ -134,23 +136,33 @@ def _new_plan(args: argparse.Namespace):
         data_dirs=[str(Path(d).resolve()) for d in args.data_dir],
     )
     _check_sets(plan)
+    _check_baseline(args.baseline, plan.specs, "the bench's backends")
     return plan
+
+
+def _check_baseline(baseline: str | None, labels, among: str) -> None:
+    """Fail before any work when --baseline names no backend the report will have."""
+    known = list(dict.fromkeys(labels))
+    if baseline is not None and baseline not in known:
+        raise UsageError(
+            f"--baseline {baseline!r} is not among {among}: {', '.join(known) or 'none'}"
+        )
 
 
 def _check_sets(plan) -> None:
     """Fail before starting, naming any set that cannot be found."""
-    from .sets import SetNotFound, locate
+    from ..bench.sets import SetNotFound, locate
 
     for name in plan.sets:
         try:
             locate(name, extra_dirs=plan.data_dirs)
         except SetNotFound as err:
-            raise BenchError(str(err)) from None
+            raise UsageError(str(err)) from None
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run a bench (or finish one), then report it."""
-    from .bench import BenchPlan, LocalExecutor, run_bench
+    from ..bench import BenchPlan, LocalExecutor, run_bench
 
     plan = None if args.resume is not None else _new_plan(args)
     with _store(args, must_exist=plan is None) as store:
@@ -158,8 +170,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
             try:
                 plan = BenchPlan(**store.run_args(args.resume))
             except LookupError as err:
-                raise BenchError(str(err)) from None
+                raise UsageError(str(err)) from None
             _check_sets(plan)
+            _check_baseline(args.baseline, plan.specs, f"the backends of run {args.resume}")
         print(
             f"bench: {', '.join(plan.sets)} x {', '.join(plan.specs)}; "
             f"timeout {plan.timeout:g} s, {args.workers} worker(s) per backend; "
@@ -183,7 +196,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 f"sudokulab bench --resume {run} --out {args.out}",
                 file=sys.stderr,
             )
-            return 130
+            return EXIT_INTERRUPTED
         return _report(store, [run], args)
 
 
@@ -192,11 +205,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     with _store(args, must_exist=True) as store:
         runs = args.runs or store.run_ids()[-1:]
         if not runs:
-            raise BenchError(f"{store.path} holds no run yet")
+            raise UsageError(f"{store.path} holds no run yet")
         known = set(store.run_ids())
         missing = [r for r in runs if r not in known]
         if missing:
-            raise BenchError(f"no run {missing[0]} in {store.path} (runs: {sorted(known)})")
+            raise UsageError(f"no run {missing[0]} in {store.path} (runs: {sorted(known)})")
+        for run in runs:
+            _check_baseline(args.baseline, store.backends(run), f"the backends of run {run}")
         return _report(store, runs, args)
 
 
@@ -213,7 +228,7 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
 
     Only the tables go to stdout, so csv and json output stays machine-readable.
     """
-    from . import report
+    from ..bench import report
 
     info = store.runs(runs)
     for run in runs:
@@ -236,7 +251,7 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     plots: dict[str, str] = {}
     if not args.no_plots and len(results):
-        from .plots import plot_cumulative, plot_means
+        from ..bench.plots import plot_cumulative, plot_means
 
         for path in plot_cumulative(results, folder) + plot_means(results, folder):
             if path.suffix == ".png":
@@ -246,4 +261,4 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
     )
     print(f"report and plots: {folder}/", file=sys.stderr)
     bad = results["status"].eq("error").any() or report.wrong_rows(results).any()
-    return 1 if bad else 0
+    return EXIT_FAILED if bad else EXIT_OK

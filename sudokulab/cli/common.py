@@ -1,0 +1,180 @@
+"""What every command shares: exit statuses, the one error path, argument types, and
+reading puzzles (texts, files, standard input and catalog set names)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import re
+import sys
+from collections.abc import Sequence
+
+from ..bench.sets import SetNotFound, catalog, load, unknown_set
+from ..models import SIZES, Entry, ParseError, read_file, read_text
+from ..models.variants import read_regions, with_variant
+
+#: Exit statuses, the same for every command: all done (solved, agreed, fetched) / some
+#: work failed (a puzzle not solved, backends disagree, a download failed, an error row) /
+#: bad input or usage (unreadable text, clashing givens, an unknown set or option).
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+#: Stopped by Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """Bad input or usage: ``main`` prints it in one line and exits with status 2."""
+
+
+def error(message: object) -> None:
+    """Print one error line on stderr, as every command does."""
+    print(f"sudokulab: error: {message}", file=sys.stderr)
+
+
+# --- argument types and shared options ---------------------------------------------------
+
+
+def positive_float(text: str) -> float:
+    """A number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """A whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def add_size_option(p: argparse.ArgumentParser, default: int | None = None, help: str = "") -> None:
+    """``--size N``: one of the grid sizes sudokulab knows."""
+    p.add_argument(
+        "--size",
+        type=int,
+        choices=SIZES,
+        default=default,
+        help=help or "grid size, when the text alone is ambiguous (a 16-cell line)",
+    )
+
+
+def add_data_dir_option(p: argparse.ArgumentParser) -> None:
+    """``--data-dir DIR`` (repeatable): more folders where catalog sets are looked for."""
+    p.add_argument(
+        "--data-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also look for catalog sets in DIR (repeatable; searched after the project's "
+        "data and the cache, before $SUDOKULAB_DATA)",
+    )
+
+
+def add_puzzle_arguments(p: argparse.ArgumentParser) -> None:
+    """The puzzles a command reads, and how: PUZZLE..., --size, --data-dir, --variant, --regions."""
+    p.add_argument(
+        "puzzles",
+        nargs="*",
+        metavar="PUZZLE",
+        help="a puzzle text, a file of puzzles, a catalog set name (see `sudokulab sets`), "
+        "or - for standard input (read when no PUZZLE is given)",
+    )
+    add_size_option(p)
+    add_data_dir_option(p)
+    p.add_argument(
+        "--variant",
+        metavar="LIST",
+        help="add variant rules to every puzzle: x (diagonals), hyper (windoku), or x,hyper "
+        "(killer and jigsaw need a document or --regions)",
+    )
+    p.add_argument(
+        "--regions",
+        metavar="FILE",
+        help="jigsaw: a file of n rows of region labels replacing the boxes",
+    )
+
+
+# --- reading puzzles ---------------------------------------------------------------------
+
+
+def read_inputs(args: argparse.Namespace) -> list[Entry]:
+    """Every puzzle the arguments name, variant options applied; UsageError or ParseError."""
+    entries = _read_inputs(args.puzzles, args.size, args.data_dir)
+    if getattr(args, "variant", None) or getattr(args, "regions", None):
+        entries = _apply_variants(entries, args.variant, args.regions)
+    return entries
+
+
+def _read_inputs(inputs: Sequence[str], size: int | None, data_dirs: Sequence[str]) -> list[Entry]:
+    """Puzzle texts, files, catalog set names, or ``-`` for stdin (read when none is given)."""
+    if not inputs:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError(
+                "no puzzle given: pass a puzzle, a file, a set name, or - to read stdin"
+            )
+        inputs = ["-"]
+    entries: list[Entry] = []
+    for number, arg in enumerate(inputs, 1):
+        if arg == "-":
+            entries += read_text(sys.stdin.read(), source="<stdin>", size=size)
+        elif os.path.exists(arg):
+            entries += read_file(arg, size=size)
+        elif arg in catalog():
+            try:
+                entries += load(arg, extra_dirs=data_dirs).entries
+            except SetNotFound as err:
+                raise UsageError(str(err)) from None
+        else:
+            try:
+                entries += read_text(arg, source=f"argument {number}", size=size)
+            except ParseError:
+                if _looks_like_path(arg):
+                    raise UsageError(f"{arg}: no such file") from None
+                if _looks_like_name(arg):
+                    raise UsageError(str(unknown_set(arg))) from None
+                raise
+    if not entries:
+        raise UsageError("no puzzle found in the input")
+    return entries
+
+
+def _looks_like_path(arg: str) -> bool:
+    """A folder separator or a file extension: the user meant a file, not a puzzle."""
+    return os.sep in arg or re.search(r"\.[A-Za-z]\w*$", arg) is not None
+
+
+def _looks_like_name(arg: str) -> bool:
+    """A word (letters first, then letters, digits, - or _): the user meant a set name."""
+    return re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", arg) is not None
+
+
+def _apply_variants(entries: list[Entry], variant: str | None, regions_file: str | None):
+    """The entries with ``--variant`` and ``--regions`` applied; ParseError when they do not fit."""
+    names = [n.strip() for n in (variant or "").split(",") if n.strip()]
+    regions = None
+    if regions_file:
+        try:
+            with open(regions_file, encoding="utf-8") as f:
+                regions = read_regions(f.read(), regions_file)
+        except OSError as err:
+            raise ParseError(f"cannot read the file: {err.strerror or err}", regions_file) from None
+        except ValueError as err:
+            raise ParseError(str(err)) from None
+    out = []
+    for entry in entries:
+        try:
+            puzzle = with_variant(entry.puzzle, names, regions)
+        except ValueError as err:
+            where = regions_file if regions is not None and "region" in str(err) else "--variant"
+            raise ParseError(str(err), where) from None
+        out.append(dataclasses.replace(entry, puzzle=puzzle))
+    return out
