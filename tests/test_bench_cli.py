@@ -57,3 +57,22 @@ def test_bench_errors_exit_2_without_traceback(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["bench", "seeds", "--out", out, "--workers", "0"])
     assert exc.value.code == 2 and "'0' must be at least 1" in capsys.readouterr().err
+
+
+def test_a_baseline_that_names_no_backend_is_refused_before_any_work(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["bench", "seeds", "--out", str(out), "--backends", "native", "--baseline", "x"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "--baseline 'x' is not among the bench's backends: native" in err
+    assert not (out / "results.sqlite").exists()  # refused before the store was made
+
+    args = ["bench", "seeds", "--out", str(out), "--backends", "native,native-py", "--no-plots"]
+    assert main([*args, "--baseline", "native"]) == 0
+    capsys.readouterr()
+    assert main(["report", "--out", str(out), "--baseline", "nosuch", "--no-plots"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert "'nosuch' is not among the backends of run 1: native, native-py" in captured.err
+    assert main(["report", "--out", str(out), "--baseline", "native-py", "--no-plots"]) == 0
+    assert "vs baseline" in capsys.readouterr().out

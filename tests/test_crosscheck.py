@@ -6,6 +6,7 @@ import pytest
 
 from sudokulab.backends import PRESETS, BackendSpec, parse_spec, parse_specs
 from sudokulab.bench.crosscheck import cross_check, summarize
+from sudokulab.bench.sets import load
 from sudokulab.cli import main
 from sudokulab.models import read_file
 
@@ -128,3 +129,22 @@ def test_check_menneske_random_carries_its_solutions(data_dir):
     entries = read_file(data_dir / "akleemans-sudoku-backtracking" / "menneske_random.csv")
     frame = cross_check(entries, ["native", "native-py:propagation=singles"])
     assert frame["ok"].all() and frame["known"].all() and len(frame) == 180
+
+
+def test_check_takes_catalog_set_names_with_their_known_solutions(data_dir, capsys):
+    # hard95's catalog entry names its solutions file: every row is checked against it
+    code = main(["check", "hard95", "--data-dir", str(data_dir), "--backends", "native"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.out
+    assert "native" in captured.out and "agree on all 95 puzzles" in captured.out
+    # no terminal: progress comes as plain lines on stderr, the last one at the end
+    assert "check: 95/95 done (native)" in captured.err
+    frame = cross_check(load("hard95", [data_dir]).entries[:3], ["native"])
+    assert frame["known"].all()  # the entries carry the known solutions
+
+
+def test_check_of_an_unknown_set_name_says_so(capsys):
+    assert main(["check", "top59", "--backends", "native"]) == 2
+    err = capsys.readouterr().err
+    assert "'top59' is neither a catalog set nor a file; did you mean top95" in err
+    assert "Traceback" not in err
