@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import io
 import json
+import struct
+import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from sudokulab.bench.plots import log_scale_needed, plot_cumulative, plot_means
+from sudokulab.bench.plots import (
+    MAX_FIGURE,
+    STYLE,
+    log_scale_needed,
+    plot_cumulative,
+    plot_means,
+)
 from sudokulab.bench.report import (
     FORMATS,
     compare,
@@ -375,3 +383,85 @@ def test_log_scale_only_for_a_wide_spread():
     assert log_scale_needed([0.01, 1.0])
     assert not log_scale_needed([0.5, 1.0, 2.0])
     assert not log_scale_needed([0.0, 5.0, float("nan")])
+
+
+def png_size(path) -> tuple[int, int]:
+    """A PNG's width and height in pixels, from its header."""
+    data = path.read_bytes()
+    assert data.startswith(PNG_SIGNATURE)
+    return struct.unpack(">II", data[16:24])
+
+
+def svg_texts(path) -> tuple[dict[tuple[int, int], str], list[str]]:
+    """The mean-time SVG's cell texts by (row, column), and every text in it."""
+    svg = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(path).getroot()
+    cells = {}
+    for group in root.iter(f"{svg}g"):
+        gid = group.get("id", "")
+        if gid.startswith("mean-"):
+            row, col = map(int, gid.split("-")[1:])
+            cells[row, col] = "".join(group.itertext()).strip()
+    return cells, ["".join(t.itertext()).strip() for t in root.iter(f"{svg}text")]
+
+
+def grid_results(sets: int, backends: int) -> pd.DataFrame:
+    """Two puzzles per (set, backend), means from 10 µs to 10 s, a timeout every 7th pair."""
+    rows = []
+    for s in range(sets):
+        for b in range(backends):
+            mean = 10 ** (-5 + 6 * ((s * backends + b) % 13) / 12)
+            for idx in range(2):
+                timeout = idx == 1 and (s + b) % 7 == 0
+                name = f"backend-{b}:order=first"
+                rows.append(
+                    row(f"set-{s:02d}", idx, name, "timeout" if timeout else "solved", mean)
+                )
+    return pd.DataFrame(rows)
+
+
+def test_mean_time_writes_each_pair_in_its_cell(results, tmp_path):
+    png, svg = plot_means(results, tmp_path)
+    cells, texts = svg_texts(svg)
+    # rows: easy, hard; columns: native, cpsat, backtracking (summary's order)
+    assert cells == {
+        (0, 0): "25.0 ms",
+        (0, 1): "≥775 ms",  # a timeout: the mean is a lower bound
+        (0, 2): "200 ms",
+        (1, 0): "400 ms",
+        (1, 1): "125 ms",
+        (1, 2): "-",  # backtracking did not run the hard set
+    }
+    assert {"native", "cpsat", "backtracking", "easy (4)", "hard (2)"} <= set(texts)
+    assert any("lower bound" in t and "not run" in t for t in texts)
+
+
+def test_mean_time_in_seconds_and_without_notes_when_nothing_is_missing(results, tmp_path):
+    native = results[results["backend"] == "native"].copy()
+    native.loc[native["set"] == "hard", "time"] *= 10
+    _, svg = plot_means(native, tmp_path)
+    cells, texts = svg_texts(svg)
+    assert cells == {(0, 0): "25.0 ms", (1, 0): "4.00 s"}
+    assert not any("lower bound" in t or "not run" in t for t in texts)
+
+
+def test_mean_time_stays_readable_for_many_sets_and_backends(tmp_path):
+    dpi = STYLE["savefig.dpi"]
+    largest = (MAX_FIGURE[0] * dpi, MAX_FIGURE[1] * dpi)
+    main_job = png_size(plot_means(grid_results(12, 8), tmp_path, "main")[0])
+    many = grid_results(30, 12)
+    png, svg = plot_means(many, tmp_path, "many")
+    width, height = png_size(png)
+    assert width <= largest[0] and height <= largest[1]
+    assert main_job[0] <= width and main_job[1] <= height  # it grows, gently
+    assert main_job[0] <= 2400 and main_job[1] <= 1200  # the old bars: 12,165 x 900
+    cells, texts = svg_texts(svg)
+    assert len(cells) == 30 * 12
+    table = summary(many)
+    for r, s in enumerate(dict.fromkeys(many["set"])):
+        for c, b in enumerate(dict.fromkeys(many["backend"])):
+            pair = table[(table["set"] == s) & (table["backend"] == b)].iloc[0]
+            mark = "≥" if pair["timeouts"] else ""
+            mean = pair["mean_s"]
+            value = f"{significant(mean)} s" if mean >= 1 else f"{significant(mean * 1000)} ms"
+            assert cells[r, c] == mark + value

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import http.server
+import io
 import json
 import os
 import re
 import shutil
+import sys
 import threading
 from importlib import resources
 from pathlib import Path
@@ -311,8 +314,39 @@ def test_status_lists_every_set_and_where_it_is(tmp_path, isolated):
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files, after answering each status of ``failures`` once; logs nothing."""
+
+    #: statuses to answer, one per request, before serving files again
+    failures: list[int]
+    #: the path of every request, in order
+    requests: list[str]
+
+    def do_GET(self):
+        self.requests.append(self.path)
+        if self.failures:
+            self.send_error(self.failures.pop(0))
+            return
+        super().do_GET()
+
     def log_message(self, format, *args):
         pass
+
+
+@contextlib.contextmanager
+def serve(www: Path):
+    """Serve www on 127.0.0.1 while the body runs; yield the base URL and the handler class."""
+    handler = type("Handler", (_QuietHandler,), {"failures": [], "requests": []})
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(www))
+    )
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
 
 
 @pytest.fixture
@@ -320,16 +354,17 @@ def server(tmp_path):
     """A local HTTP server on 127.0.0.1 serving tmp_path/www; yields (folder, base URL)."""
     www = tmp_path / "www"
     www.mkdir()
-    handler = functools.partial(_QuietHandler, directory=str(www))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield www, f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    with serve(www) as (base, _):
+        yield www, base
+
+
+@pytest.fixture
+def flaky(tmp_path):
+    """A server whose handler first answers ``handler.failures``; yields (folder, URL, handler)."""
+    www = tmp_path / "flaky"
+    www.mkdir()
+    with serve(www) as (base, handler):
+        yield www, base, handler
 
 
 def files_under(folder: Path) -> list[Path]:
@@ -371,7 +406,7 @@ def test_a_wrong_checksum_is_refused_and_leaves_no_file(server, isolated):
     www, base = server
     (www / "hardest.txt").write_text(SEED_LINES[0] + "\n")
     with pytest.raises(ChecksumMismatch) as err:
-        fetch("hardest", url=f"{base}/hardest.txt")
+        fetch("hardest", url=f"{base}/hardest.txt", retries=0)
     expected = catalog()["hardest"].sha256
     actual = hashlib.sha256((SEED_LINES[0] + "\n").encode()).hexdigest()
     assert (err.value.expected, err.value.actual) == (expected, actual)
@@ -386,7 +421,7 @@ def test_a_refused_download_keeps_the_old_file(server, isolated):
     old = put(isolated, HARDEST, "old")
     (www / "bad.txt").write_text("bad")
     with pytest.raises(ChecksumMismatch):
-        fetch("hardest", url=f"{base}/bad.txt")
+        fetch("hardest", url=f"{base}/bad.txt", retries=0)
     assert old.read_text() == "old"
     assert files_under(isolated) == [old]
 
@@ -405,7 +440,7 @@ def test_network_errors_are_clear_and_leave_no_file(server, isolated):
         fetch("hardest", url=f"{base}/missing.txt")
     assert not isinstance(err.value, ChecksumMismatch)
     with pytest.raises(FetchError, match="cannot download"):
-        fetch("hardest", url="http://127.0.0.1:9/nothing", timeout=5)
+        fetch("hardest", url="http://127.0.0.1:9/nothing", timeout=5, retries=0)
     assert files_under(isolated) == []
 
 
@@ -416,6 +451,71 @@ def test_fetch_of_an_unknown_or_undownloadable_set(isolated):
         fetch("sudoku17")
     assert fetch("seeds") == locate("seeds")
     assert files_under(isolated) == []
+
+
+def test_a_server_error_is_tried_again(flaky, data_dir, isolated):
+    www, base, handler = flaky
+    shutil.copy(data_dir / HARDEST, www / "hardest.txt")
+    handler.failures[:] = [503]
+    path = fetch("hardest", url=f"{base}/hardest.txt", retries=1)
+    assert handler.requests == ["/hardest.txt"] * 2
+    assert sha256_of(path) == catalog()["hardest"].sha256
+    assert files_under(isolated) == [path]
+
+
+def test_retries_give_up_after_the_last_try(flaky, data_dir, isolated):
+    www, base, handler = flaky
+    shutil.copy(data_dir / HARDEST, www / "hardest.txt")
+    handler.failures[:] = [503, 502, 503]
+    with pytest.raises(FetchError, match="HTTP 502 Bad Gateway"):
+        fetch("hardest", url=f"{base}/hardest.txt", retries=1)
+    assert len(handler.requests) == 2
+    assert files_under(isolated) == []
+
+
+def test_a_client_error_is_final_without_retries(flaky, isolated):
+    _, base, handler = flaky
+    with pytest.raises(FetchError, match="HTTP 404"):
+        fetch("hardest", url=f"{base}/missing.txt", retries=5)
+    assert handler.requests == ["/missing.txt"]
+
+
+def test_a_wrong_checksum_is_tried_again_then_refused(flaky, isolated):
+    www, base, handler = flaky
+    (www / "bad.txt").write_text("bad")
+    with pytest.raises(ChecksumMismatch) as err:
+        fetch("hardest", url=f"{base}/bad.txt", retries=1)
+    assert err.value.actual == hashlib.sha256(b"bad").hexdigest()
+    assert handler.requests == ["/bad.txt"] * 2
+    assert files_under(isolated) == []
+
+
+def test_fetch_from_a_local_file_url(data_dir, tmp_path, isolated):
+    path = fetch("hardest", url=(data_dir / HARDEST).as_uri())
+    assert path == isolated / HARDEST and sha256_of(path) == catalog()["hardest"].sha256
+    with pytest.raises(FetchError, match="cannot download"):
+        fetch("top95", url=(tmp_path / "none.txt").as_uri())
+    assert files_under(isolated) == [path]
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self):
+        return True
+
+
+def test_a_progress_bar_only_on_a_terminal(server, data_dir, monkeypatch, capsys, tmp_path):
+    www, base = server
+    shutil.copy(data_dir / HARDEST, www / "hardest.txt")
+    fetch("hardest", cache_dir=tmp_path / "plain", url=f"{base}/hardest.txt")
+    assert capsys.readouterr() == ("", "")  # neither a bar nor pooch's notes
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    fetch("hardest", cache_dir=tmp_path / "tty", url=f"{base}/hardest.txt")
+    size = (data_dir / HARDEST).stat().st_size
+    assert "100%" in terminal.getvalue() and f"{size}/{size}" in terminal.getvalue()
+    assert "Downloading" not in terminal.getvalue()
 
 
 # --- the command line -----------------------------------------------------------------------
@@ -465,7 +565,9 @@ def test_cli_fetch_statuses(capsys, server, data_dir, tmp_path):
     assert code == 1 and "HTTP 404" in err and "Traceback" not in err
 
     bad = f"{base}/bad.txt"
-    code, out, err = run(capsys, "data", "fetch", "hardest", "--cache", str(cache), "--url", bad)
+    code, out, err = run(
+        capsys, "data", "fetch", "hardest", "--cache", str(cache), "--url", bad, "--retries", "0"
+    )
     assert code == 1 and err.startswith("sudokulab: error: hardest: ") and "sha256" in err
     assert files_under(cache) == []
 
@@ -477,6 +579,28 @@ def test_cli_fetch_statuses(capsys, server, data_dir, tmp_path):
     code, out, err = run(capsys, "data", "fetch", "hardest", "--data-dir", str(data_dir))
     assert (code, err) == (0, "")
     assert out == f"hardest: present at {data_dir / HARDEST}\n"
+
+
+def test_cli_fetch_retries(capsys, flaky, data_dir, tmp_path):
+    www, base, handler = flaky
+    shutil.copy(data_dir / HARDEST, www / "hardest.txt")
+    handler.failures[:] = [503]
+    cache = tmp_path / "cli-cache"
+    code, out, err = run(
+        capsys, "data", "fetch", "hardest", "--cache", str(cache), "--url", f"{base}/hardest.txt",
+        "--retries", "0",
+    )  # fmt: skip
+    assert code == 1 and "HTTP 503" in err and files_under(cache) == []
+    handler.failures[:] = [503]
+    code, out, err = run(
+        capsys, "data", "fetch", "hardest", "--cache", str(cache), "--url", f"{base}/hardest.txt",
+        "--retries", "1",
+    )  # fmt: skip
+    assert (code, out, err) == (0, f"hardest: {cache / HARDEST}\n", "")
+    assert len(handler.requests) == 3
+    with pytest.raises(SystemExit) as exit_:
+        main(["data", "fetch", "hardest", "--retries", "-1"])
+    assert exit_.value.code == 2 and "must be 0 or more" in capsys.readouterr().err
 
 
 def test_cli_fetch_of_a_set_without_direct_download(capsys):

@@ -1,4 +1,4 @@
-"""Plots of bench results: the fraction solved over time, and mean time per set.
+"""Plots of bench results: the fraction solved over time, and mean time per set and backend.
 
 matplotlib is imported when a plot is drawn and used through its object interface on an
 Agg canvas: no pyplot, so no window ever opens and the caller's matplotlib backend is left
@@ -24,8 +24,14 @@ if TYPE_CHECKING:
 
 #: The files each plot is written to, by extension.
 FILE_FORMATS = ("png", "svg")
-#: Above this ratio of the largest mean to the smallest, the bar chart's y axis is log.
+#: Above this ratio of the largest mean to the smallest, the heatmap's colours are log.
 LOG_SPREAD = 30.0
+#: The mean-time heatmap's inches per cell (width, height), and its largest figure:
+#: 2400 x 1800 pixels at 150 dpi, a screen or a landscape page.
+CELL = (1.15, 0.42)
+MAX_FIGURE = (16.0, 12.0)
+#: Light for fast, dark for slow; readable in grey and by colour-blind readers.
+COLORMAP = "viridis_r"
 #: Readable from the back of a classroom; fixed SVG ids and no date keep files stable.
 STYLE = {
     "font.size": 14,
@@ -38,6 +44,8 @@ STYLE = {
     "grid.alpha": 0.35,
     "savefig.dpi": 150,
     "svg.hashsalt": "sudokulab",
+    # text stays text in SVG: searchable, selectable, smaller
+    "svg.fonttype": "none",
 }
 LINESTYLES = ("-", "--", "-.", ":")
 
@@ -75,15 +83,11 @@ def _styles(backends: Sequence[Any]) -> dict[Any, dict[str, Any]]:
     }
 
 
-def _legend(figure: Figure, styles: dict[Any, dict[str, Any]], bars: bool = False) -> None:
+def _legend(figure: Figure, styles: dict[Any, dict[str, Any]]) -> None:
     """One legend for the whole figure, right of the plots, a key per backend."""
     from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
 
-    handles = [
-        Patch(color=s["color"], label=str(b)) if bars else Line2D([], [], label=str(b), **s)
-        for b, s in styles.items()
-    ]
+    handles = [Line2D([], [], label=str(b), **s) for b, s in styles.items()]
     figure.legend(handles=handles, title="backend", loc="outside right center")
 
 
@@ -176,52 +180,126 @@ def log_scale_needed(values: Sequence[float]) -> bool:
     return len(positive) > 1 and max(positive) / min(positive) > LOG_SPREAD
 
 
+def _mean_label(seconds: float) -> str:
+    """A mean time as the report writes it: 3 significant digits, in ms below 1 s, else s."""
+    if seconds >= 1:
+        return f"{significant(seconds)} s"
+    return f"{significant(seconds * 1000)} ms"
+
+
+def _heatmap_size(sets: int, backends: int, label: int) -> tuple[float, float]:
+    """The mean-time figure's size in inches: a cell per pair beside row labels of ``label``
+    characters and the colour bar, capped at ``MAX_FIGURE``."""
+    # row labels at about 0.11 inch a character; the colour bar and its labels, 2.2 inches;
+    # the titles and the slanted backend names above the cells, 2.8 inches
+    width = 0.8 + 0.11 * label + CELL[0] * backends + 2.2
+    height = 2.8 + CELL[1] * sets
+    return min(MAX_FIGURE[0], max(8.0, width)), min(MAX_FIGURE[1], max(4.5, height))
+
+
+def _cell_text(mean: float, bound: bool) -> str:
+    """A cell's text: the mean as the report writes it, ``≥`` before a lower bound, and
+    ``-`` for a pair that did not run (a NaN mean)."""
+    if np.isnan(mean):
+        return "-"
+    return ("≥" if bound else "") + _mean_label(mean)
+
+
+def _ink(background: tuple[float, float, float, float]) -> str:
+    """The text colour that reads on a background colour: white on dark, black on light."""
+    red, green, blue, _ = background
+    return "white" if 0.299 * red + 0.587 * green + 0.114 * blue < 0.5 else "black"
+
+
 def plot_means(results: pd.DataFrame, out_dir: str | Path, stem: str = "mean-time") -> list[Path]:
-    """Plot the mean time per puzzle as bars grouped by set, a bar per backend.
+    """Plot the mean time per puzzle as a heatmap: a row per set, a column per backend.
 
     Means are :func:`sudokulab.report.summary`'s (every row, timeouts at their stopped
-    time). The y axis reads in ms or s, log scale when the means spread over more than
-    ``LOG_SPREAD`` times; each bar is labelled with its value when there are few enough.
-    Written as ``stem.png`` and ``stem.svg`` in ``out_dir``; returns the paths.
+    time). Each cell is coloured by its mean, on a log scale when the means spread over
+    more than ``LOG_SPREAD`` times, and shows it as the report does (3 significant digits,
+    ms or s); ``≥`` marks a pair with timeouts, whose mean is a lower bound, and ``-`` a
+    pair that did not run. The figure grows with the numbers of sets and backends up to
+    ``MAX_FIGURE`` inches, the text shrinking to fit its cell. Written as ``stem.png`` and
+    ``stem.svg`` in ``out_dir`` (in the SVG, the text of the cell in row r and column c,
+    from 0, is the group ``mean-r-c``); returns the paths.
     """
     import matplotlib
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    from matplotlib.colors import LogNorm, Normalize
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     _check(results)
     table = summary(results)
     sets = list(dict.fromkeys(table["set"]))
-    styles = _styles(list(dict.fromkeys(table["backend"])))
-    means = table.set_index(["set", "backend"])["mean_s"]
-    width = 0.8 / len(styles)
-    labelled = len(table) <= 24
+    backends = list(dict.fromkeys(table["backend"]))
+    pairs = table.set_index(["set", "backend"])
+    grid = pairs["mean_s"].unstack().reindex(index=sets, columns=backends)
+    bounded = pairs["timeouts"].gt(0).unstack().reindex(index=sets, columns=backends)
+    bounded = bounded.fillna(False).astype(bool)
+    texts = [
+        [_cell_text(mean, bound) for mean, bound in zip(*row, strict=True)]
+        for row in zip(grid.to_numpy(dtype=float), bounded.to_numpy(), strict=True)
+    ]
+    # a zero mean cannot sit on a log scale; a microsecond is below any real solve
+    means = np.ma.masked_invalid(grid.to_numpy(dtype=float).clip(min=1e-6))
+    log = log_scale_needed(list(means.compressed()))
+    norm = (LogNorm if log else Normalize)(vmin=means.min(), vmax=means.max())
+    puzzles = pairs["puzzles"].groupby(level="set", sort=False).max()
+    rows = [f"{s} ({puzzles[s]})" for s in sets]
     with matplotlib.rc_context(STYLE):
-        figure, axes = _figure(1, 1, max(8.0, 3 + 1.1 * len(table)), 6.0)
+        size = _heatmap_size(len(sets), len(backends), max(map(len, rows)))
+        figure, axes = _figure(1, 1, *size)
         ax = axes[0, 0]
-        for i, (backend, style) in enumerate(styles.items()):
-            heights = np.array([means.get((s, backend), np.nan) for s in sets], dtype=float)
-            shown = ~np.isnan(heights)
-            if not shown.any():
-                continue
-            x = np.arange(len(sets))[shown] + (i - (len(styles) - 1) / 2) * width
-            bars = ax.bar(x, heights[shown], width, color=style["color"], label=str(backend))
-            if labelled:
-                labels = [f"{significant(h * 1000)} ms" for h in heights[shown]]
-                ax.bar_label(bars, labels=labels, padding=2, fontsize=10, rotation=90)
-        log = log_scale_needed(list(means))
+        cmap = matplotlib.colormaps[COLORMAP].with_extremes(bad="none")
+        image = ax.imshow(means, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+        ax.grid(False)
+        ax.set_xticks(np.arange(len(backends)), [str(b) for b in backends])
+        ax.set_yticks(np.arange(len(sets)), rows)
+        ax.tick_params(axis="both", length=0)
+        ax.tick_params(axis="x", top=True, labeltop=True, bottom=False, labelbottom=False)
+        matplotlib.artist.setp(ax.get_xticklabels(), rotation=30, ha="left", rotation_mode="anchor")
+        # white lines between the cells
+        ax.set_xticks(np.arange(len(backends) + 1) - 0.5, minor=True)
+        ax.set_yticks(np.arange(len(sets) + 1) - 0.5, minor=True)
+        ax.tick_params(which="minor", length=0)
+        ax.grid(which="minor", color="white", linewidth=1.5, alpha=1)
+        ax.spines[:].set_visible(False)
+        ax.set_ylabel("puzzle set (puzzles)")
+        colorbar = figure.colorbar(image, ax=ax)
         if log:
-            ax.set_yscale("log")
-            # bars on a log axis need a floor (the decade below the shortest) and room
-            # above the tallest for its label
-            bottom, _ = _decades(means[means > 0].min(), 1)
-            ax.set_ylim(bottom, means.max() * 3)
-        else:
-            ax.margins(y=0.15)
-        ax.yaxis.set_major_formatter(FuncFormatter(_time_label))
-        ax.yaxis.set_minor_formatter(NullFormatter())
-        ax.set_xticks(np.arange(len(sets)), [str(s) for s in sets])
-        ax.grid(axis="x", visible=False)
-        ax.set_xlabel("puzzle set")
-        ax.set_ylabel("mean time per puzzle" + (" (log scale)" if log else ""))
-        ax.set_title("Mean time per puzzle, by set and backend")
-        _legend(figure, styles, bars=True)
+            # fewer than 3 decades get ticks at 1, 2 and 5 of each, so a few are labelled
+            decades = math.log10(norm.vmax / norm.vmin)
+            colorbar.locator = LogLocator(base=10, subs=(1.0,) if decades >= 3 else (1, 2, 5))
+        colorbar.formatter = FuncFormatter(_time_label)
+        colorbar.ax.yaxis.set_minor_formatter(NullFormatter())
+        colorbar.update_ticks()
+        colorbar.set_label("mean time" + (" (log scale)" if log else ""))
+        notes = []
+        if bounded.to_numpy().any():
+            notes.append("≥: a lower bound, its timeouts counted at the timeout")
+        if grid.isna().to_numpy().any():
+            notes.append("-: not run")
+        figure.suptitle("Mean time per puzzle, by set and backend")
+        ax.set_title("    ".join(notes), fontsize=STYLE["font.size"] - 2, color="0.3", pad=12)
+        # lay the figure out to learn the cells' size, then fit the longest text in a cell
+        figure.canvas.draw()
+        box = ax.get_window_extent()
+        points = 72 / figure.dpi
+        cell_w = points * box.width / len(backends)
+        cell_h = points * box.height / len(sets)
+        longest = max(len(text) for row in texts for text in row)
+        fontsize = min(12.0, 0.85 * cell_w / (0.62 * longest), 0.55 * cell_h)
+        for row, line in enumerate(texts):
+            for col, text in enumerate(line):
+                mean = grid.iat[row, col]
+                color = "0.5" if np.isnan(mean) else _ink(cmap(norm(max(mean, 1e-6))))
+                ax.text(
+                    col,
+                    row,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=fontsize,
+                    color=color,
+                    gid=f"mean-{row}-{col}",
+                )
         return _save(figure, out_dir, stem)

@@ -27,18 +27,19 @@ import contextlib
 import difflib
 import hashlib
 import json
+import logging
 import os
 import random
-import tempfile
-import urllib.error
-import urllib.request
+import shutil
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from http.client import HTTPException
 from importlib import resources
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 from ..models import Entry, read_file
 
@@ -46,6 +47,7 @@ __all__ = [
     "ChecksumMismatch",
     "FetchError",
     "LoadedSet",
+    "RETRIES",
     "SetInfo",
     "SetNotFound",
     "default_cache_dir",
@@ -63,6 +65,11 @@ __all__ = [
 _PACKAGE = "sudokulab.data"
 _CATALOG = "catalog.json"
 _CHUNK = 1 << 16
+#: How many times ``fetch`` tries a download again (network or server error, wrong sha256).
+RETRIES = 2
+#: HTTP statuses worth another try (timeout, too many requests, server errors); any other
+#: error status is final.
+_TRANSIENT = frozenset({408, 429, 500, 502, 503, 504})
 
 
 class SetNotFound(LookupError):
@@ -342,15 +349,62 @@ def _new_folders(folder: Path) -> Iterator[None]:
         raise
 
 
-def _download(url: str, target: Path, timeout: float) -> str:
-    """Write what ``url`` serves to the file ``target``; return the sha256 of what came."""
-    digest = hashlib.sha256()
-    request = urllib.request.Request(url, headers={"User-Agent": "sudokulab"})
-    with urllib.request.urlopen(request, timeout=timeout) as response, open(target, "wb") as out:
-        for chunk in iter(lambda: response.read(_CHUNK), b""):
-            digest.update(chunk)
-            out.write(chunk)
-    return digest.hexdigest()
+class _Downloader:
+    """pooch's downloader for one set: HTTP(S) with requests, or a local file for file://.
+
+    A client error (404, 403, ...) stops at once instead of being retried, and the sha256
+    of what the last attempt brought is kept, so a refused file can be named exactly.
+    """
+
+    def __init__(self, name: str, timeout: float, progressbar: bool) -> None:
+        import pooch
+
+        self.name = name
+        self.http = pooch.HTTPDownloader(
+            timeout=timeout, progressbar=progressbar, headers={"User-Agent": "sudokulab"}
+        )
+        self.sha256: str | None = None
+
+    def __call__(self, url: str, output_file: str, store: Any) -> None:
+        """Write what ``url`` serves to ``output_file`` (pooch's temporary file)."""
+        import requests
+
+        self.sha256 = None
+        parts = urlsplit(url)
+        if parts.scheme == "file":
+            shutil.copyfile(url2pathname(parts.path), output_file)
+        else:
+            try:
+                self.http(url, output_file, store)
+            except requests.HTTPError as err:
+                if err.response is not None and err.response.status_code not in _TRANSIENT:
+                    raise _http_error(self.name, url, err) from None
+                raise
+        self.sha256 = sha256_of(output_file)
+
+
+def _http_error(name: str, url: str, err: Any) -> FetchError:
+    """The error of an HTTP status that is not a success, e.g. ``HTTP 404 Not Found``."""
+    response = err.response
+    status = f"{response.status_code} {response.reason}" if response is not None else err
+    return FetchError(f"{name}: {url}: HTTP {status}")
+
+
+def _reason(err: BaseException) -> object:
+    """The cause of a failed connection (what urllib3 wrapped), else the error itself."""
+    inner = err.args[0] if err.args else None
+    return getattr(inner, "reason", None) or err
+
+
+@contextlib.contextmanager
+def _quiet(logger: logging.Logger) -> Iterator[None]:
+    """Keep pooch's "Downloading file ..." notes off stderr: the caller reports."""
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def fetch(
@@ -358,13 +412,16 @@ def fetch(
     cache_dir: str | os.PathLike[str] | None = None,
     url: str | None = None,
     timeout: float = 60,
+    retries: int = RETRIES,
 ) -> Path:
     """Download a public set into the cache, keeping it only if its sha256 is the catalog's.
 
     ``url`` overrides the catalog's address (a mirror). A file already in the cache with
-    the right sha256 is not downloaded again. The download goes to a temporary file in
-    the destination folder and is renamed into place only once its checksum is right, so
-    a failed or refused download leaves no file behind.
+    the right sha256 is not downloaded again. pooch does the download: into a temporary
+    file in the destination folder, renamed into place only once its checksum is right
+    (a failed or refused download leaves no file behind and an older file untouched),
+    tried again up to ``retries`` times after a network error, a server error or a wrong
+    checksum, with a progress bar when stderr is a terminal.
     """
     sets = catalog()
     if name not in sets:
@@ -383,23 +440,26 @@ def fetch(
             f"and put it at {dest}"
         )
     assert source is not None
-    with _new_folders(dest.parent):
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
-        os.close(fd)
-        tmp = Path(tmp_name)
+    import pooch
+    import requests
+
+    store = pooch.create(
+        path=folder,
+        base_url="",
+        registry={info.file: f"sha256:{info.sha256}"},
+        urls={info.file: source},
+        retry_if_failed=retries,
+    )
+    download = _Downloader(info.name, timeout, progressbar=sys.stderr.isatty())
+    with _new_folders(dest.parent), _quiet(pooch.get_logger()):
         try:
-            try:
-                actual = _download(source, tmp, timeout)
-            except urllib.error.HTTPError as err:
-                raise FetchError(f"{info.name}: {source}: HTTP {err.code} {err.reason}") from None
-            except (OSError, HTTPException, ValueError) as err:
-                reason = getattr(err, "reason", None) or err
-                raise FetchError(f"{info.name}: cannot download {source}: {reason}") from None
-            if actual != info.sha256:
-                raise ChecksumMismatch(info.name, source, info.sha256, actual)
-            tmp.chmod(0o644)
-            os.replace(tmp, dest)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+            store.fetch(info.file, downloader=download)
+        except requests.HTTPError as err:
+            raise _http_error(info.name, source, err) from None
+        except (OSError, ValueError) as err:  # requests' errors are OSErrors
+            actual = download.sha256
+            if isinstance(err, ValueError) and actual not in (None, info.sha256):
+                raise ChecksumMismatch(info.name, source, info.sha256, actual) from None
+            raise FetchError(f"{info.name}: cannot download {source}: {_reason(err)}") from None
+    dest.chmod(0o644)  # pooch's temporary file is private to the user; a set is not
     return dest

@@ -7,6 +7,7 @@ import contextlib
 from pathlib import Path
 
 from ..bench.sets import (
+    RETRIES,
     FetchError,
     SetNotFound,
     catalog,
@@ -37,10 +38,22 @@ examples:
   sudokulab data fetch top95
   sudokulab data fetch top95 hardest easy50 --cache /tmp/sets
   sudokulab data fetch top95 --url https://mirror.example/sudoku-top95.txt
+  sudokulab data fetch top2365 --retries 5 --timeout 120
 
 exit status: 0 every set fetched or already present, 1 a download failed or its sha256
 was wrong (nothing is kept), 2 an unknown set name.
 """
+
+
+def _retries(text: str) -> int:
+    """A number of retries: a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
+    return value
 
 
 def cmd_sets(args: argparse.Namespace) -> int:
@@ -79,7 +92,13 @@ def cmd_data_fetch(args: argparse.Namespace) -> int:
             print(f"{info.name}: present at {present}")
             continue
         try:
-            path = fetch(name, cache_dir=args.cache, url=args.url, timeout=args.timeout)
+            path = fetch(
+                name,
+                cache_dir=args.cache,
+                url=args.url,
+                timeout=args.timeout,
+                retries=args.retries,
+            )
         except (FetchError, OSError) as err:
             error(err)
             worst = EXIT_FAILED
@@ -114,7 +133,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         description="Download each named public set into the user cache ($SUDOKULAB_CACHE, "
         "else $XDG_CACHE_HOME/sudokulab, else ~/.cache/sudokulab). A file whose sha256 "
         "differs from the catalog's is refused and nothing is kept. A set already present "
-        "with the right sha256 is not downloaded again.",
+        "with the right sha256 is not downloaded again. A progress bar shows on a terminal.",
         epilog=FETCH_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -128,5 +147,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         default=60.0,
         metavar="SECONDS",
         help="network timeout (default: 60)",
+    )
+    f.add_argument(
+        "--retries",
+        type=_retries,
+        default=RETRIES,
+        metavar="N",
+        help="try a download again up to N times after a network or server error or a "
+        f"wrong sha256, waiting 1 s, 2 s, ... in between (default: {RETRIES})",
     )
     f.set_defaults(handler=cmd_data_fetch)
