@@ -1,9 +1,20 @@
-"""Runnable documentation: README examples and docstring examples are executed."""
+"""Runnable documentation: the examples of the README and of the documentation site
+(docs/) are executed, docstring examples too, and the CLI reference covers every option.
+
+- Every ``$ `` line of a ```` ```console ```` block runs with bash from the repository's
+  root folder; its standard output must equal the lines below it, exactly.
+- Every ```` ```python ```` block with ``>>>`` runs as a doctest (the blocks of one page
+  share their names), from the repository's root folder.
+- The CLI reference (generated from the parsers by ``sudokulab.cli.reference``) has an
+  entry with a help text for every option string, positional and command of every parser.
+"""
 
 from __future__ import annotations
 
+import argparse
 import doctest
 import importlib
+import io
 import pkgutil
 import re
 import subprocess
@@ -12,51 +23,90 @@ from pathlib import Path
 import pytest
 
 import sudokulab
+from sudokulab.cli import build_parser, reference
 
 REPO = Path(__file__).resolve().parent.parent
-README = (REPO / "README.md").read_text()
+#: Every page with examples: the README, then the site's pages.
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+
+_FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.S | re.M)
 
 
-def _console_examples() -> list[tuple[str, str]]:
-    """(command, expected stdout) for every `$ ` line of the README's console blocks."""
+def _blocks(path: Path, language: str) -> list[tuple[int, str]]:
+    """(line number, text) of every fenced block of ``language`` in a page."""
+    text = path.read_text()
+    return [
+        (text.count("\n", 0, m.start()) + 1, m.group(2))
+        for m in _FENCE.finditer(text)
+        if m.group(1) == language
+    ]
+
+
+def _console_examples() -> list[tuple[str, str, str]]:
+    """(where, command, expected stdout) for every `$ ` line of every console block."""
     examples = []
-    for block in re.findall(r"```console\n(.*?)```", README, re.S):
-        command, expected = None, []
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                if command is not None:
-                    examples.append((command, "".join(expected)))
-                command, expected = line[2:], []
-            else:
-                expected.append(line + "\n")
-        if command is not None:
-            examples.append((command, "".join(expected)))
+    for page in PAGES:
+        name = page.relative_to(REPO).as_posix()
+        for start, block in _blocks(page, "console"):
+            command, expected, line = None, [], start
+            for offset, text in enumerate(block.splitlines(), start + 1):
+                if text.startswith("$ "):
+                    if command is not None:
+                        examples.append((f"{name}:{line}", command, "".join(expected)))
+                    command, expected, line = text[2:], [], offset
+                else:
+                    expected.append(text + "\n")
+            if command is not None:
+                examples.append((f"{name}:{line}", command, "".join(expected)))
     return examples
 
 
 EXAMPLES = _console_examples()
 
 
-def test_readme_has_console_examples():
-    assert len(EXAMPLES) >= 8
+def test_every_use_has_console_examples():
+    pages = {where.split(":")[0] for where, _, _ in EXAMPLES}
+    assert "README.md" in pages
+    for page in (
+        "getting-started",
+        "comparing",
+        "cross-checking",
+        "bench",
+        "teaching",
+        "variants",
+        "data",
+    ):
+        assert any(p.endswith(f"{page}.md") for p in pages), page
+    assert len(EXAMPLES) >= 40
 
 
-@pytest.mark.parametrize(("command", "expected"), EXAMPLES, ids=[c[:50] for c, _ in EXAMPLES])
-def test_readme_console_example(command, expected):
+@pytest.mark.parametrize(
+    ("where", "command", "expected"), EXAMPLES, ids=[w for w, _, _ in EXAMPLES]
+)
+def test_console_example(where, command, expected):
     proc = subprocess.run(
         ["bash", "-c", command], cwd=REPO, capture_output=True, text=True, timeout=120
     )
-    assert proc.stdout == expected, proc.stderr
+    assert proc.stdout == expected, f"{where}: {command}\n{proc.stderr}"
 
 
-def test_readme_python_examples():
+PYTHON_PAGES = [p for p in PAGES if any(">>>" in b for _, b in _blocks(p, "python"))]
+
+
+@pytest.mark.parametrize("page", PYTHON_PAGES, ids=[p.name for p in PYTHON_PAGES])
+def test_python_examples(page, monkeypatch):
+    monkeypatch.chdir(REPO)  # the examples read files by their path from the root
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    for number, block in enumerate(re.findall(r"```python\n(.*?)```", README, re.S)):
-        test = parser.get_doctest(block, {}, f"README python block {number}", "README.md", 0)
-        runner.run(test)
+    name = page.relative_to(REPO).as_posix()
+    globs: dict = {}  # one page's blocks share their names, as a reader would
+    report = io.StringIO()
+    for start, block in _blocks(page, "python"):
+        if ">>>" in block:
+            test = parser.get_doctest(block, globs, f"{name}:{start}", name, start)
+            runner.run(test, out=report.write, clear_globs=False)
     result = runner.summarize(verbose=False)
-    assert result.attempted > 0 and result.failed == 0
+    assert result.attempted > 0 and result.failed == 0, report.getvalue()
 
 
 def _modules():
@@ -72,3 +122,95 @@ def test_docstring_examples(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+# --- the CLI reference -------------------------------------------------------------------
+
+
+def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The parser and, after it, every subcommand's parser, at any depth."""
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found += _parsers(sub)
+    return found
+
+
+def _rows(section: str) -> list[tuple[str, str]]:
+    """(first cell, second cell) of every table row of a section ('\\|' is not a border)."""
+    rows = []
+    for line in section.splitlines():
+        if line.startswith("| ") and not line.startswith("|---"):
+            cells = re.split(r"(?<!\\)\|", line)
+            rows.append((cells[1].strip(), cells[2].strip()))
+    return rows
+
+
+def missing_entries(parser: argparse.ArgumentParser, text: str) -> list[str]:
+    """What the reference ``text`` lacks: every option string, positional or command of
+    ``parser`` and its subcommands that has no entry with a help text in its command's
+    section. Read from argparse itself, not from the generator."""
+    missing = []
+    for command in _parsers(parser):
+        heading = f"## {command.prog} {{#"
+        if heading not in text:
+            missing.append(f"{command.prog}: no section")
+            continue
+        start = text.index(heading)
+        end = text.find("\n## ", start + 1)
+        rows = _rows(text[start : end if end != -1 else len(text)])
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                wanted = [f"{command.prog} {name}" for name in action.choices]
+            elif action.option_strings:
+                wanted = list(action.option_strings)
+            else:
+                wanted = [action.metavar or action.dest]
+            for name in wanted:
+                helps = [
+                    help
+                    for first, help in rows
+                    if re.search(rf"`{re.escape(name)}[` ]", first) is not None
+                ]
+                if not any(helps):  # no row, or only rows without a help text
+                    missing.append(f"{command.prog}: {name}")
+    return missing
+
+
+def test_the_cli_reference_has_every_option_with_its_help():
+    parser = build_parser()
+    assert missing_entries(parser, reference.markdown(parser)) == []
+
+
+def test_an_option_without_help_is_caught():
+    parser = argparse.ArgumentParser(prog="demo")
+    parser.add_argument("--quiet", action="store_true")  # no help text
+    parser.add_argument("--level", type=int, default=3, help="how much")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = commands.add_parser("run", help="run it")
+    sub.add_argument("target")  # no help text
+    commands.add_parser("stop")  # no summary
+    assert missing_entries(parser, reference.markdown(parser)) == [
+        "demo: --quiet",
+        "demo: demo stop",
+        "demo run: target",
+    ]
+
+
+def test_the_cli_reference_shows_choices_defaults_and_examples():
+    text = reference.markdown()
+    assert "| `--propagation {none,forward,singles,hidden}` |" in text
+    assert "| `--number N` | the N-th puzzle of the input (default: `1`) |" in text
+    assert "sudokulab data fetch top95 hardest easy50 --cache /tmp/sets" in text
+    assert "## sudokulab data fetch {#sudokulab-data-fetch}" in text
+
+
+def test_the_cli_page_has_the_marker_the_build_replaces():
+    assert "<!-- cli-reference -->" in (REPO / "docs" / "cli.md").read_text()
+
+
+def test_every_page_is_in_the_site_navigation():
+    config = (REPO / "mkdocs.yml").read_text()
+    pages = [p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs").rglob("*.md")]
+    assert [p for p in pages if f": {p}\n" not in config] == []

@@ -53,10 +53,24 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         epilog=BENCH_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("sets", nargs="*", metavar="SET", help="catalog name or file path")
-    p.add_argument("--backends", metavar="LIST", help="comma-separated backend specs")
     p.add_argument(
-        "--timeout", type=positive_float, default=10.0, metavar="S", help="per puzzle (10)"
+        "sets",
+        nargs="*",
+        metavar="SET",
+        help="a catalog set name or a file of puzzles (default: the sets the project ships)",
+    )
+    p.add_argument(
+        "--backends",
+        metavar="LIST",
+        help="comma-separated backend specs (default: every available backend, then the "
+        "native presets)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=10.0,
+        metavar="S",
+        help="seconds per puzzle (default: 10)",
     )
     p.add_argument(
         "--workers",
@@ -65,7 +79,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="N",
         help="worker processes per backend (default: one per core)",
     )
-    p.add_argument("--repeats", type=positive_int, default=1, metavar="R", help="runs per puzzle")
+    p.add_argument(
+        "--repeats",
+        type=positive_int,
+        default=1,
+        metavar="R",
+        help="solve each puzzle R times with each backend (default: 1)",
+    )
     p.add_argument("--unique", action="store_true", help="also check uniqueness (limit 2)")
     p.add_argument("--sample", type=positive_int, metavar="N", help="a random sample of N per set")
     p.add_argument("--seed", type=int, default=0, help="seed of --sample (default: 0)")
@@ -79,7 +99,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         description="Summarise stored runs per set and backend (default: the latest). "
         "With two runs, also show them side by side with the ratio of their mean times.",
     )
-    p.add_argument("runs", nargs="*", type=int, metavar="RUN")
+    p.add_argument(
+        "runs",
+        nargs="*",
+        type=int,
+        metavar="RUN",
+        help="a run number of the store (default: the latest); with two, they are also compared",
+    )
     _common(p)
     p.set_defaults(handler=cmd_report)
 
@@ -87,11 +113,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     add_data_dir_option(p)
     p.add_argument(
-        "--out", default=DEFAULT_OUT, metavar="DIR", help=f"results folder ({DEFAULT_OUT})"
+        "--out",
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help=f"results folder: the store and the run-N/ reports (default: {DEFAULT_OUT})",
     )
-    p.add_argument("--format", choices=FORMATS, default="table", help="report format")
+    p.add_argument(
+        "--format", choices=FORMATS, default="table", help="report format (default: table)"
+    )
     p.add_argument("--baseline", metavar="SPEC", help="speeds relative to this backend")
-    p.add_argument("--no-plots", action="store_true", help="skip the plots")
+    p.add_argument("--no-plots", action="store_true", help="write no plots (faster)")
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
 
 
@@ -238,14 +269,14 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
         summary = report.summary(results, baseline=args.baseline)
         if args.format == "table" and not args.wide:
             summary = summary[[c for c in COMPACT if c in summary]]
-        print(report.render(summary, args.format))
+        sys.stdout.write(report.render(summary, args.format))
     if len(runs) == 2:
         old, new = (store.results([r]) for r in runs)
         print(
             f"run {runs[0]} -> run {runs[1]} (old/new > 1: run {runs[1]} is faster)",
             file=sys.stderr,
         )
-        print(report.render(report.compare(old, new), args.format))
+        sys.stdout.write(report.render(report.compare(old, new), args.format))
     results = store.results(runs)
     folder = Path(args.out) / f"run-{'-'.join(map(str, runs))}"
     folder.mkdir(parents=True, exist_ok=True)

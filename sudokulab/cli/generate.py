@@ -62,12 +62,26 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_size_option(p, default=9, help="grid size (default: 9)")
-    p.add_argument("--variant", choices=KINDS, default="classic", help="(default: classic)")
-    p.add_argument("--difficulty", choices=DIFFICULTIES, help="(default: any)")
+    p.add_argument(
+        "--variant",
+        choices=KINDS,
+        default="classic",
+        help="the rules: classic, x (diagonals), hyper (windows), jigsaw (irregular "
+        "regions) or killer (cages) (default: classic)",
+    )
+    p.add_argument(
+        "--difficulty",
+        choices=DIFFICULTIES,
+        help="what solving must need: easy (naked singles), medium (hidden singles), "
+        "hard (guesses) (default: any)",
+    )
     p.add_argument("--count", type=positive_int, default=1, help="puzzles to make (default: 1)")
     p.add_argument("--seed", type=int, help="same seed, same puzzles (default: random, shown)")
     p.add_argument(
-        "--symmetry", choices=("none", "rotational"), default="none", help="of the givens"
+        "--symmetry",
+        choices=("none", "rotational"),
+        default="none",
+        help="rotational: clues removed in pairs opposite through the centre (default: none)",
     )
     p.add_argument(
         "--format",
