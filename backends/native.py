@@ -10,16 +10,26 @@ from .. import native
 from ..models import Model
 from ..native import _search_batch_py, reference
 from ..native.reference import Cage
-from .base import Backend, check_options, check_request
+from .base import Backend, WholeNumber, check_options, check_request
 from .result import Result, status_of
 
 
 class NativeBackend(Backend):
-    """Our propagate-and-backtrack engine; options ``propagation`` and ``order``."""
+    """Our propagate-and-backtrack engine; options ``propagation``, ``order`` and
+    ``max_guesses``.
+
+    ``max_guesses`` is a budget of work (see :mod:`sudokulab.native.reference`): a search
+    that would need more guesses stops with status ``timeout``, at the same guess on
+    every machine, where a deadline stops wherever the machine's speed has got to.
+    """
 
     kinds = frozenset({"alldifferent", "sum"})
-    options = {"propagation": reference.PROPAGATIONS, "order": reference.ORDERS}
-    stops_itself = True  # the search looks at the clock itself
+    options = {
+        "propagation": reference.PROPAGATIONS,
+        "order": reference.ORDERS,
+        "max_guesses": WholeNumber,
+    }
+    stops_itself = True  # the search looks at the clock (and counts its guesses) itself
     batch = True  # solve_batch: many models per call, each with its own timeout
     requires = ""
 
@@ -51,13 +61,22 @@ class NativeBackend(Backend):
         check_request(self, model, limit)
         propagation = options.get("propagation", "hidden")
         order = options.get("order", "mrv")
+        budget = options.get("max_guesses")
         start = time.perf_counter()
         units, cages = shape_of(model)
         deadline = None if timeout is None else start + timeout
         out = self._search(
-            model.size, units, model.givens, propagation, order, limit, deadline, cages=cages
+            model.size,
+            units,
+            model.givens,
+            propagation,
+            order,
+            limit,
+            deadline,
+            cages=cages,
+            max_guesses=budget,
         )
-        return self._result(out, time.perf_counter() - start, propagation, order)
+        return self._result(out, time.perf_counter() - start, propagation, order, budget)
 
     def solve_batch(
         self,
@@ -76,6 +95,7 @@ class NativeBackend(Backend):
             check_request(self, model, limit)
         propagation = options.get("propagation", "hidden")
         order = options.get("order", "mrv")
+        budget = options.get("max_guesses")
         results: list[Result] = []
         start = 0
         while start < len(models):
@@ -87,29 +107,46 @@ class NativeBackend(Backend):
             givens = [m.givens for m in models[start:end]]
             units, cages = shape
             for timed in self._search_batch(
-                size, units, givens, propagation, order, limit, timeout, cages=cages
+                size,
+                units,
+                givens,
+                propagation,
+                order,
+                limit,
+                timeout,
+                cages=cages,
+                max_guesses=budget,
             ):
-                results.append(self._result(timed.outcome, timed.seconds, propagation, order))
+                results.append(
+                    self._result(timed.outcome, timed.seconds, propagation, order, budget)
+                )
             start = end
         return results
 
-    def _result(self, out: Any, elapsed: float, propagation: str, order: str) -> Result:
-        """The engine's outcome as a Result."""
+    def _result(
+        self, out: Any, elapsed: float, propagation: str, order: str, budget: int | None
+    ) -> Result:
+        """The engine's outcome as a Result: a spent budget is a timeout, as a deadline is."""
+        stats = {
+            "engine": self.engine,
+            "propagation": propagation,
+            "order": order,
+            "nodes": out.nodes,
+            "guesses": out.guesses,
+            "backtracks": out.backtracks,
+            "budget_spent": out.budget_spent,
+        }
+        if budget is not None:
+            stats["max_guesses"] = budget
         return Result(
             backend=self.name,
-            status=status_of(out.count, out.complete, out.timed_out),
+            status=status_of(out.count, out.complete, out.timed_out or out.budget_spent),
             solutions=out.solutions,
             count=out.count,
             exact=out.complete,
             solve_time=elapsed,
-            stats={
-                "engine": self.engine,
-                "propagation": propagation,
-                "order": order,
-                "nodes": out.nodes,
-                "guesses": out.guesses,
-                "backtracks": out.backtracks,
-            },
+            stats=stats,
+            message=f"the budget of {budget} guesses was spent" if out.budget_spent else "",
         )
 
 

@@ -16,7 +16,9 @@ class Status(StrEnum):
     SOLVED = "solved"  # at least one solution (unique if the count was checked)
     UNSOLVABLE = "unsolvable"  # the search finished and found none
     MULTIPLE = "multiple"  # a uniqueness check found more than one
-    TIMEOUT = "timeout"  # the deadline stopped the search (solutions found so far are kept)
+    # the deadline, or a backend's work budget (the native engine's max_guesses), stopped
+    # the search; the solutions found so far are kept
+    TIMEOUT = "timeout"
     ERROR = "error"  # the backend failed; ``message`` says why
     INVALID = "invalid"  # the givens break the rules; ``message`` names the clash
 
@@ -26,11 +28,13 @@ class Result(Displayed):
     """What one backend did with one puzzle.
 
     ``count`` is the number of solutions found; it is exact when ``exact`` is true (the
-    search finished) and a lower bound otherwise (it stopped at the limit or deadline).
+    search finished) and a lower bound otherwise (it stopped at the limit, the deadline
+    or a work budget).
     ``solutions`` holds the first ones found, in the backend's order (the native engine
     keeps at most 1000 grids, however many it counts).
     Times are in seconds; ``stats`` holds the backend's own counters (for the native
-    engine: nodes, guesses, backtracks).
+    engine: nodes, guesses, backtracks, and ``budget_spent``: whether its ``max_guesses``
+    budget stopped the search).
     """
 
     backend: str
@@ -80,8 +84,8 @@ class Result(Displayed):
 def status_of(count: int, exact: bool, timed_out: bool) -> Status:
     """The status a search's outcome earns (one rule for every backend).
 
-    A search stopped by its deadline is a timeout whatever it found (its solutions and
-    lower-bound count are still kept in the result).
+    A search stopped by its deadline or its work budget (``timed_out``) is a timeout
+    whatever it found (its solutions and lower-bound count are still kept in the result).
     """
     if timed_out:
         return Status.TIMEOUT

@@ -9,6 +9,8 @@ same solutions in the same order and the same nodes, guesses and backtracks.
 Python work per puzzle; each puzzle's time is measured by the engine itself).
 :data:`BITBOARD` says whether the C core solves classic 9x9 grids under ``hidden`` with its
 bitboard solver (on CPUs with AVX2): the same answers and counters, 1.7x to 2.2x as fast.
+Both take ``max_guesses``, a budget of work that stops a search at the same guess in
+either implementation on any machine (see :mod:`sudokulab.native.reference`).
 
 Which one runs:
     the compiled core when it imports; otherwise the reference, with a warning saying why.
@@ -93,11 +95,14 @@ def _search_c(
     deadline: float | None = None,
     keep: int = KEEP,
     cages: tuple[Cage, ...] = (),
+    max_guesses: int | None = None,
 ) -> Outcome:
     """Solve one grid with the compiled core: same arguments and answers as the reference."""
     tables = _core_tables(size, units, cages, propagation, order)
     timeout = None if deadline is None else deadline - time.perf_counter()
-    return Outcome(*_core.search(tables, givens, propagation, order, limit, timeout, keep))
+    return Outcome(
+        *_core.search(tables, givens, propagation, order, limit, timeout, keep, max_guesses)
+    )
 
 
 def _core_tables(
@@ -128,11 +133,15 @@ def _search_batch_c(
     timeout: float | None = None,
     keep: int = KEEP,
     cages: tuple[Cage, ...] = (),
+    max_guesses: int | None = None,
 ) -> list[Timed]:
     """Many grids of one shape in one C call (see :func:`search_batch`)."""
     tables = _core_tables(size, units, cages, propagation, order)
-    answers = _core.search_batch(tables, puzzles, propagation, order, limit, timeout, keep)
-    return [Timed(Outcome(*a[:7]), a[7]) for a in answers]
+    answers = _core.search_batch(
+        tables, puzzles, propagation, order, limit, timeout, keep, max_guesses
+    )
+    # Each answer is an Outcome's fields in order, then the search's seconds.
+    return [Timed(Outcome(*a[:-1]), a[-1]) for a in answers]
 
 
 def _search_batch_py(
@@ -145,6 +154,7 @@ def _search_batch_py(
     timeout: float | None = None,
     keep: int = KEEP,
     cages: tuple[Cage, ...] = (),
+    max_guesses: int | None = None,
 ) -> list[Timed]:
     """Many grids with the reference, one after the other (see :func:`search_batch`)."""
     engine = Engine(size, units, propagation, order, cages)
@@ -152,11 +162,12 @@ def _search_batch_py(
         raise ValueError(f"limit must be at least 1, got {limit}")
     if keep < 0:
         raise ValueError(f"keep must be at least 0, got {keep}")
+    reference.check_budget(max_guesses)
     out = []
     for givens in puzzles:
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
-        outcome = engine.search(givens, limit, deadline, keep)
+        outcome = engine.search(givens, limit, deadline, keep, max_guesses)
         out.append(Timed(outcome, time.perf_counter() - start))
     return out
 
@@ -164,7 +175,8 @@ def _search_batch_py(
 search = reference.search if _core is None else _search_c
 
 #: Solve many grids of one shape with the same knobs, ``timeout`` seconds each (None: no
-#: deadline), each from its own start; one :class:`Timed` per puzzle, in order.
+#: deadline), each from its own start, and ``max_guesses`` guesses each (None: no
+#: budget); one :class:`Timed` per puzzle, in order.
 search_batch = _search_batch_py if _core is None else _search_batch_c
 
 __all__ = [

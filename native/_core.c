@@ -28,7 +28,8 @@
  *     candidates); a state (masks, where, placed) is one block, copied in one memcpy per
  *     guess; on the last candidate of a frame its state is reused in place and the
  *     frame stays on the stack until it is popped (and counted as a backtrack);
- *   - the clock is read every 256 guesses;
+ *   - the clock is read every 256 guesses, and the guess budget (max_guesses) is checked
+ *     before each guess, both in one place (next_guess) that both searches share;
  *   - the classic 9x9 shape (rows, columns, boxes, no cages) under hidden runs its own
  *     search, run_board9, on CPUs with AVX2: the same rules on digit planes (one AVX2
  *     vector of three band words per digit), every single of a digit placed at once, a
@@ -44,13 +45,14 @@
  * the propagation queue; the last call's block is kept for the next) and releases the
  * GIL while it searches.
  * search_batch(...) reads every puzzle first, then runs them all in one arena without
- * the GIL (each with its own deadline and its own clocked time) and builds the answers
+ * the GIL (each with its own deadline, budget and clocked time) and builds the answers
  * at the end: no Python work per puzzle inside the loop.
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -1287,13 +1289,14 @@ typedef struct {
     long long limit; /* 0: no limit */
     int has_deadline;
     int64_t deadline_ns;
+    unsigned long long max_guesses; /* the guess budget; ULLONG_MAX: none */
     Py_ssize_t keep;
     /* out */
     uint8_t *solutions; /* kept grids, ncells values each */
     Py_ssize_t nsolutions;
     Py_ssize_t solcap;
     unsigned long long count, nodes, guesses, backtracks;
-    int complete, timed_out;
+    int complete, timed_out, budget_spent;
     int nomem;
     int64_t elapsed_ns; /* the search's own time */
 } Run;
@@ -1332,7 +1335,11 @@ keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
  * tried are popped (each a backtrack); the next candidate of the top frame (the lowest
  * untried value) is taken into *bit and counted as a guess, and the clock is read every
  * 256 guesses. 1 with a guess to place (in the top frame), or 0 when the search ends: the
- * stack is empty (r->complete) or the deadline passed (r->timed_out).
+ * stack is empty (r->complete), the budget has no guess left for that candidate
+ * (r->budget_spent: checked before the guess is counted, as the reference does), or the
+ * deadline passed (r->timed_out). Without a budget max_guesses is ULLONG_MAX, which a
+ * count of guesses never reaches: one compare per guess, no branch on whether there is
+ * a budget.
  */
 static inline __attribute__((always_inline)) int
 next_guess(Run *r, Frame *stack, int *sp, uint32_t *bit)
@@ -1348,6 +1355,10 @@ next_guess(Run *r, Frame *stack, int *sp, uint32_t *bit)
             (*sp)--;
             r->backtracks++;
             continue;
+        }
+        if (r->guesses == r->max_guesses) {
+            r->budget_spent = 1;
+            return 0;
         }
         *bit = untried & (~untried + 1u);
         f->untried = untried ^ *bit;
@@ -1389,7 +1400,9 @@ next_guess(Run *r, Frame *stack, int *sp, uint32_t *bit)
  * the contradiction is the same). MRV counts candidates with bit-sliced adders over the
  * planes and takes the lowest cell with the fewest. So the nodes, guesses, backtracks
  * and solutions are the reference's (tests/test_core_board9.py checks this against the
- * general engine on whole sets; the identity tests check it against the reference).
+ * general engine on whole sets; the identity tests check it against the reference), and
+ * as it takes its guesses from next_guess too, a deadline or a guess budget stops it
+ * where it stops the general engine.
  * A state is 320 bytes (the general engine's is 1.4 KB), copied once per guess.
  *
  * Compiled for AVX2 (target attribute) where the compiler can, used when the CPU has it
@@ -1707,6 +1720,7 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     const uint32_t full = x->full;
     r->complete = 0;
     r->timed_out = 0;
+    r->budget_spent = 0;
     if (ncells < 1 || ncells > MAX_SIZE * MAX_SIZE)
         return 0; /* Tables never makes such a shape */
 #if HAVE_BOARD9
@@ -1821,10 +1835,11 @@ typedef struct {
     long long limit; /* 0: no limit */
     int has_timeout;
     int64_t timeout_ns;
+    unsigned long long max_guesses; /* ULLONG_MAX: no budget */
     Py_ssize_t keep;
 } Knobs;
 
-/* A count (limit, keep) from a Python int, at least lo; *huge when beyond a long long.
+/* A count (limit, keep, max_guesses) from a Python int, at least lo; *huge when beyond a long long.
  * 0, or -1 with a TypeError (not an int: `expected` says what is) or a ValueError set. */
 static int
 read_count(PyObject *obj, const char *what, const char *expected, long long lo,
@@ -1848,9 +1863,10 @@ read_count(PyObject *obj, const char *what, const char *expected, long long lo,
     return 0;
 }
 
+/* The knobs from their Python values; max_guesses_obj NULL or None: no budget. */
 static int
 parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
-            PyObject *timeout_obj, PyObject *keep_obj, Knobs *k)
+            PyObject *timeout_obj, PyObject *keep_obj, PyObject *max_guesses_obj, Knobs *k)
 {
     static const char *const props[] = {"none", "forward", "singles", "hidden"};
     static const char *const orders[] = {"mrv", "first"};
@@ -1884,6 +1900,14 @@ parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
     if (read_count(keep_obj, "keep", "an int", 0, &n, &huge) < 0)
         return -1;
     k->keep = (huge || n > PY_SSIZE_T_MAX) ? PY_SSIZE_T_MAX : (Py_ssize_t)n;
+    k->max_guesses = ULLONG_MAX;
+    if (max_guesses_obj != NULL && max_guesses_obj != Py_None) {
+        /* the reference's check_budget message, word for word */
+        if (read_count(max_guesses_obj, "max_guesses", "an int or None", 0, &n, &huge) < 0)
+            return -1;
+        if (!huge) /* beyond 2**63: as good as no budget */
+            k->max_guesses = (unsigned long long)n;
+    }
     return 0;
 }
 
@@ -2031,6 +2055,7 @@ arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r)
     int64_t start = now_ns();
     r->has_deadline = k->has_timeout;
     r->deadline_ns = start + k->timeout_ns;
+    r->max_guesses = k->max_guesses;
     a->x.overflow = 0;
     int ok = run_search(&a->x, r, a->states, a->stride, a->stack);
     r->elapsed_ns = now_ns() - start;
@@ -2047,7 +2072,8 @@ run_error(const Run *r)
     return NULL;
 }
 
-/* (solutions, count, complete, timed_out, nodes, guesses, backtracks[, seconds]). */
+/* (solutions, count, complete, timed_out, budget_spent, nodes, guesses, backtracks
+ * [, seconds]): the fields of reference.Outcome in its order, then the search's time. */
 static PyObject *
 outcome_tuple(const Run *r, int ncells, PyObject *const *small, int timed)
 {
@@ -2068,11 +2094,12 @@ outcome_tuple(const Run *r, int ncells, PyObject *const *small, int timed)
         }
     }
     if (timed)
-        return Py_BuildValue("(NKNNKKKd)", sols, r->count, PyBool_FromLong(r->complete),
-                             PyBool_FromLong(r->timed_out), r->nodes, r->guesses,
-                             r->backtracks, (double)r->elapsed_ns / 1e9);
-    return Py_BuildValue("(NKNNKKK)", sols, r->count, PyBool_FromLong(r->complete),
-                         PyBool_FromLong(r->timed_out), r->nodes, r->guesses, r->backtracks);
+        return Py_BuildValue("(NKNNNKKKd)", sols, r->count, PyBool_FromLong(r->complete),
+                             PyBool_FromLong(r->timed_out), PyBool_FromLong(r->budget_spent),
+                             r->nodes, r->guesses, r->backtracks, (double)r->elapsed_ns / 1e9);
+    return Py_BuildValue("(NKNNNKKK)", sols, r->count, PyBool_FromLong(r->complete),
+                         PyBool_FromLong(r->timed_out), PyBool_FromLong(r->budget_spent),
+                         r->nodes, r->guesses, r->backtracks);
 }
 
 /* The ints 0..MAX_SIZE, for the grids; 0 on failure (then none is held). */
@@ -2101,17 +2128,18 @@ static PyObject *
 core_search(PyObject *module, PyObject *args, PyObject *kwds)
 {
     (void)module;
-    static char *kwlist[] = {"tables", "givens", "propagation", "order",
-                             "limit",  "timeout", "keep",       NULL};
+    static char *kwlist[] = {"tables", "givens",  "propagation", "order",
+                             "limit",  "timeout", "keep",        "max_guesses", NULL};
     PyObject *tables_obj, *givens_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
-        *keep_obj;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO:search", kwlist, &TablesType,
+        *keep_obj, *max_guesses_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO|O:search", kwlist, &TablesType,
                                      &tables_obj, &givens_obj, &prop_obj, &order_obj,
-                                     &limit_obj, &timeout_obj, &keep_obj))
+                                     &limit_obj, &timeout_obj, &keep_obj, &max_guesses_obj))
         return NULL;
     TablesObject *t = (TablesObject *)tables_obj;
     Knobs k;
-    if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, &k) < 0)
+    if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, max_guesses_obj,
+                    &k) < 0)
         return NULL;
     uint8_t givens[MAX_SIZE * MAX_SIZE];
     if (read_givens(givens_obj, t, givens, "givens") < 0)
@@ -2143,16 +2171,18 @@ core_search_batch(PyObject *module, PyObject *args, PyObject *kwds)
 {
     (void)module;
     static char *kwlist[] = {"tables", "puzzles", "propagation", "order",
-                             "limit",  "timeout", "keep",        NULL};
+                             "limit",  "timeout", "keep",        "max_guesses", NULL};
     PyObject *tables_obj, *puzzles_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
-        *keep_obj;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO:search_batch", kwlist,
+        *keep_obj, *max_guesses_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO|O:search_batch", kwlist,
                                      &TablesType, &tables_obj, &puzzles_obj, &prop_obj,
-                                     &order_obj, &limit_obj, &timeout_obj, &keep_obj))
+                                     &order_obj, &limit_obj, &timeout_obj, &keep_obj,
+                                     &max_guesses_obj))
         return NULL;
     TablesObject *t = (TablesObject *)tables_obj;
     Knobs k;
-    if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, &k) < 0)
+    if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, max_guesses_obj,
+                    &k) < 0)
         return NULL;
     PyObject *seq = PySequence_Fast(puzzles_obj, "puzzles must be a sequence of givens");
     if (seq == NULL)
@@ -2238,19 +2268,22 @@ done:
 
 static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
-     "search(tables, givens, propagation, order, limit, timeout, keep)\n--\n\n"
+     "search(tables, givens, propagation, order, limit, timeout, keep, max_guesses=None)"
+     "\n--\n\n"
      "Search one grid (see sudokulab.native.reference). givens: n*n ints in 0..n; "
      "propagation: none, forward, singles or hidden; order: mrv or first; limit: an int "
      ">= 1 or None; timeout: seconds from the call or None; keep: solution grids to "
-     "return. Returns (solutions, count, complete, timed_out, nodes, guesses, "
-     "backtracks)."},
+     "return; max_guesses: the guess budget, an int >= 0 or None. Returns (solutions, "
+     "count, complete, timed_out, budget_spent, nodes, guesses, backtracks)."},
     {"search_batch", (PyCFunction)(void (*)(void))core_search_batch,
      METH_VARARGS | METH_KEYWORDS,
-     "search_batch(tables, puzzles, propagation, order, limit, timeout, keep)\n--\n\n"
+     "search_batch(tables, puzzles, propagation, order, limit, timeout, keep, "
+     "max_guesses=None)\n--\n\n"
      "Search many grids of one shape in one call, without the GIL: the same as search on "
-     "each, with timeout per puzzle (from its own start). Returns a list of (solutions, "
-     "count, complete, timed_out, nodes, guesses, backtracks, seconds), seconds being "
-     "that puzzle's search time measured in C."},
+     "each, with timeout and max_guesses per puzzle (the timeout from its own start). "
+     "Returns a list of (solutions, count, complete, timed_out, budget_spent, nodes, "
+     "guesses, backtracks, seconds), seconds being that puzzle's search time measured in "
+     "C."},
     {NULL, NULL, 0, NULL},
 };
 

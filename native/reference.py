@@ -49,8 +49,25 @@ Search
     cell and tries its candidates in ascending order; each candidate is placed in a copy
     of the state and propagated. If every candidate of that one cell fails, the state is
     dead (no other cell needs to be tried). A state with every cell placed is a solution;
-    the search goes on until ``limit`` solutions are found, the space is exhausted, or the
-    deadline passes.
+    the search goes on until ``limit`` solutions are found, the space is exhausted, the
+    deadline passes, or the guess budget is spent.
+
+Two ways to stop a search early
+    ``deadline`` (seconds on ``time.perf_counter``) is read every 256 guesses: where it
+    stops the search depends on the machine's speed and load. ``max_guesses`` (None: no
+    budget) is a budget of work that does not: a search with ``max_guesses=n`` stops
+    where it would make guess number ``n + 1`` (a branching cell still has an untried
+    candidate and ``n`` guesses are made). It then has ``complete=False`` and
+    ``budget_spent=True``, and its solutions and counters are those of the work done up
+    to there: ``guesses == n``, and the frames abandoned on the way to that candidate
+    count as backtracks as usual. A search that ends without needing guess ``n + 1`` (it
+    exhausts the space, or finds ``limit`` solutions) is not stopped by the budget, even
+    with exactly ``n`` guesses. ``max_guesses=0`` solves by propagation alone: the root is
+    the only node, and a puzzle propagation does not solve stops there at once. So the
+    same budget stops the same search at the same point on every machine, in every
+    implementation (the compiled core, and its bitboard solver, too). The deadline is
+    read after the guess is counted and before it is placed, the budget before the guess
+    is counted; when both apply, whichever comes first stops the search.
 
 Statistics (defined so that another implementation can match them exactly)
     ``nodes``       states reached without contradiction: the root (when its propagation
@@ -112,6 +129,7 @@ class Outcome:
     count: int  # solutions found (all counted, only the first ``keep`` kept)
     complete: bool  # the search space was exhausted: the count is exact
     timed_out: bool  # the deadline stopped the search
+    budget_spent: bool  # the guess budget (max_guesses) stopped the search
     nodes: int
     guesses: int
     backtracks: int
@@ -129,6 +147,19 @@ class Tables:
     cages: tuple[tuple[int, ...], ...] = ()  # the cells of each cage
     combos: tuple[tuple[int, ...], ...] = ()  # each cage's value sets (masks), ascending
     cage_of: tuple[int, ...] | None = None  # each cell's cage, -1 for none; None: no cages
+
+
+def check_budget(max_guesses: int | None) -> None:
+    """TypeError or ValueError for a guess budget that is not None or an int >= 0.
+
+    The compiled core raises the same errors with the same messages.
+    """
+    if max_guesses is None:
+        return
+    if not isinstance(max_guesses, int):
+        raise TypeError(f"max_guesses must be an int or None, not {type(max_guesses).__name__}")
+    if max_guesses < 0:
+        raise ValueError(f"max_guesses must be at least 0, got {max_guesses}")
 
 
 def check_knobs(propagation: str, order: str) -> None:
@@ -486,8 +517,10 @@ class Engine:
         limit: int | None = 1,
         deadline: float | None = None,
         keep: int = KEEP,
+        max_guesses: int | None = None,
     ) -> Outcome:
-        """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter).
+        """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)
+        and within ``max_guesses`` guesses (None: no budget; see the module docstring).
 
         The first ``keep`` solutions are returned as grids; all are counted.
         """
@@ -495,13 +528,15 @@ class Engine:
             raise ValueError(f"limit must be at least 1, got {limit}")
         if keep < 0:
             raise ValueError(f"keep must be at least 0, got {keep}")
+        check_budget(max_guesses)
         solutions: list[tuple[int, ...]] = []
         found = nodes = guesses = backtracks = 0
         start = self.root(givens)
         if start is None:
-            return Outcome((), 0, True, False, 0, 0, 0)
+            return Outcome((), 0, True, False, False, 0, 0, 0)
         place, choose = self._place, self._choose
         clock = time.perf_counter
+        budget = -1 if max_guesses is None else max_guesses  # -1: guesses never equal it
         trace = self.trace
         # A frame is [masks, placed, cell, candidates not yet tried] of a branching cell.
         stack: list[list] = []
@@ -520,7 +555,7 @@ class Engine:
                     solutions.append(tuple(m.bit_length() for m in masks))
                 if limit is not None and found >= limit:
                     return Outcome(
-                        tuple(solutions), found, False, False, nodes, guesses, backtracks
+                        tuple(solutions), found, False, False, False, nodes, guesses, backtracks
                     )
             else:
                 stack.append([masks, placed, cell, masks[cell]])
@@ -534,6 +569,10 @@ class Engine:
                     if trace is not None:
                         trace.backtrack(frame[2], len(stack) + 1)
                     continue
+                if guesses == budget:  # the next guess would be one too many
+                    return Outcome(
+                        tuple(solutions), found, False, False, True, nodes, guesses, backtracks
+                    )
                 bit = untried & -untried
                 untried ^= bit
                 frame[3] = untried
@@ -541,7 +580,9 @@ class Engine:
                 if trace is not None:
                     trace.guess(frame[2], bit, frame[0][frame[2]], len(stack))
                 if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
-                    return Outcome(tuple(solutions), found, False, True, nodes, guesses, backtracks)
+                    return Outcome(
+                        tuple(solutions), found, False, True, False, nodes, guesses, backtracks
+                    )
                 if untried:
                     masks, placed = frame[0][:], frame[1][:]
                 else:  # last candidate: the frame's state is never needed again
@@ -549,7 +590,9 @@ class Engine:
                 if place(masks, placed, frame[2], bit):
                     break
             else:
-                return Outcome(tuple(solutions), found, True, False, nodes, guesses, backtracks)
+                return Outcome(
+                    tuple(solutions), found, True, False, False, nodes, guesses, backtracks
+                )
 
 
 def search(
@@ -562,6 +605,8 @@ def search(
     deadline: float | None = None,
     keep: int = KEEP,
     cages: tuple[Cage, ...] = (),
+    max_guesses: int | None = None,
 ) -> Outcome:
     """Solve one grid with the reference engine (see the module docstring)."""
-    return Engine(size, units, propagation, order, cages).search(givens, limit, deadline, keep)
+    engine = Engine(size, units, propagation, order, cages)
+    return engine.search(givens, limit, deadline, keep, max_guesses)

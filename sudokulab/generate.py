@@ -2,13 +2,18 @@
 
 1. A solved grid: n random cells get the values 1..n in random order (they cannot clash:
    they are all different) and the native engine completes them; a seeding it cannot
-   complete within 256 guesses is redrawn (see :func:`solved_grid`). Jigsaw regions are
-   the boxes reshaped by random swaps of border cells that keep every region contiguous.
+   complete within :data:`SEEDING_GUESSES` guesses is redrawn (see :func:`solved_grid`).
+   Jigsaw regions are the boxes reshaped by random swaps of border cells that keep every
+   region contiguous.
 2. Clues removed, in random order (pairs of cells opposite through the centre with
    ``symmetry="rotational"``), each removal kept only while the puzzle stays unique:
-   the engine's count with limit 2 is 1. A difficulty makes the test stricter:
-   ``easy`` keeps a removal only if ``singles`` propagation still solves it with no
-   guess, ``medium`` only if ``hidden`` does.
+   the engine's count with limit 2 is 1, settled within :data:`CHECK_GUESSES` guesses.
+   A check that needs more keeps the clue: the puzzle stays provably unique, and the
+   work stays bounded (on 25x25 grids some checks would run to millions of guesses,
+   minutes for one puzzle; within the budget it takes seconds and keeps about as many
+   blanks). A difficulty makes the test stricter: ``easy`` keeps a removal only if
+   ``singles`` propagation still solves it with no guess, ``medium`` only if ``hidden``
+   does.
 3. The grade is what the engine needs: ``easy`` solved by ``singles`` with 0 guesses,
    ``medium`` solved by ``hidden`` (naked and hidden singles) with 0 guesses, ``hard``
    needs guesses even with ``hidden``. A puzzle whose grade misses the asked difficulty
@@ -16,11 +21,13 @@
 
 Killer puzzles: random cages grown over the solved grid (distinct values in each, sizes
 1-4) are the clues. Uniqueness is checked with the native engine's count (limit 2, the
-cages pruned as its docstring says); while two solutions exist, a given is added at a
-cell where they differ. They are graded like the others, cages included.
+cages pruned as its docstring says, within the same guess budget); while two solutions
+exist, a given is added at a cell where they differ (at a random blank cell when the
+budget ran out first). They are graded like the others, cages included.
 
-Everything random comes from one ``random.Random(seed)``, and no time limit steers the
-search, so the same seed gives the same puzzles on every run and machine.
+Everything random comes from one ``random.Random(seed)``, and the work is bounded by
+counts of guesses, never by a clock, so the same seed gives the same puzzles on every
+run and machine.
 """
 
 from __future__ import annotations
@@ -39,6 +46,15 @@ DIFFICULTIES = ("easy", "medium", "hard")
 KINDS = ("classic", "x", "hyper", "jigsaw", "killer")
 #: Grids drawn for one puzzle before the generator gives up on a difficulty.
 ATTEMPTS = 200
+#: Guesses the engine may spend completing one random seeding of a solved grid before
+#: another is drawn: a seeding that cannot be completed can take minutes to refute.
+#: (255: where the generator's former cut-off, a deadline already past read at the 256th
+#: guess, stopped; so a seed still gives the grids it gave.)
+SEEDING_GUESSES = 255
+#: Guesses one uniqueness check may spend (see the module docstring): checks on 9x9
+#: grids take tens, on 16x16 a few in a hundred take more; on 25x25 the ones beyond it
+#: mostly run on for millions while the puzzle gains almost no blanks from them.
+CHECK_GUESSES = 10_000
 
 
 class GenerateError(ValueError):
@@ -67,13 +83,14 @@ def propagates(
 ) -> bool:
     """Whether the engine solves the givens by propagation alone (no guess).
 
-    A deadline already past stops the search at its first clock check (after 256
-    guesses), so the answer costs little and depends on no clock: a solution with no
-    guess is found before any check.
+    A budget of no guess stops the search at the root, where propagation alone either
+    solved the grid or did not.
     """
     units = _units(geom)
-    out = native.search(geom.size, units, givens, propagation, "mrv", 1, 0.0, cages=_cages(cages))
-    return out.count == 1 and out.guesses == 0
+    out = native.search(
+        geom.size, units, givens, propagation, "mrv", 1, cages=_cages(cages), max_guesses=0
+    )
+    return out.count == 1
 
 
 def grade(puzzle: Puzzle) -> str:
@@ -165,21 +182,20 @@ def solved_grid(
 ) -> Grid | None:
     """A random solution of an empty grid of this geometry (None when none was found).
 
-    First ``tries`` seedings of n random cells, each given the engine's first 256 guesses
-    (a deadline already past stops it at its first clock check, so no clock decides): a
-    seeding that cannot be completed can take minutes to refute, another one is cheaper.
-    Then a random first row alone, searched to the end: relabelling the values of any
-    solution gives that row, so it is completed whenever the geometry has a solution
-    (25x25 grids usually get here: their seedings need more than 256 guesses). A geometry
-    not known to be ``solvable`` (a random jigsaw layout) is not searched to the end: a
-    layout without solutions can take minutes to refute; the caller draws another.
+    First ``tries`` seedings of n random cells, each given :data:`SEEDING_GUESSES`
+    guesses: a seeding that cannot be completed can take minutes to refute, another one
+    is cheaper. Then a random first row alone, searched to the end: relabelling the
+    values of any solution gives that row, so it is completed whenever the geometry has
+    a solution (25x25 grids usually get here: their seedings need more guesses). A
+    geometry not known to be ``solvable`` (a random jigsaw layout) is not searched to the
+    end: a layout without solutions can take minutes to refute; the caller draws another.
     """
     n, units = geom.size, _units(geom)
     for _ in range(tries):
         givens = [0] * geom.cell_count
         for cell, value in zip(rng.sample(geom.cells, n), rng.sample(geom.values, n), strict=True):
             givens[cell] = value
-        out = native.search(n, units, givens, "hidden", "mrv", 1, 0.0)
+        out = native.search(n, units, givens, "hidden", "mrv", 1, max_guesses=SEEDING_GUESSES)
         if out.solutions:
             return out.solutions[0]
     if not solvable:
@@ -200,12 +216,15 @@ def _groups(geom: Geometry, rng: random.Random, symmetry: str) -> list[tuple[int
     return groups
 
 
-def _keeps(geom: Geometry, givens: list[int], difficulty: str | None) -> bool:
-    """Whether a puzzle with these givens is still unique (and within the difficulty)."""
+def _keeps(geom: Geometry, givens: list[int], difficulty: str | None, budget: int) -> bool:
+    """Whether a puzzle with these givens is unique within ``budget`` guesses (and within
+    the difficulty); a check that spends the budget says no."""
     if difficulty in ("easy", "medium"):
         # solved by propagation alone means forced: unique without counting
         return propagates(geom, givens, "singles" if difficulty == "easy" else "hidden")
-    return native.search(geom.size, _units(geom), givens, "hidden", "mrv", 2).count == 1
+    units = _units(geom)
+    out = native.search(geom.size, units, givens, "hidden", "mrv", 2, max_guesses=budget)
+    return out.count == 1 and out.complete
 
 
 def remove_clues(
@@ -214,14 +233,17 @@ def remove_clues(
     rng: random.Random,
     difficulty: str | None = None,
     symmetry: str = "none",
+    check_guesses: int = CHECK_GUESSES,
 ) -> Puzzle:
-    """Blank the solution's cells one group at a time while the puzzle stays acceptable."""
+    """Blank the solution's cells one group at a time while the puzzle stays acceptable,
+    each uniqueness check within ``check_guesses`` guesses (one that needs more keeps
+    the group's clues)."""
     givens = list(solution)
     for group in _groups(geom, rng, symmetry):
         kept = [givens[c] for c in group]
         for c in group:
             givens[c] = 0
-        if not _keeps(geom, givens, difficulty):
+        if not _keeps(geom, givens, difficulty, check_guesses):
             for c, v in zip(group, kept, strict=True):
                 givens[c] = v
     return Puzzle(geom, tuple(givens))
@@ -258,18 +280,39 @@ def random_cages(
     return tuple(Cage(tuple(c), sum(solution[i] for i in c)) for c in ordered)
 
 
-def killer(geom: Geometry, solution: Grid, rng: random.Random) -> Puzzle:
-    """A killer puzzle: random cages, plus givens where the engine finds two solutions."""
+def killer(
+    geom: Geometry, solution: Grid, rng: random.Random, check_guesses: int = CHECK_GUESSES
+) -> Puzzle:
+    """A killer puzzle: random cages, plus givens where the engine finds two solutions.
+
+    Each uniqueness check gets ``check_guesses`` guesses; one that spends them before it
+    settles anything adds a given too, where its solution differs from ``solution`` or
+    else at a random blank cell: every given narrows the next search.
+    """
     cages = random_cages(geom, solution, rng)
     units = _units(geom)
     givens = [0] * geom.cell_count
     while True:
-        out = native.search(geom.size, units, givens, "hidden", "mrv", 2, cages=_cages(cages))
+        out = native.search(
+            geom.size,
+            units,
+            givens,
+            "hidden",
+            "mrv",
+            2,
+            cages=_cages(cages),
+            max_guesses=check_guesses,
+        )
         if out.count == 1 and out.complete:
             return Puzzle(geom, tuple(givens), cages)
-        if out.count < 2:  # cannot happen: the solution fits every cage
+        if out.count >= 2:
+            differ = [c for c in geom.cells if out.solutions[0][c] != out.solutions[1][c]]
+        elif out.budget_spent:
+            found = out.solutions[0] if out.solutions else solution
+            differ = [c for c in geom.cells if found[c] != solution[c]]
+            differ = differ or [c for c in geom.cells if not givens[c]]
+        else:  # cannot happen: the solution fits every cage
             raise GenerateError(f"the engine found {out.count} solutions of a killer puzzle")
-        differ = [c for c in geom.cells if out.solutions[0][c] != out.solutions[1][c]]
         cell = rng.choice(differ)
         givens[cell] = solution[cell]
 
@@ -281,19 +324,31 @@ def generate(
     count: int = 1,
     seed: int = 0,
     symmetry: str = "none",
+    check_guesses: int = CHECK_GUESSES,
 ) -> Iterator[Generated]:
-    """Yield ``count`` puzzles; GenerateError when the request cannot be met."""
+    """Yield ``count`` puzzles; GenerateError when the request cannot be met.
+
+    ``check_guesses`` bounds each uniqueness check (see the module docstring): more lets
+    a puzzle lose a few more clues, at a cost in time on the largest grids.
+    """
     if difficulty is not None and difficulty not in DIFFICULTIES:
         raise GenerateError(f"unknown difficulty {difficulty!r}: {', '.join(DIFFICULTIES)}")
     if symmetry not in ("none", "rotational"):
         raise GenerateError(f"unknown symmetry {symmetry!r}: none, rotational")
+    if check_guesses < 0:
+        raise GenerateError(f"check_guesses must be at least 0, got {check_guesses}")
     rng = random.Random(seed)
     for _ in range(count):
-        yield _one(size, variant, difficulty, symmetry, rng)
+        yield _one(size, variant, difficulty, symmetry, rng, check_guesses)
 
 
 def _one(
-    size: int, variant: str, difficulty: str | None, symmetry: str, rng: random.Random
+    size: int,
+    variant: str,
+    difficulty: str | None,
+    symmetry: str,
+    rng: random.Random,
+    check_guesses: int,
 ) -> Generated:
     for _ in range(ATTEMPTS):
         geom = variant_of(size, variant, rng)
@@ -301,9 +356,9 @@ def _one(
         if solution is None:
             continue  # a jigsaw layout that the seedings never completed: redraw it
         if variant == "killer":
-            puzzle = killer(geom, solution, rng)
+            puzzle = killer(geom, solution, rng, check_guesses)
         else:
-            puzzle = remove_clues(geom, solution, rng, difficulty, symmetry)
+            puzzle = remove_clues(geom, solution, rng, difficulty, symmetry, check_guesses)
         found = grade(puzzle)
         if difficulty is None or found == difficulty:
             return Generated(puzzle, solution, found)

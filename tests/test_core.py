@@ -29,10 +29,11 @@ _core = pytest.importorskip(
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "data" / "seeds.csv"
 COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
-# Where the pure-Python reference needs minutes on the hard sets: it gets a budget per
-# puzzle, and the two implementations are compared where the reference finished.
+# Where the pure-Python reference needs minutes on the hard sets: both implementations
+# get a budget of guesses per puzzle, and must stop at the same guess with the same
+# outcome (a few milliseconds of reference search per puzzle).
 SLOW = {(p, o) for p, o in COMBINATIONS if p == "none" or (o == "first" and p != "hidden")}
-BUDGET = 0.05  # seconds of reference search per puzzle for the slow combinations
+BUDGET = 5_000
 SETS = {
     "top95": "sudoku-top95.txt",
     "hardest": "sudoku-hardest.txt",
@@ -50,22 +51,42 @@ def c_tables(size: int, units: tuple[tuple[int, ...], ...]):
 
 
 def c_search(
-    size, units, givens, propagation="hidden", order="mrv", limit=1, timeout=None, keep=KEEP
+    size,
+    units,
+    givens,
+    propagation="hidden",
+    order="mrv",
+    limit=1,
+    timeout=None,
+    keep=KEEP,
+    max_guesses=None,
 ) -> Outcome:
     """The compiled core called directly (whatever ENGINE the seam chose)."""
     tables = c_tables(size, units)
-    return Outcome(*_core.search(tables, givens, propagation, order, limit, timeout, keep))
+    return Outcome(
+        *_core.search(tables, givens, propagation, order, limit, timeout, keep, max_guesses)
+    )
 
 
-def compare(size, units, givens, propagation, order, limit=1, budget=None, keep=KEEP):
-    """Both implementations on one grid; asserts identity; the outcome, or None (budget)."""
-    deadline = None if budget is None else time.perf_counter() + budget
-    ref = reference.search(size, units, givens, propagation, order, limit, deadline, keep)
-    if ref.timed_out:
-        return None
-    out = c_search(size, units, givens, propagation, order, limit, None, keep)
-    assert out == ref, (propagation, order, givens)
+def compare(size, units, givens, propagation, order, limit=1, max_guesses=None, keep=KEEP):
+    """Both implementations on one grid with one guess budget; asserts identity (a search
+    the budget stops included); the outcome."""
+    ref = reference.search(
+        size, units, givens, propagation, order, limit, None, keep, max_guesses=max_guesses
+    )
+    out = c_search(size, units, givens, propagation, order, limit, None, keep, max_guesses)
+    assert out == ref, (propagation, order, max_guesses, givens)
     return out
+
+
+def assert_stopped_only_past(out, size, units, givens, propagation, order, limit, budget):
+    """A search the budget stopped made exactly ``budget`` guesses, and the unbudgeted
+    search (the core's, quick) needs more; one it did not stop is the unbudgeted one."""
+    full = c_search(size, units, givens, propagation, order, limit)
+    if out.budget_spent:
+        assert out.guesses == budget < full.guesses and not out.complete
+    else:
+        assert out == full and full.guesses <= budget
 
 
 # -- identity on the public sets -------------------------------------------------------
@@ -77,17 +98,15 @@ def test_identical_on_public_sets(data_dir, name, propagation, order):
     entries = read_file(data_dir / "norvig-pytudes" / SETS[name])
     units = units_of(9)
     slow = (propagation, order) in SLOW
-    compared = 0
+    budget = BUDGET if slow else None
     for entry in entries:
         givens = entry.puzzle.givens
-        if slow:  # eased so that the reference's plain search mostly ends within its budget
+        if slow:  # eased, so that many searches end within the budget (tens of guesses)
             givens = eased(givens, c_search(9, units, givens).solutions[0], EASED)
-        out = compare(9, units, givens, propagation, order, 2, BUDGET if slow else None)
-        if out is not None:
-            compared += 1
-            assert out.count == 1 and out.complete
-    # Whatever the machine's load, most eased puzzles finish within the budget.
-    assert compared == len(entries) if not slow else compared >= len(entries) // 2
+        out = compare(9, units, givens, propagation, order, 2, budget)
+        if slow:  # which ones the budget stops follows from their unbudgeted search
+            assert_stopped_only_past(out, 9, units, givens, propagation, order, 2, BUDGET)
+        assert out.budget_spent or (out.count == 1 and out.complete)
 
 
 EASED = 20  # blank cells filled in from the solution for the slow combinations
@@ -104,12 +123,12 @@ def eased(givens, solution, extra: int) -> list[int]:
 @pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
 def test_identical_on_the_seeds_with_limit_one_and_two(propagation, order):
     units = units_of(9)
+    budget = BUDGET if (propagation, order) in SLOW else None
     for entry in read_file(SEEDS):
         for limit in (1, 2):
-            budget = 0.5 if (propagation, order) in SLOW else None
             out = compare(9, units, entry.puzzle.givens, propagation, order, limit, budget)
-            if out is not None:
-                assert out.solutions[0] == entry.solution
+            assert out.budget_spent or out.count == 1
+            assert all(s == entry.solution for s in out.solutions)
 
 
 @pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
@@ -143,7 +162,7 @@ def test_unsolvable_and_clashing_givens(propagation, order):
     # Two 5s in the first row: a contradiction at the root, before any node.
     clash = [5, 0, 0, 0, 5] + [0] * 76
     out = compare(9, units, clash, propagation, order, limit=2)
-    assert out == Outcome((), 0, True, False, 0, 0, 0)
+    assert out == Outcome((), 0, True, False, False, 0, 0, 0)
     # r1c1..r1c7 hold 1..7, r2c8 holds 8 and r3c8 holds 9: r1c8 has no candidate left,
     # r1c9 is the only place of both 8 and 9.
     forced = [0] * 81
@@ -162,8 +181,8 @@ def test_identical_on_large_grids(size, seed, blank, propagation):
     rng = random.Random(seed)
     solution = random_solution(size, rng)
     givens = [0 if rng.random() < blank else v for v in solution]
-    out = compare(size, units_of(size), givens, propagation, "mrv", limit=2, budget=20)
-    assert out is not None and out.count >= 1 and out.complete is (out.count < 2)
+    out = compare(size, units_of(size), givens, propagation, "mrv", limit=2)
+    assert out.count >= 1 and out.complete is (out.count < 2)
 
 
 def test_identical_on_other_units_and_tiny_shapes():
@@ -171,11 +190,47 @@ def test_identical_on_other_units_and_tiny_shapes():
     units = (*units_of(9), tuple(range(0, 81, 10)), tuple(range(8, 80, 8)))
     givens = list(read_file(SEEDS)[2].puzzle.givens)
     for propagation, order in COMBINATIONS:
-        compare(9, units, givens, propagation, order, limit=2, budget=1)
+        compare(9, units, givens, propagation, order, limit=2, max_guesses=BUDGET)
         compare(4, units_of(4)[:4], [0] * 16, propagation, order, limit=50)
         compare(1, ((0,),), [0], propagation, order, limit=None)
         compare(1, ((0,),), [1], propagation, order, limit=None)
         compare(2, ((0, 1), (2, 3), (0, 2), (1, 3)), [0] * 4, propagation, order, limit=None)
+
+
+# -- the guess budget --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
+def test_identical_under_guess_budgets(propagation, order):
+    """Each budget stops both implementations at the same guess with the same outcome:
+    0 (propagation alone), 1, half the search, one short of it, exactly the whole search
+    (hit, not stopped) and one more, under limits 1, 2 and None."""
+    seeds = read_file(SEEDS)
+    cases = [
+        (4, [0] * 16, None),  # every 4x4 grid
+        (4, [1] + [0] * 15, 5),  # stops at the limit, or at the budget before it
+        (9, seeds[2].puzzle.givens, 2),  # a uniqueness check
+        (9, two_solution_grid(seeds[0].solution), None),  # two solutions, counted out
+        (9, [0] * 81, 1),  # the first grid
+    ]
+    for size, givens, limit in cases:
+        units = units_of(size)
+        full = c_search(size, units, givens, propagation, order, limit)
+        n = full.guesses
+        for budget in sorted({0, 1, n // 2, max(n - 1, 0), n, n + 1}):
+            out = compare(size, units, givens, propagation, order, limit, budget)
+            assert_stopped_only_past(out, size, units, givens, propagation, order, limit, budget)
+            assert out.solutions == full.solutions[: out.count]  # what was found is kept
+
+
+def test_a_budget_of_no_guess_is_the_root_in_both():
+    units = units_of(9)
+    for entry in read_file(SEEDS):
+        for propagation, order in COMBINATIONS:
+            out = compare(9, units, entry.puzzle.givens, propagation, order, 2, max_guesses=0)
+            assert out.guesses == out.backtracks == 0 and out.nodes == 1
+            # propagation alone solves it (the root is its only solution), or it stops
+            assert out.budget_spent is (out.count == 0)
 
 
 def test_tables_match_the_reference():
@@ -191,16 +246,18 @@ def test_tables_match_the_reference():
 
 
 def test_deadline_stops_the_empty_16x16_count():
+    # The deadline itself (the clock), so wall-clock bounds: never before it, and soon
+    # after it even on a loaded machine.
     tables = _core.Tables(16, units_of(16))
     start = time.perf_counter()
-    solutions, count, complete, timed_out, nodes, guesses, _ = _core.search(
+    solutions, count, complete, timed_out, budget_spent, nodes, guesses, _ = _core.search(
         tables, [0] * 256, "hidden", "mrv", None, 0.2, 5
     )
     elapsed = time.perf_counter() - start
-    assert timed_out and not complete
+    assert timed_out and not complete and not budget_spent
     assert count > 0 and len(solutions) == min(count, 5)
     assert nodes > 0 and guesses > 0
-    assert 0.15 < elapsed < 1.0
+    assert 0.2 <= elapsed < 5.0
 
 
 @pytest.mark.skipif(os.environ.get("SUDOKULAB_PURE_PYTHON") == "1", reason="reference forced")
@@ -222,9 +279,16 @@ def test_the_seam_runs_the_core():
     start = time.perf_counter()
     out = native.search(16, units_of(16), [0] * 256, limit=None, deadline=start + 0.2, keep=3)
     assert out.timed_out and not out.complete and out.count > 0 and len(out.solutions) == 3
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < 5.0
     out = native.search(9, units, givens, deadline=time.perf_counter() - 1)  # already past
     assert out.count == 1  # solved within the first 256 guesses, before the clock is read
+    # The guess budget, by keyword, with the reference's answers and errors.
+    for budget in (0, 1, 2):
+        assert native.search(9, units, givens, limit=2, max_guesses=budget) == reference.search(
+            9, units, givens, limit=2, max_guesses=budget
+        )
+    with pytest.raises(ValueError, match="max_guesses must be at least 0, got -1"):
+        native.search(9, units, givens, max_guesses=-1)
     # The `native` backend runs the core, with the counters of `native-py`.
     fast, slow = (solve("." * 16, backend=b, limit=None) for b in ("native", "native-py"))
     assert (fast.stats["engine"], slow.stats["engine"]) == ("c", "python")
@@ -314,17 +378,28 @@ def test_bad_search_arguments_raise():
         ({"timeout": float("nan")}, ValueError),
         ({"keep": -1}, ValueError),
         ({"keep": 1.5}, TypeError),
+        ({"max_guesses": -1}, ValueError),
+        ({"max_guesses": -(2**80)}, ValueError),
+        ({"max_guesses": "3"}, TypeError),
+        ({"max_guesses": 1.5}, TypeError),
     ]
     for change, error in bad:
         with pytest.raises(error):
             _core.search(tables, **{**good, **change})
+    # The budget's errors are the reference's, word for word.
+    for junk in (-1, -(2**80), "3", 1.5):
+        with pytest.raises((TypeError, ValueError)) as c_err:
+            _core.search(tables, **{**good, "max_guesses": junk})
+        with pytest.raises(c_err.type) as ref_err:
+            reference.search(4, units_of(4), [0] * 16, max_guesses=junk)
+        assert str(c_err.value) == str(ref_err.value)
     with pytest.raises(TypeError):
         _core.search(units_of(4), **good)  # not a Tables
     with pytest.raises(TypeError):
         _core.search(tables, [0] * 16)  # missing arguments
-    # Huge limits and keeps are as good as none.
-    out = _core.search(tables, **{**good, "limit": 2**80, "keep": 2**80})
-    assert out[1] == 288 and out[2] is True
+    # Huge limits, keeps and budgets are as good as none.
+    out = _core.search(tables, **{**good, "limit": 2**80, "keep": 2**80, "max_guesses": 2**80})
+    assert out[1] == 288 and out[2] is True and out[4] is False
 
 
 # -- random puzzles --------------------------------------------------------------------
@@ -344,5 +419,5 @@ def test_property_random_puzzles_are_identical(size, seed, blank, knobs, limit):
     givens = [0 if rng.random() < blank else v for v in solution]
     if limit is None and size > 4:
         limit = 50
-    # The reference gets a budget; the comparison holds wherever it finished.
-    compare(size, units_of(size), givens, *knobs, limit=limit, budget=0.5, keep=20)
+    # Both get the same budget of guesses: identical, stopped or not.
+    compare(size, units_of(size), givens, *knobs, limit=limit, max_guesses=BUDGET, keep=20)

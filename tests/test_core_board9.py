@@ -3,7 +3,8 @@
 Under ``hidden`` propagation a classic 9x9 shape runs ``run_board9`` (digit planes in
 AVX2 vectors, see native/_core.c) when the CPU has AVX2; ``Tables(..., bitboard=False)``
 keeps the same shape on the general engine. The two must agree field for field
-(solutions in order, count, complete, timed out, nodes, guesses, backtracks): the
+(solutions in order, count, complete, timed out, budget spent, nodes, guesses,
+backtracks), with or without a guess budget: the
 general engine is itself checked against the Python reference by the identity tests,
 which on such a CPU now run the bitboard solver for classic grids. C against C is fast
 enough to compare whole sets here (all of sudokus_17 and top1465 take a few seconds).
@@ -50,10 +51,11 @@ def pair():
     return fast, general
 
 
-def both(pair, givens, order="mrv", limit=2, timeout=None, keep=1000):
+def both(pair, givens, order="mrv", limit=2, timeout=None, keep=1000, max_guesses=None):
     """The two engines' answers on one puzzle."""
     return tuple(
-        _core.search(tables, givens, "hidden", order, limit, timeout, keep) for tables in pair
+        _core.search(tables, givens, "hidden", order, limit, timeout, keep, max_guesses)
+        for tables in pair
     )
 
 
@@ -123,33 +125,59 @@ def test_many_solutions_in_the_same_order_and_keep(pair):
 
 def test_invalid_and_complete_grids(pair):
     solution = both(pair, [0] * 81, limit=1)[0][0][0]
-    assert both(pair, list(solution))[0] == ((tuple(solution),), 1, True, False, 1, 0, 0)
+    solved = ((tuple(solution),), 1, True, False, False, 1, 0, 0)
+    assert both(pair, list(solution))[0] == solved
+    assert both(pair, list(solution), max_guesses=0)[0] == solved  # no guess needed
     for a, b in ((0, 5), (0, 45), (0, 20)):  # a value twice in a row, a column, a box
         givens = [0] * 81
         givens[a] = givens[b] = 4
         fast, general = both(pair, givens)
-        assert fast == general == ((), 0, True, False, 0, 0, 0)
+        assert fast == general == ((), 0, True, False, False, 0, 0, 0)
     # Consistent givens whose propagation fails at the root: r1c1..r1c8 leave r1c9 a
     # single, 9, which a given 9 in its box (r2c7) forbids.
     givens = [1, 2, 3, 4, 5, 6, 7, 8, 0] + [0] * 6 + [9] + [0] * 65
     fast, general = both(pair, givens)
-    assert fast == general == ((), 0, True, False, 0, 0, 0)
+    assert fast == general == ((), 0, True, False, False, 0, 0, 0)
 
 
 def test_a_deadline_stops_both_at_the_same_guess(pair):
     # The clock is read every 256 guesses: a deadline already past stops both there.
     fast, general = both(pair, [0] * 81, limit=None, timeout=0.0, keep=3)
     assert fast == general
-    assert fast[3] and not fast[2] and fast[5] == 256
+    assert fast[3] and not fast[2] and not fast[4] and fast[6] == 256
+
+
+@pytest.mark.parametrize("order", ["mrv", "first"])
+def test_a_budget_stops_both_at_the_same_guess(data_dir, pair, order):
+    # On hard puzzles and counts: budgets of no guess, one, a spread up to the whole
+    # search, one short of it and exactly it (hit, not stopped), with limits 1, 2, None.
+    hard = [e.puzzle.givens for e in read_file(data_dir / SETS["hardest"])]
+    cases = [(givens, limit) for givens in hard for limit in (1, 2)] + [([0] * 81, 40)]
+    for givens, limit in cases:
+        full = both(pair, givens, order=order, limit=limit)[0]
+        n = full[6]
+        for budget in sorted({0, 1, n // 3, n // 2, max(n - 1, 0), n, n + 1}):
+            fast, general = both(pair, givens, order, limit, max_guesses=budget, keep=5)
+            assert fast == general, (givens, order, limit, budget)
+            if budget >= n:  # the whole search never needs guess n + 1
+                assert fast == both(pair, givens, order, limit, keep=5)[0]
+            else:
+                assert fast[4] and not fast[2] and fast[6] == budget
 
 
 def test_batch_runs_the_bitboard_solver_too(data_dir, pair):
     puzzles = [e.puzzle.givens for e in read_file(data_dir / SETS["top95"])]
     fast, general = pair
     batch = _core.search_batch(fast, puzzles, "hidden", "mrv", 2, None, 1000)
-    assert [answer[:7] for answer in batch] == [
+    assert [answer[:-1] for answer in batch] == [
         _core.search(general, p, "hidden", "mrv", 2, None, 1000) for p in puzzles
     ]
+    # With a budget too: each puzzle its own, and the general engine's answers.
+    for budget in (0, 3, 50):
+        batch = _core.search_batch(fast, puzzles, "hidden", "mrv", 2, None, 10, budget)
+        assert [answer[:-1] for answer in batch] == [
+            _core.search(general, p, "hidden", "mrv", 2, None, 10, budget) for p in puzzles
+        ]
 
 
 def test_other_propagations_are_untouched(pair):
@@ -179,8 +207,13 @@ def grids(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(grids(), st.sampled_from(["mrv", "first"]), st.sampled_from([1, 2, 5]))
-def test_random_grids_agree(givens, order, limit):
+@given(
+    grids(),
+    st.sampled_from(["mrv", "first"]),
+    st.sampled_from([1, 2, 5]),
+    st.one_of(st.none(), st.integers(0, 60)),
+)
+def test_random_grids_agree(givens, order, limit, max_guesses):
     pair = (_core.Tables(9, UNITS), _core.Tables(9, UNITS, bitboard=False))
-    fast, general = both(pair, givens, order=order, limit=limit, keep=3)
+    fast, general = both(pair, givens, order, limit, keep=3, max_guesses=max_guesses)
     assert fast == general

@@ -24,11 +24,20 @@ def units_of(size: int) -> tuple[tuple[int, ...], ...]:
 _core = pytest.importorskip("sudokulab.native._core", reason="the compiled core is not built")
 
 
-def c_search(size, givens, propagation, order, limit, cages):
+def c_search(size, givens, propagation, order, limit, cages, max_guesses=None):
     """The compiled core called directly, whatever engine the seam chose."""
     from sudokulab.native import _search_c
 
-    return _search_c(size, units_of(size), givens, propagation, order, limit, cages=cages)
+    return _search_c(
+        size,
+        units_of(size),
+        givens,
+        propagation,
+        order,
+        limit,
+        cages=cages,
+        max_guesses=max_guesses,
+    )
 
 
 @pytest.mark.parametrize("size", [4, 6, 9])
@@ -44,6 +53,23 @@ def test_the_core_matches_the_reference_on_killer_grids(size, propagation, order
         out = c_search(size, givens, propagation, order, 3, cages)
         assert out == ref
         assert tuple(solution) in out.solutions or out.count == 3
+
+
+@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
+def test_a_budget_stops_killer_searches_at_the_same_guess(propagation, order):
+    # Budgets of no guess, one, half the search, one short of it and exactly it.
+    rng = random.Random(len(propagation) * 3 + len(order))
+    for size, keep in ((4, 0.0), (6, 0.2), (9, 0.4)):
+        solution = random_solution(size, rng)
+        cages = killer_cages(solution, random_cages(solution, rng))
+        givens = [v if rng.random() < keep else 0 for v in solution]
+        n = c_search(size, givens, propagation, order, 3, cages).guesses
+        for budget in sorted({0, 1, n // 2, max(n - 1, 0), n}):
+            ref = reference.search(
+                size, units_of(size), givens, propagation, order, 3, cages=cages, max_guesses=budget
+            )
+            assert c_search(size, givens, propagation, order, 3, cages, budget) == ref
+            assert ref.budget_spent is (budget < n)
 
 
 @settings(max_examples=60, deadline=None)

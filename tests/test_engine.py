@@ -1,4 +1,4 @@
-"""The native engine: every knob solves, counts are exact, deadlines hold."""
+"""The native engine: every knob solves, counts are exact, deadlines and budgets hold."""
 
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
 # Plain backtracking and forward checking in pure Python need millions of guesses on
 # some top95 puzzles; they get the whole set only where a run stays within minutes.
 FAST = [(p, o) for p, o in COMBINATIONS if p in ("singles", "hidden") or p + o == "forwardmrv"]
+#: Guesses the slow combinations get per puzzle: a second or two of pure Python for the
+#: adversarial seed or the whole of top95, and the same stopping point on any machine.
+BUDGET = 20_000
 
 
 def _seeds():
@@ -33,13 +36,15 @@ def test_every_combination_solves_the_seed_puzzles(propagation, order):
     for entry in _seeds():
         # The adversarial seed is built to defeat naive backtracking: in pure Python it
         # takes plain backtracking minutes, and forward or singles with order=first
-        # seconds to a minute; those runs get a budget instead.
+        # seconds to a minute; those runs get a budget of guesses instead.
         weak = propagation == "none" or (order == "first" and propagation != "hidden")
         slow = weak and str(entry.puzzle) == ADVERSARIAL
-        result = solve(
-            entry.puzzle, propagation=propagation, order=order, limit=2, timeout=1 if slow else None
-        )
-        if slow and result.status == "timeout":
+        budget = {"max_guesses": BUDGET} if slow else {}
+        result = solve(entry.puzzle, propagation=propagation, order=order, limit=2, **budget)
+        if result.stats["budget_spent"]:  # stopped where it would make guess BUDGET + 1
+            assert slow and result.status == "timeout" and not result.exact
+            assert result.stats["guesses"] == BUDGET
+            assert all(s == entry.solution for s in result.solutions)
             continue
         assert result.status == "solved", (entry.line, result)
         assert result.solution == entry.solution
@@ -57,19 +62,45 @@ def test_fast_combinations_solve_all_of_top95(data_dir, propagation, order):
         assert is_solution(entry.puzzle, result.solution)
 
 
-@pytest.mark.parametrize(("propagation", "order"), sorted(set(COMBINATIONS) - set(FAST)))
-def test_slow_combinations_solve_top95_within_a_budget(data_dir, propagation, order):
-    """Whatever finishes in the budget is verified; every puzzle agrees with `hidden`."""
+def test_slow_combinations_solve_top95_within_a_budget(data_dir):
+    """The slow combinations (none and forward with first, none with mrv) on top95 with a
+    budget of guesses: each puzzle is solved, verified and agrees with ``hidden``, or is
+    stopped exactly at the budget; which ones finish follows from the rules alone."""
     entries = read_file(data_dir / "norvig-pytudes" / "sudoku-top95.txt")
-    solved = 0
+    assert sorted(set(COMBINATIONS) - set(FAST)) == [
+        ("forward", "first"),
+        ("none", "first"),
+        ("none", "mrv"),
+    ]
+    solved = {"none": 0, "forward": 0}
     for entry in entries:
-        result = solve(entry.puzzle, propagation=propagation, order=order, timeout=0.25)
-        assert result.status in ("solved", "timeout")
-        if result.status == "solved":
-            solved += 1
-            assert is_solution(entry.puzzle, result.solution)
-            assert result.solution == solve(entry.puzzle).solution  # the unique solution
-    assert solved >= 10
+        runs = {
+            (p, o): solve(entry.puzzle, propagation=p, order=o, max_guesses=BUDGET)
+            for p, o in (("none", "first"), ("none", "mrv"), ("forward", "first"))
+        }
+        for result in runs.values():
+            if result.stats["budget_spent"]:
+                assert result.status == "timeout" and result.count == 0 and not result.exact
+                assert result.stats["guesses"] == BUDGET
+                assert result.message == f"the budget of {BUDGET} guesses was spent"
+            else:
+                assert result.status == "solved" and result.stats["guesses"] <= BUDGET
+                assert is_solution(entry.puzzle, result.solution)
+                assert result.solution == solve(entry.puzzle).solution  # the unique solution
+        plain, forward = runs["none", "first"], runs["forward", "first"]
+        # Under none mrv ties everywhere: the same search as first, budget stop included.
+        assert {**runs["none", "mrv"].stats, "order": "first"} == plain.stats
+        # Forward checking branches on the same cells as plain backtracking (first
+        # unplaced), tries only the values plain backtracking would not refuse, and cuts
+        # subtrees: it never needs more guesses, so it finishes wherever plain does.
+        if plain.status == "solved":
+            assert forward.status == "solved"
+            assert forward.stats["guesses"] <= plain.stats["guesses"]
+        solved["none"] += plain.status == "solved"
+        solved["forward"] += forward.status == "solved"
+    # The budget lets plain backtracking finish at least one puzzle, so that both
+    # branches above are exercised (most of top95 needs far more guesses).
+    assert 1 <= solved["none"] <= solved["forward"] < len(entries)
 
 
 def test_search_order_is_deterministic_and_ascending():
@@ -107,14 +138,78 @@ def test_count_two_zero_and_limit(propagation, order):
 
 
 def test_deadline_stops_the_empty_16x16_count_promptly():
+    # The deadline itself: counting every 16x16 grid never ends.
     start = time.perf_counter()
     result = solve("." * 256, limit=None, timeout=0.3)
     elapsed = time.perf_counter() - start
-    assert result.status == "timeout" and not result.exact
-    assert result.count > 0
-    assert elapsed < 2.0
+    assert result.status == "timeout" and not result.exact and not result.message
+    assert not result.stats["budget_spent"]
+    assert 0.3 <= elapsed < 5.0  # never before the deadline; soon after, even when loaded
     with pytest.raises(TimeoutError):
         count("." * 256, limit=None, timeout=0.1)
+
+
+def test_a_guess_budget_stops_the_empty_16x16_count_at_its_guess():
+    # The first solution takes some number of guesses; a count with exactly that budget
+    # finds it (the budget only cuts the search short) and stops at the next guess.
+    first = solve("." * 256)
+    needed = first.stats["guesses"]
+    result = solve("." * 256, limit=None, max_guesses=needed)
+    assert result.status == "timeout" and not result.exact
+    assert result.message == f"the budget of {needed} guesses was spent"
+    assert result.stats["budget_spent"] and result.stats["max_guesses"] == needed
+    assert result.stats["guesses"] == needed and result.count >= 1
+    assert result.solutions[0] == first.solution
+    with pytest.raises(TimeoutError, match="timeout"):
+        count("." * 256, limit=None, max_guesses=needed)
+    # Where the budget does not run out, it changes nothing.
+    unspent = solve(_seeds()[2].puzzle, limit=2, max_guesses=10**6)
+    assert {**unspent.stats, "budget_spent": False} == {
+        **solve(_seeds()[2].puzzle, limit=2).stats,
+        "max_guesses": 10**6,
+    }
+
+
+def test_a_budget_of_no_guess_is_propagation_alone():
+    easy, hard = _seeds()[0].puzzle, _seeds()[2].puzzle
+    assert solve(easy, max_guesses=0).status == "solved"  # hidden singles suffice
+    stopped = solve(hard, max_guesses=0)
+    assert stopped.status == "timeout" and stopped.count == 0
+    assert (stopped.stats["nodes"], stopped.stats["guesses"]) == (1, 0)  # the root only
+
+
+def test_budget_semantics_on_the_reference():
+    """Each budget stops the search at a prefix of the unbudgeted one, never further."""
+    units = tuple(u.cells for u in geometry(4).units)
+    for propagation, order in COMBINATIONS:
+        engine = Engine(4, units, propagation, order)
+        full = engine.search([0] * 16, limit=None, keep=300)
+        assert full.complete and full.count == 288 and not full.budget_spent
+        # No budget at all, then a spread of budgets up to the whole search and past it.
+        step = max(1, full.guesses // 25)
+        budgets = {*range(0, full.guesses, step), full.guesses - 1, full.guesses, full.guesses + 1}
+        for budget in sorted(budgets):
+            out = engine.search([0] * 16, limit=None, keep=300, max_guesses=budget)
+            if budget >= full.guesses:  # never needs guess budget + 1: not stopped
+                assert out == full
+                continue
+            assert out.budget_spent and not out.complete and not out.timed_out
+            assert out.guesses == budget
+            assert out.nodes <= full.nodes and out.backtracks <= full.backtracks
+            assert out.solutions == full.solutions[: out.count]
+
+
+def test_bad_budgets_name_the_option():
+    units = tuple(u.cells for u in geometry(4).units)
+    with pytest.raises(ValueError, match="max_guesses must be at least 0, got -1"):
+        Engine(4, units).search([0] * 16, max_guesses=-1)
+    with pytest.raises(TypeError, match="max_guesses must be an int or None, not float"):
+        Engine(4, units).search([0] * 16, max_guesses=1.5)
+    with pytest.raises(ValueError, match="max_guesses must be at least 0, got -3"):
+        solve("." * 16, max_guesses=-3)
+    with pytest.raises(ValueError, match="max_guesses='many' is not a valid int"):
+        solve("." * 16, max_guesses="many")
+    assert solve("." * 16, "native-py:max_guesses=0").stats["max_guesses"] == 0  # from a spec
 
 
 def test_statistics_follow_their_definitions():
@@ -163,7 +258,7 @@ def test_property_random_puzzles_solve_and_keep_givens(size, seed, blank, knobs)
     assert is_solution(Puzzle.from_grid([0] * size * size), solution)
     givens = [0 if rng.random() < blank else v for v in solution]
     puzzle = Puzzle.from_grid(givens)
-    result = solve(puzzle, propagation=knobs[0], order=knobs[1], timeout=20)
+    result = solve(puzzle, propagation=knobs[0], order=knobs[1])
     assert result.status == "solved"
     assert is_solution(puzzle, result.solution)
     assert all(result.solution[c] == v for c, v in enumerate(givens) if v)

@@ -145,3 +145,36 @@ def test_killer_puzzles_are_graded_and_a_difficulty_can_be_asked():
         assert not propagates(item.puzzle.geometry, item.puzzle.givens, "hidden", item.puzzle.cages)
         result = get_backend("cpsat").solve(build_model(item.puzzle), limit=2)
         assert result.count == 1 and result.exact and result.solution == item.solution
+
+
+def test_a_check_that_spends_its_budget_keeps_the_clue():
+    # With no guess to spend, a removal stays only where propagation alone settles the
+    # puzzle: what is made is unique, and solved without a guess.
+    for size in (9, 16):
+        for item in generate(size, count=2, seed=7, check_guesses=0):
+            assert item.grade in ("easy", "medium") and _count(item.puzzle) == 1
+            assert is_solution(item.puzzle, item.solution)
+    # Within a small budget some checks settle, some spend it: unique all the same, by
+    # the full count.
+    (item,) = generate(16, seed=1, check_guesses=50)
+    assert _count(item.puzzle) == 1 and is_solution(item.puzzle, item.solution)
+    with pytest.raises(GenerateError, match="check_guesses must be at least 0, got -1"):
+        next(generate(9, check_guesses=-1))
+
+
+def test_killer_checks_within_a_budget_still_end_unique():
+    # With no guess to spend every check stops at its root, unsettled: givens are added
+    # until propagation alone pins the grid down.
+    for item in generate(6, "killer", count=2, seed=3, check_guesses=0):
+        puzzle = item.puzzle
+        assert propagates(puzzle.geometry, puzzle.givens, "hidden", puzzle.cages)
+        result = get_backend("cpsat").solve(build_model(puzzle), limit=2)
+        assert result.count == 1 and result.exact and result.solution == item.solution
+
+
+def test_the_command_shows_its_progress_on_stderr(capsys):
+    assert main(["generate", "--count", "2", "--seed", "5"]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2
+    # Not a terminal here: a plain line (at the end, and every few seconds before it).
+    assert captured.err.splitlines()[-1].startswith("generate: 2/2 done (9x9 classic, ")

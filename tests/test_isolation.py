@@ -12,6 +12,8 @@ import time
 
 from sudokulab import build_model, parse_puzzle, solve
 from sudokulab.backends import Worker
+from sudokulab.models import geometry
+from sudokulab.native import reference
 
 EMPTY16 = build_model(parse_puzzle("." * 256))
 
@@ -30,16 +32,31 @@ def test_a_hang_is_killed_at_the_hard_deadline_and_the_worker_recovers():
         start = time.perf_counter()
         result = worker.solve("native-py", EMPTY16, limit=None, hard_timeout=0.5)
         assert result.status == "timeout" and "killed after" in result.message
-        assert time.perf_counter() - start < 2.0
+        assert "(hard deadline 0.5 s)" in result.message
+        assert time.perf_counter() - start < 5.0  # the kill itself: soon, even when loaded
         assert worker.pid is None  # the child is gone, not orphaned
         again = worker.solve("native-py", EMPTY16, limit=2)
         assert again.status == "multiple" and again.count == 2
 
 
 def test_a_backend_that_stops_itself_keeps_its_partial_results():
+    # The first 16x16 grid takes fewer guesses than the 256 before the engine first
+    # reads the clock, so it is found whatever the machine's speed; the hard deadline is
+    # far off, so the backend's own deadline stops the count, not the kill.
+    units = tuple(u.cells for u in geometry(16).units)
+    assert reference.search(16, units, [0] * 256, limit=1).guesses < 256
     with Worker() as worker:
-        result = worker.solve("native-py", EMPTY16, limit=None, timeout=0.3)
+        result = worker.solve("native-py", EMPTY16, limit=None, timeout=0.3, hard_timeout=30)
     assert result.status == "timeout" and result.count > 0 and not result.message
+    assert not result.stats["budget_spent"]
+
+
+def test_a_budget_stops_the_backend_in_the_worker_at_its_guess():
+    with Worker() as worker:
+        result = worker.solve("native-py", EMPTY16, limit=None, options={"max_guesses": 1000})
+    assert result.status == "timeout" and result.count > 0
+    assert result.message == "the budget of 1000 guesses was spent"
+    assert result.stats["budget_spent"] and result.stats["guesses"] == 1000
 
 
 def test_a_crash_is_an_error_result_and_the_next_solve_works():
@@ -90,7 +107,8 @@ def test_a_backend_that_cannot_stop_itself_is_killed_at_the_timeout():
         result = worker.solve("constraint", EMPTY16, limit=None, timeout=0.5)
         elapsed = time.perf_counter() - start
     assert result.status == "timeout"
-    assert elapsed < 0.5 + 0.4  # killed at the timeout, with no grace period on top
+    assert "(hard deadline 0.5 s)" in result.message  # the timeout, no grace period on top
+    assert 0.5 <= elapsed < 5.0  # the kill itself: not before it, soon after even when loaded
 
 
 def test_a_sudokulab_folder_in_the_current_directory_does_not_shadow_the_worker(

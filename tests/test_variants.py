@@ -59,7 +59,7 @@ def test_every_backend_solves_each_variant_alike(name):
     puzzle, solution = VARIANTS[name]
     specs = _specs_for(puzzle)
     assert {"native", "native-py", "cpsat", "constraint"} <= set(specs)
-    frame = cross_check([puzzle], specs, timeout=60, solutions=[solution])
+    frame = cross_check([puzzle], specs, timeout=None, solutions=[solution])
     assert frame["ok"].all(), frame[["backend", "status", "message"]]
     assert set(frame["status"]) == {"solved"}  # limit 2: unique on every backend
     assert frame["verified"].all()
@@ -69,7 +69,7 @@ def test_every_shipped_variant_set_is_solved_by_the_backends_that_take_it():
     for name in ("gen-x", "gen-jigsaw", "gen-killer"):
         entries = load(name).entries[:2]
         specs = _specs_for(entries[0].puzzle)
-        frame = cross_check(entries, specs, timeout=60, solutions=[e.solution for e in entries])
+        frame = cross_check(entries, specs, timeout=None, solutions=[e.solution for e in entries])
         assert frame["ok"].all() and frame["verified"].all(), (name, frame)
 
 
@@ -80,7 +80,7 @@ def test_killer_is_solved_by_every_backend_alike():
     specs = _specs_for(puzzle)
     assert {"native", "native-py", "cpsat", "constraint"} <= set(specs)
     specs += [f"native:propagation={p}" for p in ("none", "forward", "singles")]
-    frame = cross_check(entries, specs, timeout=60, solutions=[e.solution for e in entries])
+    frame = cross_check(entries, specs, timeout=None, solutions=[e.solution for e in entries])
     assert frame["ok"].all() and frame["verified"].all(), frame
     assert set(frame["status"]) == {"solved"}
 
@@ -141,7 +141,7 @@ def test_a_classic_puzzle_that_breaks_the_variant_is_invalid_or_unsolvable():
             assert clash.unit.kind == "diagonal"
             assert sudokulab.solve(as_x).status is Status.INVALID
         elif not is_solution(Puzzle(g, entry.puzzle.givens), entry.solution):
-            frame = cross_check([as_x], _specs_for(as_x), timeout=60)
+            frame = cross_check([as_x], _specs_for(as_x), timeout=None)
             assert set(frame["status"]) == {"unsolvable"}, frame
             return
     pytest.fail("every easy puzzle's solution is also an X solution: pick another set")

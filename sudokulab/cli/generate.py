@@ -6,6 +6,7 @@ import argparse
 import random
 import sys
 
+from ..bench.progress import Progress
 from ..generate import DIFFICULTIES, KINDS, GenerateError, generate
 from ..models import format_line
 from ..models.documents import dumps
@@ -25,7 +26,8 @@ exit status: 0 done, 2 a request the generator cannot meet.
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    """Print ``--count`` generated puzzles, as lines or documents."""
+    """Print ``--count`` generated puzzles, as lines or documents, with their progress on
+    standard error (a bar on a terminal, a line every few seconds otherwise)."""
     fmt = args.format or ("line" if args.variant in ("classic", "x", "hyper") else "json")
     if fmt == "line" and args.variant in ("jigsaw", "killer"):
         raise UsageError(f"a line cannot carry {args.variant} rules: use --format json")
@@ -34,15 +36,21 @@ def cmd_generate(args: argparse.Namespace) -> int:
         seed = random.SystemRandom().randrange(2**32)
         print(f"sudokulab: generate --seed {seed}", file=sys.stderr)
     made = generate(args.size, args.variant, args.difficulty, args.count, seed, args.symmetry)
+    shape = f"{args.size}x{args.size} {args.variant}"
     try:
-        for number, item in enumerate(made, 1):
-            if fmt == "line":
-                print(format_line(item.puzzle), flush=True)
-            else:
-                name = f"{args.variant} {args.size}x{args.size} seed {seed} #{number}"
-                if item.grade:
-                    name += f" ({item.grade})"
-                print(dumps(item.puzzle, item.solution, name), flush=True)
+        with Progress(args.count, "generate") as progress:
+            for number, item in enumerate(made, 1):
+                if fmt == "line":
+                    text = format_line(item.puzzle)
+                else:
+                    name = f"{args.variant} {args.size}x{args.size} seed {seed} #{number}"
+                    if item.grade:
+                        name += f" ({item.grade})"
+                    text = dumps(item.puzzle, item.solution, name)
+                if progress.bar is not None:
+                    progress.bar.clear()  # the bar and the puzzles may share a terminal
+                print(text, flush=True)
+                progress.update(f"{shape}, {item.grade}")
     except GenerateError as err:
         raise UsageError(str(err)) from None
     return EXIT_OK
@@ -57,7 +65,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "removed while the solution stays unique; graded by what the engine needs (easy: "
         "naked singles, medium: hidden singles, hard: guesses). Killer puzzles get random "
         "cages as clues, checked unique with the native engine (givens added where two "
-        "solutions differ).",
+        "solutions differ). Each uniqueness check gets a budget of guesses (one that spends "
+        "it keeps the clue), so the work is bounded and the same seed gives the same "
+        "puzzles on every machine; progress goes to standard error.",
         epilog=GENERATE_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
