@@ -12,6 +12,23 @@ from .result import Result
 OptionKind = tuple[str, ...] | type
 
 
+class WholeNumber(int):
+    """An option that is a whole number, 0 or more (a budget, a count)."""
+
+    def __new__(cls, value: object) -> WholeNumber:
+        number = int(value)  # ValueError for text that is not a number
+        if number < 0:
+            raise ValueError(value)
+        return super().__new__(cls, number)
+
+
+def kind_name(kind: OptionKind) -> str:
+    """How messages and ``sudokulab backends`` name an option's kind."""
+    if isinstance(kind, tuple):
+        return "|".join(kind)
+    return "whole number (0 or more)" if kind is WholeNumber else kind.__name__
+
+
 @runtime_checkable
 class Backend(Protocol):
     """What every backend provides.
@@ -108,7 +125,7 @@ def check_options(backend: Backend, options: dict[str, Any]) -> dict[str, Any]:
             checked[key] = _convert(kind, value)
         except ValueError:
             raise ValueError(
-                f"backend {backend.name!r}: {key}={value!r} is not a valid {kind.__name__}"
+                f"backend {backend.name!r}: {key}={value!r} is not a valid {kind_name(kind)}"
             ) from None
     return checked
 

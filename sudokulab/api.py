@@ -94,8 +94,9 @@ def count(
 ) -> int:
     """The number of solutions, counting no further than ``limit`` (None: no limit).
 
-    Raises ValueError for clashing givens, and TimeoutError when the deadline (or an
-    error) stops the count before it is settled.
+    Raises ValueError for clashing givens, and TimeoutError when the deadline, a work
+    budget (the native engine's ``max_guesses``) or an error stops the count before it is
+    settled.
 
     >>> count("1...............", limit=5)
     5

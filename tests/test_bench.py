@@ -51,7 +51,7 @@ def fakes(monkeypatch):
 
 
 def test_a_run_stores_every_row_with_machine_and_agreement(tmp_path):
-    plan = BenchPlan(["seeds", "two", "clash"], ["native", "native-py:order=first"], timeout=30)
+    plan = BenchPlan(["seeds", "two", "clash"], ["native", "native-py:order=first"], timeout=None)
     with Store(tmp_path / "r.sqlite") as store:
         run = run_bench(plan, store, load, LocalExecutor(2), progress=False)
         rows = store.results([run])
@@ -165,7 +165,7 @@ TIMES = ["time", "build_time", "solve_time", "stats", "run_id", "created"]
 
 def test_batching_gives_the_same_rows(tmp_path):
     # native and native-py take chunks of puzzles per request; the rows must not change.
-    plan = BenchPlan(["seeds", "two", "clash"], ["native", "native-py:order=first"], timeout=30)
+    plan = BenchPlan(["seeds", "two", "clash"], ["native", "native-py:order=first"], timeout=None)
     frames = []
     for batch in (True, False):
         with Store(tmp_path / f"{batch}.sqlite") as store:
@@ -192,7 +192,7 @@ def test_resuming_a_finished_run_runs_nothing_and_keeps_every_row(tmp_path):
     # every spec's rows already stored: the executor gets no task (it once divided by 0)
     assert list(LocalExecutor(2, batch=True).run(as_spec("native"), [], 1, 1.0)) == []
     with Store(tmp_path / "r.sqlite") as store:
-        plan = BenchPlan(["seeds"], ["native", "native-py"], timeout=5)
+        plan = BenchPlan(["seeds"], ["native", "native-py"], timeout=None)
         run = run_bench(plan, store, load_seeds, LocalExecutor(2), progress=False)
         before = store.results([run])
         again = run_bench(plan, store, load_seeds, LocalExecutor(2), resume=run, progress=False)
@@ -210,7 +210,7 @@ def test_a_variant_row_stores_the_whole_puzzle(tmp_path):
     killer = load_set("gen-killer").entries[0].puzzle
     jigsaw = load_set("gen-jigsaw").entries[0].puzzle
     sets = {"variants": [(0, killer), (1, jigsaw)], "two": TINY["two"]}
-    plan = BenchPlan(["variants", "two"], ["native"], timeout=30)
+    plan = BenchPlan(["variants", "two"], ["native"], timeout=None)
     with Store(tmp_path / "r.sqlite") as store:
         run = run_bench(
             plan, store, lambda name, plan: sets[name], LocalExecutor(1), progress=False

@@ -9,6 +9,7 @@ from ..api import solve
 from ..backends import PRESETS, BackendSpec, Result, Status, Worker, all_backends, as_spec
 from ..backends import parse_spec as _parse_spec
 from ..backends import parse_specs as _parse_specs
+from ..backends.base import kind_name
 from ..models import Entry, format_grid, format_line, read_file
 from ..native import ORDERS, PROPAGATIONS
 from .common import (
@@ -309,10 +310,7 @@ def cmd_backends(args: argparse.Namespace) -> int:
         ok = backend.available()
         version = backend.version() if ok else f"not installed (pip install {backend.requires})"
         print(f"{name:<12} {'available' if ok else 'missing':<10} {version}")
-        options = ", ".join(
-            f"{k}={'|'.join(v) if isinstance(v, tuple) else v.__name__}"
-            for k, v in backend.options.items()
-        )
+        options = ", ".join(f"{k}={kind_name(v)}" for k, v in backend.options.items())
         stops = "own time limit" if backend.stops_itself else "killed at the deadline"
         print(f"{'':<12} accepts {', '.join(sorted(backend.kinds))}; timeout: {stops}")
         if options:
