@@ -205,7 +205,8 @@ def test_bad_budgets_name_the_option():
         Engine(4, units).search([0] * 16, max_guesses=-1)
     with pytest.raises(TypeError, match="max_guesses must be an int or None, not float"):
         Engine(4, units).search([0] * 16, max_guesses=1.5)
-    with pytest.raises(ValueError, match=r"max_guesses=-3 is not a valid whole number \(0 or more\)"):
+    whole = r"is not a valid whole number \(0 or more\)"
+    with pytest.raises(ValueError, match="max_guesses=-3 " + whole):
         solve("." * 16, max_guesses=-3)
     with pytest.raises(ValueError, match=r"max_guesses='many' is not a valid whole number"):
         solve("." * 16, max_guesses="many")
