@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import time
 from typing import Any, Protocol, runtime_checkable
 
-from ..models import Model
-from .result import Result
+from ..models import Model, build_model
+from ..models.grids import Grids
+from .result import Answers, Result
 
 #: What an option accepts: a tuple of allowed strings, or a type its value converts to.
 OptionKind = tuple[str, ...] | type
@@ -38,11 +40,11 @@ class Backend(Protocol):
     or a type such as ``int``), and ``stops_itself`` says whether it honours ``timeout``
     on its own; one that does not is run in a child process killed at the deadline;
     ``requires`` names the package to install when ``available()`` is false; ``batch``
-    says whether ``solve_batch`` does better than one ``solve`` per model (the bench then
+    says whether ``solve_grids`` does better than one ``solve`` per puzzle (the bench then
     sends it chunks of puzzles).
 
     A backend class subclasses this protocol to inherit the generic defaults of
-    ``batch``, ``solve_batch`` and ``describe``, and overrides what it does better.
+    ``batch``, ``solve_grids`` and ``describe``, and overrides what it does better.
     """
 
     name: str
@@ -66,15 +68,24 @@ class Backend(Protocol):
         """Find up to ``limit`` solutions of ``model`` within ``timeout`` seconds."""
         ...
 
-    def solve_batch(
+    def solve_grids(
         self,
-        models: Sequence[Model],
+        grids: Grids,
         limit: int | None = 1,
         timeout: float | None = None,
         **options: Any,
-    ) -> list[Result]:
-        """One result per model, as ``solve`` gives it, ``timeout`` seconds each."""
-        return [self.solve(model, limit, timeout, **options) for model in models]
+    ) -> Answers:
+        """A block of puzzles of one shape, ``timeout`` seconds each: one row per puzzle,
+        as ``solve`` answers it (on the model ``build_model`` makes, whose time is each
+        row's build time). The givens must not clash (the caller checks that)."""
+        results = []
+        for puzzle in grids.puzzles():
+            start = time.perf_counter()
+            model = build_model(puzzle)
+            build = time.perf_counter() - start
+            result = self.solve(model, limit, timeout, **options)
+            results.append(dataclasses.replace(result, build_time=result.build_time + build))
+        return Answers.from_results(self.name, results, grids.geometry.cell_count)
 
     def describe(self, model: Model) -> str:
         """One line on what the backend builds from ``model`` (``sudokulab model``)."""
@@ -86,7 +97,7 @@ class Backend(Protocol):
 
 
 #: Every member of the contract (what ``isinstance(x, Backend)`` looks for), for messages.
-MEMBERS = (*Backend.__annotations__, "available", "version", "solve", "solve_batch", "describe")
+MEMBERS = (*Backend.__annotations__, "available", "version", "solve", "solve_grids", "describe")
 
 
 def check_request(backend: Backend, model: Model, limit: int | None) -> None:

@@ -9,7 +9,6 @@ from outside (``stops_itself`` is false).
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import time
 from collections import Counter
@@ -53,8 +52,8 @@ class ConstraintBackend(Backend):
         """The installed python-constraint2 version."""
         for dist in ("python-constraint2", "python-constraint"):
             try:
-                return importlib.metadata.version(dist)
-            except importlib.metadata.PackageNotFoundError:
+                return _metadata().version(dist)
+            except _metadata().PackageNotFoundError:
                 continue
         return "unknown"
 
@@ -128,3 +127,10 @@ def build_problem(model: Model, solver_name: str = SOLVERS[0], forwardcheck: boo
         if c.kind == "sum":  # a killer cage: distinct (above) and its total
             problem.addConstraint(constraint.ExactSumConstraint(c.total), list(c.cells))
     return problem
+
+
+def _metadata():
+    """importlib.metadata, imported when a version is asked for (it is slow to import)."""
+    import importlib.metadata
+
+    return importlib.metadata

@@ -7,7 +7,6 @@ engine never pays for it.
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import importlib.util
 import threading
 import time
@@ -51,7 +50,7 @@ class CpSatBackend(Backend):
 
     def version(self) -> str:
         """The installed OR-Tools version."""
-        return importlib.metadata.version("ortools")
+        return _metadata().version("ortools")
 
     def solve(
         self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
@@ -214,3 +213,10 @@ def _collector_class(cp_model: Any) -> type:
                 self.StopSearch()
 
     return Collector
+
+
+def _metadata():
+    """importlib.metadata, imported when a version is asked for (it is slow to import)."""
+    import importlib.metadata
+
+    return importlib.metadata

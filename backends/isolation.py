@@ -29,7 +29,8 @@ import time
 from typing import Any, BinaryIO
 
 from ..models import Model
-from .result import Result, Status
+from ..models.grids import Grids
+from .result import ERROR, TIMEOUT, Answers, Result, Status
 
 #: Extra seconds a backend that stops itself gets past its own deadline before the kill.
 GRACE = 0.5
@@ -124,39 +125,37 @@ class Worker:
             message=f"killed after {elapsed:.2f} s (hard deadline {hard_timeout:g} s)",
         )
 
-    def solve_batch(
+    def solve_grids(
         self,
         backend: str,
-        models: list[Model],
+        grids: Grids,
         limit: int | None = 1,
         timeout: float | None = None,
         options: dict[str, Any] | None = None,
-    ) -> list[Result]:
-        """Solve many models in one request to a backend with ``batch`` (it stops itself).
+    ) -> Answers:
+        """Solve a block of puzzles in one request to a backend with ``batch`` (it stops
+        itself); the block travels as arrays, the answers too.
 
-        Each model gets ``timeout``; the child is killed after the sum of the timeouts plus
-        the grace, and then every model of the batch gets the ``timeout`` (or ``error``)
-        result a single request would have.
+        Each puzzle gets ``timeout``; the child is killed after the sum of the timeouts plus
+        the grace, and then every row of the block gets the ``timeout`` (or ``error``)
+        a single request would have.
         """
         self.start()
         assert self._process is not None and self._results is not None
-        hard = None if timeout is None else timeout * len(models) + GRACE
+        hard = None if timeout is None else timeout * len(grids) + GRACE
         start = time.perf_counter()
         try:
-            _send(self._process.stdin, (backend, list(models), limit, timeout, options or {}))
+            _send(self._process.stdin, (backend, grids, limit, timeout, options or {}))
             ready, _, _ = select.select([self._results], [], [], hard)
             if ready:
                 return _receive(self._results)
         except (EOFError, OSError, pickle.UnpicklingError):
             elapsed = time.perf_counter() - start
-            message = self._death()
-            return [Result(backend, Status.ERROR, solve_time=elapsed, message=message)] * len(
-                models
-            )
+            return _all(backend, grids, ERROR, elapsed, self._death())
         elapsed = time.perf_counter() - start
         self.kill()
-        message = f"batch of {len(models)} killed after {elapsed:.2f} s (hard deadline {hard:g} s)"
-        return [Result(backend, Status.TIMEOUT, solve_time=elapsed, message=message)] * len(models)
+        message = f"block of {len(grids)} killed after {elapsed:.2f} s (hard deadline {hard:g} s)"
+        return _all(backend, grids, TIMEOUT, elapsed, message)
 
     def kill(self) -> None:
         """Kill the child now and reap it."""
@@ -197,6 +196,15 @@ class Worker:
         if self._results is not None:
             self._results.close()
         self._process, self._results = None, None
+
+
+def _all(backend: str, grids: Grids, status: int, elapsed: float, message: str) -> Answers:
+    """The same answer for every row of a block (a killed or dead worker)."""
+    out = Answers.empty(backend, len(grids), grids.geometry.cell_count)
+    out.status[:] = status
+    out.solve_time[:] = elapsed / max(len(grids), 1)
+    out.messages = dict.fromkeys(range(len(grids)), message)
+    return out
 
 
 def _send(stream: Any, message: Any) -> None:
@@ -244,12 +252,14 @@ def _serve(result_fd: int, parent: int) -> None:
             return
         name, model, limit, timeout, options = request
         try:
-            if isinstance(model, list):  # a batch (Worker.solve_batch): a list of results
-                result = get_backend(name).solve_batch(model, limit, timeout, **options)
+            if isinstance(model, Grids):  # a block (Worker.solve_grids): answers as arrays
+                result = get_backend(name).solve_grids(model, limit, timeout, **options)
             else:
                 result = get_backend(name).solve(model, limit, timeout, **options)
-        except Exception as err:  # a backend bug costs one result (or batch), not the run
-            result = Result(name, Status.ERROR, message=f"{type(err).__name__}: {err}")
-            if isinstance(model, list):
-                result = [result] * len(model)
+        except Exception as err:  # a backend bug costs one result (or block), not the run
+            message = f"{type(err).__name__}: {err}"
+            if isinstance(model, Grids):
+                result = _all(name, model, ERROR, 0.0, message)
+            else:
+                result = Result(name, Status.ERROR, message=message)
         _send(results, result)

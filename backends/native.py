@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .. import native
-from ..models import Model
-from ..native import _search_batch_py, reference
+from ..models import Model, build_model
+from ..models.grids import Grids
+from ..native import BUDGET_SPENT, COMPLETE, TIMED_OUT, _search_grids_py, reference
 from ..native.reference import Cage
 from .base import Backend, WholeNumber, check_options, check_request
-from .result import Result, status_of
+from .result import MULTIPLE, SOLVED, TIMEOUT, UNSOLVABLE, Answers, Result, status_of
 
 
 class NativeBackend(Backend):
@@ -30,15 +32,15 @@ class NativeBackend(Backend):
         "max_guesses": WholeNumber,
     }
     stops_itself = True  # the search looks at the clock (and counts its guesses) itself
-    batch = True  # solve_batch: many models per call, each with its own timeout
+    batch = True  # solve_grids: many puzzles per engine call, each with its own timeout
     requires = ""
 
     def __init__(
-        self, name: str, search: Any, engine: str, search_batch: Any = _search_batch_py
+        self, name: str, search: Any, engine: str, search_grids: Any = _search_grids_py
     ) -> None:
         self.name = name
         self._search = search
-        self._search_batch = search_batch
+        self._search_grids = search_grids
         self.engine = engine  # "python" or "c": which implementation runs
 
     def available(self) -> bool:
@@ -78,50 +80,69 @@ class NativeBackend(Backend):
         )
         return self._result(out, time.perf_counter() - start, propagation, order, budget)
 
-    def solve_batch(
+    def solve_grids(
         self,
-        models: Sequence[Model],
+        grids: Grids,
         limit: int | None = 1,
         timeout: float | None = None,
         **options: Any,
-    ) -> list[Result]:
-        """Solve each model as :meth:`solve` would, ``timeout`` each, in as few calls as can be.
-
-        Consecutive models of one shape go to the engine in one batch; each result's
-        solve time is that puzzle's search time as the engine measured it.
-        """
+    ) -> Answers:
+        """A block of puzzles in one engine call (:func:`~sudokulab.native.search_grids`):
+        the grids go to the compiled core as one buffer and come back as arrays, with no
+        Python object per puzzle. The same rows as :meth:`solve` on each; each row's solve
+        time is its search time as the engine measured it, its build time an even share
+        of building the block's tables."""
         options = check_options(self, options)
-        for model in models:
-            check_request(self, model, limit)
+        start = time.perf_counter()
+        model = build_model(grids.puzzle(0)) if len(grids) else None
+        if model is None:
+            return Answers.empty(self.name, 0, grids.geometry.cell_count)
+        check_request(self, model, limit)
         propagation = options.get("propagation", "hidden")
         order = options.get("order", "mrv")
         budget = options.get("max_guesses")
-        results: list[Result] = []
-        start = 0
-        while start < len(models):
-            size = models[start].size
-            shape = shape_of(models[start])
-            end = start + 1
-            while end < len(models) and models[end].size == size and shape_of(models[end]) == shape:
-                end += 1
-            givens = [m.givens for m in models[start:end]]
-            units, cages = shape
-            for timed in self._search_batch(
-                size,
-                units,
-                givens,
-                propagation,
-                order,
-                limit,
-                timeout,
-                cages=cages,
-                max_guesses=budget,
-            ):
-                results.append(
-                    self._result(timed.outcome, timed.seconds, propagation, order, budget)
-                )
-            start = end
-        return results
+        units, cages = shape_of(model)
+        build = (time.perf_counter() - start) / len(grids)
+        solutions, counters = self._search_grids(
+            model.size, units, grids.givens, propagation, order, limit, timeout,
+            cages=cages, max_guesses=budget,
+        )  # fmt: skip
+        count, flags = counters[:, 0], counters[:, 1]
+        stopped = (flags & (TIMED_OUT | BUDGET_SPENT)) != 0
+        status = np.where(
+            stopped | ((count == 0) & ((flags & COMPLETE) == 0)),
+            TIMEOUT,
+            np.where(count >= 2, MULTIPLE, np.where(count == 1, SOLVED, UNSOLVABLE)),
+        ).astype(np.uint8)
+        common = {"engine": self.engine, "propagation": propagation, "order": order}
+        if budget is not None:
+            common["max_guesses"] = budget
+        spent = np.flatnonzero(flags & BUDGET_SPENT)
+        stats = None
+        if budget is not None:  # budget_spent differs by row: each row's own stats
+            stats = [
+                {**common, "nodes": int(n), "guesses": int(g), "backtracks": int(b),
+                 "budget_spent": bool(f & BUDGET_SPENT)}
+                for n, g, b, f in counters[:, [2, 3, 4, 1]].tolist()
+            ]  # fmt: skip
+        else:
+            common["budget_spent"] = False
+        message = f"the budget of {budget} guesses was spent"
+        return Answers(
+            backend=self.name,
+            status=status,
+            count=count.copy(),
+            exact=(flags & COMPLETE) != 0,
+            solution=solutions,
+            build_time=np.full(len(grids), build),
+            solve_time=counters[:, 5] / 1e9,
+            nodes=counters[:, 2].copy(),
+            guesses=counters[:, 3].copy(),
+            backtracks=counters[:, 4].copy(),
+            common=common,
+            stats=stats,
+            messages=dict.fromkeys(spent.tolist(), message),
+        )
 
     def _result(
         self, out: Any, elapsed: float, propagation: str, order: str, budget: int | None
@@ -160,6 +181,6 @@ def shape_of(model: Model) -> tuple[tuple[tuple[int, ...], ...], tuple[Cage, ...
 def backends() -> list[NativeBackend]:
     """``native`` (the active implementation) and ``native-py`` (always the reference)."""
     return [
-        NativeBackend("native", native.search, native.ENGINE, native.search_batch),
-        NativeBackend("native-py", reference.search, "python", _search_batch_py),
+        NativeBackend("native", native.search, native.ENGINE, native.search_grids),
+        NativeBackend("native-py", reference.search, "python", _search_grids_py),
     ]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+import numpy as np
 
 from ..models import Grid
 from ..models.display import Displayed
@@ -94,3 +97,132 @@ def status_of(count: int, exact: bool, timed_out: bool) -> Status:
     if count == 1:
         return Status.SOLVED
     return Status.UNSOLVABLE if exact else Status.TIMEOUT
+
+
+#: Every status, in the order of the codes :class:`Answers` stores.
+STATUSES: tuple[Status, ...] = tuple(Status)
+_CODE = {status: code for code, status in enumerate(STATUSES)}
+#: The code of each status in :attr:`Answers.status`.
+SOLVED, UNSOLVABLE, MULTIPLE, TIMEOUT, ERROR, INVALID = (_CODE[s] for s in STATUSES)
+
+
+@dataclass(eq=False)
+class Answers:
+    """What one backend did with a block of puzzles (:class:`~sudokulab.models.grids.Grids`),
+    as columns: row ``i`` is what :class:`Result` says of puzzle ``i``, but for one
+    solution (the first) instead of all that were kept.
+
+    ``status`` holds codes into :data:`STATUSES`; ``solution`` is a ``(k, n*n)`` array,
+    zeros where there is none; ``nodes``, ``guesses`` and ``backtracks`` are -1 where the
+    backend has no such counter. ``common`` holds the stats every row shares (the native
+    engine's knobs), ``stats`` the rest per row when a backend has more (else None),
+    ``messages`` the message of each row that has one.
+    """
+
+    backend: str
+    status: np.ndarray
+    count: np.ndarray
+    exact: np.ndarray
+    solution: np.ndarray
+    build_time: np.ndarray
+    solve_time: np.ndarray
+    nodes: np.ndarray
+    guesses: np.ndarray
+    backtracks: np.ndarray
+    common: dict[str, Any] = field(default_factory=dict)
+    stats: list[dict[str, Any]] | None = None
+    messages: dict[int, str] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls, backend: str, k: int, cells: int) -> Answers:
+        """``k`` rows of nothing yet (status error, no solution, no counters)."""
+        return cls(
+            backend,
+            np.full(k, ERROR, dtype=np.uint8),
+            np.zeros(k, dtype=np.int64),
+            np.zeros(k, dtype=bool),
+            np.zeros((k, cells), dtype=np.uint8),
+            np.zeros(k),
+            np.zeros(k),
+            np.full(k, -1, dtype=np.int64),
+            np.full(k, -1, dtype=np.int64),
+            np.full(k, -1, dtype=np.int64),
+        )
+
+    @classmethod
+    def from_results(cls, backend: str, results: Sequence[Result], cells: int) -> Answers:
+        """The columns of some results (their first solutions), in order."""
+        out = cls.empty(backend, len(results), cells)
+        out.stats = []
+        for i, r in enumerate(results):
+            out.status[i] = _CODE[r.status]
+            out.count[i], out.exact[i] = r.count, r.exact
+            if r.solutions:
+                out.solution[i] = r.solutions[0]
+            out.build_time[i], out.solve_time[i] = r.build_time, r.solve_time
+            for name in ("nodes", "guesses", "backtracks"):
+                value = r.stats.get(name)
+                if isinstance(value, int):
+                    getattr(out, name)[i] = value
+            out.stats.append(dict(r.stats))
+            if r.message:
+                out.messages[i] = r.message
+        return out
+
+    def __len__(self) -> int:
+        return len(self.status)
+
+    def put(self, rows: np.ndarray, other: Answers) -> None:
+        """Write ``other``'s rows into rows ``rows`` (indices, in order) of this block."""
+        rows = np.asarray(rows, dtype=np.intp)
+        for name in ("status", "count", "exact", "solution", "build_time", "solve_time"):
+            getattr(self, name)[rows] = getattr(other, name)
+        for name in ("nodes", "guesses", "backtracks"):
+            getattr(self, name)[rows] = getattr(other, name)
+        if other.stats is not None or self.stats is not None:
+            mine = self.stats
+            if mine is None:
+                mine = [self.stats_of(i) for i in range(len(self))]
+            for row, i in zip(rows.tolist(), range(len(other)), strict=True):
+                mine[row] = other.stats_of(i)
+            self.stats = mine
+        else:
+            self.common = self.common or other.common
+        for i, message in other.messages.items():
+            self.messages[int(rows[i])] = message
+
+    def stats_of(self, i: int) -> dict[str, Any]:
+        """Row ``i``'s stats, as :attr:`Result.stats` has them."""
+        if self.stats is not None:
+            return dict(self.stats[i])
+        out = dict(self.common)
+        for name in ("nodes", "guesses", "backtracks"):
+            value = int(getattr(self, name)[i])
+            if value >= 0:
+                out[name] = value
+        return out
+
+    def result(self, i: int) -> Result:
+        """Row ``i`` as a :class:`Result` (with its first solution only)."""
+        solution = self.solution[i]
+        solutions = (tuple(solution.tolist()),) if solution.any() else ()
+        return Result(
+            backend=self.backend,
+            status=STATUSES[self.status[i]],
+            solutions=solutions,
+            count=int(self.count[i]),
+            exact=bool(self.exact[i]),
+            build_time=float(self.build_time[i]),
+            solve_time=float(self.solve_time[i]),
+            stats=self.stats_of(i),
+            message=self.messages.get(i, ""),
+        )
+
+    @property
+    def time(self) -> np.ndarray:
+        """Build plus solve time of each row, in seconds."""
+        return self.build_time + self.solve_time
+
+    def status_names(self) -> np.ndarray:
+        """Each row's status as text (an object array)."""
+        return np.array([str(s) for s in STATUSES], dtype=object)[self.status]

@@ -44,12 +44,17 @@ class ParseError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One puzzle read from a text, its solution if the text gave one, and where it was."""
+    """One puzzle read from a text, what the text said of its solutions, and where it was.
+
+    ``solution`` is a solution the text gave (a CSV column, ``puzzle:count:solution``);
+    ``count`` is the number of solutions the text claimed (``puzzle:count``), else None.
+    """
 
     puzzle: Puzzle
     solution: Grid | None
     source: str
     line: int  # 1-based line where the puzzle starts
+    count: int | None = None
 
 
 def value_of(ch: str) -> int:

@@ -5,7 +5,8 @@ Reading rules, applied the same way to every text:
 - Before reading: a DOS Ctrl-Z (0x1A) ends the text, a leading BOM is dropped, CRLF and CR
   become LF. Lines starting (after spaces) with ``#`` are comments. Errors give the original
   line and the 1-based character column in that line.
-- A text whose first non-comment line holds a comma is CSV (see :func:`_read_csv`).
+- A text whose first non-comment line holds a comma is CSV (see :func:`_read_csv`), unless
+  the comma is in the text after a whole puzzle (``puzzle  # from the forum, 2005``).
 - Otherwise each line is blank, a comment, a separator (only ``- + = |`` and spaces, with
   ``--``, ``+`` or ``=`` in it), a header (a word of 2-20 letters then a space, ``:``,
   ``#`` or the line end, like ``Grid 01``, that does not read as cells), or cells.
@@ -21,9 +22,24 @@ Reading rules, applied the same way to every text:
 - Blanks are ``. 0 - _ *``; values are 1-9 then A-P (10-25), either case.
 - A 16-cell line is a 4x4 puzzle unless ``size=16`` is given, or it belongs to a run of
   16-cell lines that holds a value above 4 or a separator line: then it is a 16x16 row.
+- A whole puzzle with text after it: when a line does not read as cells as above, its
+  head (the text up to the first tab, space, ``#`` or ``:``) is a whole puzzle (n*n
+  values and blanks, or size*size with ``size``; 16 is a 4x4 puzzle unless ``size=16``)
+  and what follows is ignored free text after a tab or spaces, a ``#`` comment, or the
+  fields of ``puzzle:count`` or ``puzzle:count:solution`` (solver test suites): a whole
+  number of solutions, kept as :attr:`Entry.count`, and a complete grid of the same size,
+  kept as :attr:`Entry.solution` (an empty solution field is none). Free text or a
+  comment may follow the fields.
 - Clashing givens are not a parse error (see :meth:`Puzzle.clashes`).
 - A text starting with ``{`` or ``[`` (and any ``.json`` or ``.jsonl`` file) holds puzzle
   documents (:mod:`sudokulab.models.documents`): variants, regions and cages.
+
+Errors: by default the first bad line, grid or CSV row raises :class:`ParseError`. Given a
+list as ``errors``, :func:`read_text` and :func:`read_file` append each such error to it
+and read on: a bad line is skipped, a broken grid (cut short, or with a wrong row) is
+dropped whole, and every good puzzle is still returned, in order. Errors that are not
+about one line (an unreadable or non-UTF-8 file, an unsupported size, a bad puzzle
+document) still raise.
 """
 
 from __future__ import annotations
@@ -31,24 +47,30 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import NoReturn
+from dataclasses import dataclass, replace
 
 from .documents import read_documents
 from .entries import MAX_VALUE, VALUES, Entry, ParseError
 from .geometry import SIZES, Geometry, geometry, size_for_cell_count
-from .puzzle import Puzzle, symbol
+from .puzzle import Grid, Puzzle, symbol
 
 _COUNTS = frozenset(SIZES) | {n * n for n in SIZES}
+_SQUARES = {n * n: n for n in SIZES}  # cells of a whole puzzle: its size
+#: The largest size a line of k cells may belong to (as a puzzle or as a row).
+_LARGEST = {k: max(n for n in SIZES if k in (n, n * n)) for k in _COUNTS}
 _NUMBER = re.compile(r"0|[1-9][0-9]*")
+_DIGITS = re.compile(r"[0-9]+")
 _SPACE_OR_BAR = re.compile(r"[\s|+]")
 _TOKEN = re.compile(r"\S+")
 _SEPARATOR = re.compile(r"[-+=|\s]+")
 _HEADER = re.compile(r"\s*[A-Za-z]{2,20}(?=[\s:#]|$)")
+_HEAD = re.compile(r" *([^\t #:]*)")  # a line's head: up to the first tab, space, # or :
+_FIELD = re.compile(r"[^\t #:]*")  # a field after ':' in puzzle:count:solution
 _WORDS = re.compile(r"[A-Za-z][A-Za-z0-9 _-]*")
 _PUZZLE_NAMES = {"puzzle", "puzzles", "quiz", "quizzes", "grid", "givens", "question", "sudoku"}
 _SOLUTION_NAMES = {"solution", "solutions", "answer", "answers"}
 _DATA, _SEP, _BREAK, _TABS = 0, 1, 2, 3  # _TABS: only tabs, blank row or blank line
+_LINE = 4  # a whole puzzle with text after it (a _Line)
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -117,6 +139,17 @@ class _Cells:
         return self.offset + (self.cols[i] if self.cols is not None else i + 1)
 
 
+@dataclass(slots=True)
+class _Line(_Cells):
+    """A whole puzzle followed by text: its size and what ``:count:solution`` gave."""
+
+    size: int = 0
+    count: int | None = None
+    solution: Grid | None = None
+    error: ParseError | None = None  # a bad count or solution, raised in its turn
+    whole: str = ""  # the whole line, for when it has to be read as cells after all
+
+
 def _read(text: str, line: int, offset: int = 0) -> _Cells:
     """Tokenise a line (or a CSV field starting after ``offset`` columns)."""
     tokens, cols = _cells(text)
@@ -125,27 +158,38 @@ def _read(text: str, line: int, offset: int = 0) -> _Cells:
 
 def _fits(cells: _Cells) -> bool:
     """True when the cells read as a puzzle or a row of some supported size."""
-    k = len(cells.values)
-    return not cells.bad and any(cells.top <= n and k in (n, n * n) for n in SIZES)
+    return not cells.bad and cells.top <= _LARGEST.get(len(cells.values), -1)
+
+
+def _bad_value(cells: _Cells, n: int, source: str) -> ParseError | None:
+    """The error for the first cell that is not a value of size n, if any."""
+    values = cells.values
+    if not (cells.bad or cells.top > n):
+        return None
+    i = next(i for i, v in enumerate(values) if v is None or v > n)
+    what = "a value or a blank" if values[i] is None else f"a value of a {n}x{n} puzzle"
+    return ParseError(f"{cells.tokens[i]!r} is not {what}", source, cells.line, cells.col(i))
 
 
 def _check(cells: _Cells, n: int, source: str) -> list[int]:
     """The cells' values, or a ParseError at the first that is not a value of size n."""
-    values = cells.values
-    if cells.bad or cells.top > n:
-        i = next(i for i, v in enumerate(values) if v is None or v > n)
-        what = "a value or a blank" if values[i] is None else f"a value of a {n}x{n} puzzle"
-        raise ParseError(f"{cells.tokens[i]!r} is not {what}", source, cells.line, cells.col(i))
-    return values  # type: ignore[return-value]
+    err = _bad_value(cells, n, source)
+    if err is not None:
+        raise err
+    return cells.values  # type: ignore[return-value]
 
 
-def _wrong_count(cells: _Cells, source: str, options: list[tuple[int, str]]) -> NoReturn:
-    """Raise for a wrong cell count at the nearest option; a bad character first, if any."""
-    _check(cells, MAX_VALUE, source)
+def _count_error(
+    cells: _Cells, source: str, options: list[tuple[int, str]], what: str = "line"
+) -> ParseError:
+    """The error for a wrong cell count, at the nearest option; a bad character first."""
+    err = _bad_value(cells, MAX_VALUE, source)
+    if err is not None:
+        return err
     k = len(cells.values)
-    want, what = min(options, key=lambda o: abs(o[0] - k))
-    message = f"line has {k} cells; expected {want} for {what}"
-    raise ParseError(message, source, cells.line, cells.col(min(k, want)))
+    want, meaning = min(options, key=lambda o: abs(o[0] - k))
+    message = f"{what} has {k} cells; expected {want} for {meaning}"
+    return ParseError(message, source, cells.line, cells.col(min(k, want)))
 
 
 def _options(size: int | None, rows: bool = True) -> list[tuple[int, str]]:
@@ -155,10 +199,85 @@ def _options(size: int | None, rows: bool = True) -> list[tuple[int, str]]:
     return puzzles + [(n, f"a row of a {n}x{n} grid") for n in sizes] if rows else puzzles
 
 
-def _classify(lines: list[str]) -> list[tuple[int, _Cells]]:
+def _head(s: str, size: int | None) -> tuple[re.Match[str], int] | None:
+    """The head of a line and its size, when the head has the length of a whole puzzle."""
+    match = _HEAD.match(s)
+    k = len(match.group(1))  # type: ignore[union-attr]
+    n = _SQUARES.get(k) if size is None else size if k == size * size else None
+    return None if n is None else (match, n)  # type: ignore[return-value]
+
+
+def _solution(text: str, line: int, offset: int, source: str, n: int, what: str) -> Grid:
+    """A field that must hold a complete grid of size n (no blanks)."""
+    cells = _read(text, line, offset)
+    if len(cells.values) != n * n:
+        raise _count_error(cells, source, [(n * n, f"a {n}x{n} puzzle")], what)
+    values = _check(cells, n, source)
+    if 0 in values:
+        message = "the solution has a blank; expected a complete grid"
+        raise ParseError(message, source, line, cells.col(values.index(0)))
+    return tuple(values)
+
+
+def _counted(s: str, at: int, n: int, line: int, source: str) -> tuple[int, Grid | None]:
+    """The fields of ``:count`` or ``:count:solution`` starting at ``s[at] == ':'``."""
+    start = at + 1
+    end = _FIELD.match(s, start).end()  # type: ignore[union-attr]
+    if not _DIGITS.fullmatch(s, start, end):
+        message = (
+            f"{s[start:end]!r} is not a count of solutions (a whole number)"
+            if end > start
+            else "a count of solutions (a whole number) is missing after ':'"
+        )
+        raise ParseError(message, source, line, start + 1)
+    count, solution = int(s[start:end]), None
+    if s[end : end + 1] == ":":
+        start = end + 1
+        end = _FIELD.match(s, start).end()  # type: ignore[union-attr]
+        if end > start:  # tdoku writes "puzzle:0:" for a puzzle with no solution
+            solution = _solution(s[start:end], line, start, source, n, "the solution")
+    if s[end : end + 1] == ":":
+        message = "unexpected ':' after the solution; expected puzzle:count:solution"
+        raise ParseError(message, source, line, end + 1)
+    return count, solution
+
+
+def _line(s: str, line: int, size: int | None, source: str) -> _Line | None:
+    """A whole puzzle followed by text (free text, a comment or fields), else None.
+
+    A head of the right length with a character that is not a value or a blank is read
+    too, so that the error points at that character (not at the whole tab field). A line
+    with nothing after its head is left to the cell rules, which read it the same way.
+    """
+    found = _head(s, size)
+    if found is None or found[0].end() == len(s):
+        return None
+    match, n = found
+    head = match.group(1)
+    values = list(map(VALUES.get, head))
+    cells = _Line(line, head, head, None, values, match.start(1), size=n, whole=s)
+    if s[match.end() : match.end() + 1] == ":":
+        try:
+            cells.count, cells.solution = _counted(s, match.end(), n, line, source)
+        except ParseError as err:
+            cells.error = err
+    return cells
+
+
+def _csv_is_text(first: str, size: int | None) -> bool:
+    """True when the commas of a first line are in the text after a whole puzzle."""
+    found = _head(first, size)
+    if found is None or None in map(VALUES.get, found[0].group(1)):
+        return False
+    return not first[found[0].end() :].lstrip(" \t").startswith(",")
+
+
+def _classify(
+    lines: list[str], source: str, size: int | None, first_line: int
+) -> list[tuple[int, _Cells]]:
     """(kind, cells) for every line but comments; never raises (errors wait their turn)."""
     out: list[tuple[int, _Cells]] = []
-    for no, raw in enumerate(lines, 1):
+    for no, raw in enumerate(lines, first_line):
         # trailing tabs are empty fields, i.e. blanks: keep them
         s = raw.rstrip(" ") if "\t" in raw else raw.rstrip()
         head = s.lstrip()[:1]
@@ -170,8 +289,15 @@ def _classify(lines: list[str]) -> list[tuple[int, _Cells]]:
             out.append((_BREAK if "=" in s else _SEP, _Cells(no, s, "", None, [])))
         else:
             cells = _read(s, no)
-            header = head.isalpha() and _HEADER.match(s) and not _fits(cells)
-            out.append((_BREAK if header else _DATA, cells))
+            kind = _DATA
+            if head.isalpha() and _HEADER.match(s) and not _fits(cells):
+                kind = _BREAK
+            # text after a puzzle needs a tab or space (cols) or a # or : (bad): cheap first
+            elif (cells.bad or cells.cols is not None) and not _fits(cells):
+                line = _line(s, no, size, source)
+                if line is not None:
+                    kind, cells = _LINE, line
+            out.append((kind, cells))
     return out
 
 
@@ -191,41 +317,104 @@ def _rows16(records: list[tuple[int, _Cells]], start: int) -> tuple[int, bool]:
     return end, big or sep_inside
 
 
-def _read_lines(lines: list[str], source: str, size: int | None) -> list[Entry]:
-    """Puzzles from lines and grids (not CSV), in order; raises at the first bad one."""
-    records = _classify(lines)
+def _whole(kind: int, cells: _Cells, size: int | None) -> bool:
+    """True when a line reads, with no error, as a whole puzzle on its own."""
+    if isinstance(cells, _Line):
+        return cells.error is None and not cells.bad and cells.top <= cells.size
+    k = len(cells.values)
+    n = _SQUARES.get(k, 0) if size is None else size
+    return kind == _DATA and k == n * n and not cells.bad and cells.top <= n
+
+
+def _next_count(records: list[tuple[int, _Cells]], index: int) -> int:
+    """The cell count of the next line of cells after ``index``, or -1 at a break."""
+    for kind, cells in records[index + 1 :]:
+        if kind != _SEP:
+            return len(cells.values) if kind in (_DATA, _TABS) else -1
+    return -1
+
+
+def _read_lines(
+    lines: list[str],
+    source: str,
+    size: int | None,
+    errors: list[ParseError] | None,
+    first_line: int,
+) -> list[Entry]:
+    """Puzzles from lines and grids (not CSV), in order; errors as :func:`read_text` says."""
+    records = _classify(lines, source, size, first_line)
     entries: list[Entry] = []
     block: list[int] = []
     block_n = block_rows = block_start = 0
+    skip = 0  # rows (of block_n cells) of a broken grid still to drop
     run_end, run_rows = -1, False
+
+    def fail(err: ParseError) -> None:
+        if errors is None:
+            raise err
+        errors.append(err)
+
     for index, (kind, cells) in enumerate(records):
         k, no = len(cells.values), cells.line
         if kind == _TABS:  # a row of blanks inside a tab-separated grid, else a blank line
-            kind = _DATA if block_rows and k == block_n else _BREAK
+            kind = _DATA if (block_rows or skip) and k == block_n else _BREAK
         if kind == _SEP:
             continue
+        if block_rows or skip:
+            if kind == _LINE and k == block_n:
+                # 16 characters and text inside a 16x16 grid: not a row, the cells say why
+                kind, cells = _DATA, _read(cells.whole, no)
+                k = len(cells.values)
+            if skip:  # the rest of a broken grid goes with it
+                if kind == _DATA and k == block_n:
+                    skip -= 1
+                    continue
+                skip = 0
         if block_rows and (kind == _BREAK or k != block_n):
-            if kind == _DATA:
-                row = f"a row of the {block_n}x{block_n} grid starting at line {block_start}"
-                _wrong_count(cells, source, [(block_n, row)])
-            raise _ended(source, no, block_start, block_rows, block_n)
+            rows, block, block_rows = block_rows, [], 0
+            if kind == _BREAK:
+                fail(_ended(source, no, block_start, rows, block_n))
+                continue
+            row = f"a row of the {block_n}x{block_n} grid starting at line {block_start}"
+            fail(_count_error(cells, source, [(block_n, row)]))
+            if not _whole(kind, cells, size):  # a wrong row: the rest of its grid goes too
+                if rows == 1 and _next_count(records, index) == k:
+                    block_n = k  # rows of k cells follow: the first row was the wrong one
+                skip = block_n - rows - 1
+                continue
+            # else the grid was cut short by a whole puzzle: read the puzzle
         if kind == _BREAK:
+            continue
+        if kind == _LINE:  # a whole puzzle with text after it, never inside a grid here
+            err = _bad_value(cells, cells.size, source) or cells.error
+            if err is not None:
+                fail(err)
+            else:
+                puzzle = Puzzle(geometry(cells.size), tuple(cells.values))  # type: ignore[arg-type]
+                entries.append(Entry(puzzle, cells.solution, source, no, cells.count))
             continue
         if block_rows:
             n = block_n
         elif size is not None:
             if k not in (size, size * size):
-                _wrong_count(cells, source, _options(size))
+                fail(_count_error(cells, source, _options(size)))
+                continue
             n = size
         elif k == 16:
             if index >= run_end:
                 run_end, run_rows = _rows16(records, index)
             n = 16 if run_rows else 4
         elif k in _COUNTS:
-            n = size_for_cell_count(k) or k
+            n = _SQUARES.get(k, k)  # a whole puzzle, else a row
         else:
-            _wrong_count(cells, source, _options(None))
-        values = _check(cells, n, source)
+            fail(_count_error(cells, source, _options(None)))
+            continue
+        if cells.bad or cells.top > n:  # (_bad_value's test, inlined: the common line)
+            fail(_bad_value(cells, n, source))  # type: ignore[arg-type]
+            if k == n:  # a bad row: the rest of its grid goes with it
+                skip, block_n, block, block_rows = n - block_rows - 1, n, [], 0
+            continue
+        values: list[int] = cells.values  # type: ignore[assignment]
         if k == n * n:
             entries.append(Entry(Puzzle(geometry(n), tuple(values)), None, source, no))
             continue
@@ -237,7 +426,7 @@ def _read_lines(lines: list[str], source: str, size: int | None) -> list[Entry]:
             entries.append(Entry(Puzzle(geometry(n), tuple(block)), None, source, block_start))
             block, block_rows = [], 0
     if block_rows:
-        raise _ended(source, len(lines), block_start, block_rows, block_n)
+        fail(_ended(source, first_line + len(lines) - 1, block_start, block_rows, block_n))
     return entries
 
 
@@ -266,21 +455,28 @@ def _csv_grid(text: str, line: int, offset: int, source: str, size: int | None) 
     cells = _read(text, line, offset)
     n = size if size is not None else size_for_cell_count(len(cells.values))
     if n is None or len(cells.values) != n * n:
-        _wrong_count(cells, source, _options(size, rows=False))
+        raise _count_error(cells, source, _options(size, rows=False))
     return _check(cells, n, source)
 
 
-def _read_csv(lines: list[str], source: str, size: int | None) -> list[Entry]:
+def _read_csv(
+    lines: list[str],
+    source: str,
+    size: int | None,
+    errors: list[ParseError] | None,
+    first_line: int,
+) -> list[Entry]:
     """Puzzles from CSV: a puzzle column, an optional solution column, an optional header.
 
     Without a header the puzzle is field 1 and the solution field 2, read when it is longer
     than a row (so a short difficulty or id column is ignored). A first row made of words
     that is not a puzzle is a header; it may name the columns (``puzzle``/``quizzes``/...,
     ``solution``/``answer``/...). A solution must be a complete grid of the puzzle's size.
+    A bad row raises, or with an ``errors`` list is appended to it and skipped.
     """
     entries: list[Entry] = []
     p_col, s_col, named, first = 0, 1, False, True
-    for no, raw in enumerate(lines, 1):
+    for no, raw in enumerate(lines, first_line):
         s = raw.rstrip()
         if not s.strip() or s.lstrip().startswith("#"):
             continue
@@ -297,27 +493,51 @@ def _read_csv(lines: list[str], source: str, size: int | None) -> list[Entry]:
                 if not named and p_col == 0 and names[0] not in _PUZZLE_NAMES:
                     s_col = 1  # unknown names: the usual puzzle, solution order
                 continue
-        if p_col >= len(fields):
-            have = f"{len(fields)} field" + ("s" if len(fields) > 1 else "")
-            message = f"row has {have}; the puzzle is field {p_col + 1}"
-            raise ParseError(message, source, no, len(s) + 1)
-        text, offset = fields[p_col]
-        values = _csv_grid(text, no, offset, source, size)
-        n = size_for_cell_count(len(values)) or 0
-        solution = None
-        if 0 <= s_col < len(fields) and fields[s_col][0] and (named or len(fields[s_col][0]) > n):
-            stext, soffset = fields[s_col]
-            solution = tuple(_csv_grid(stext, no, soffset, source, n))
-            if 0 in solution:
-                blank = _read(stext, no, soffset).col(solution.index(0))
-                message = "the solution has a blank; expected a complete grid"
-                raise ParseError(message, source, no, blank)
-        entries.append(Entry(Puzzle(geometry(n), tuple(values)), solution, source, no))
+        try:
+            if p_col >= len(fields):
+                have = f"{len(fields)} field" + ("s" if len(fields) > 1 else "")
+                message = f"row has {have}; the puzzle is field {p_col + 1}"
+                raise ParseError(message, source, no, len(s) + 1)
+            text, offset = fields[p_col]
+            values = _csv_grid(text, no, offset, source, size)
+            n = size_for_cell_count(len(values)) or 0
+            solution = None
+            stext, soffset = fields[s_col] if 0 <= s_col < len(fields) else ("", 0)
+            if stext and (named or len(stext) > n):
+                solution = _solution(stext, no, soffset, source, n, "line")
+            entries.append(Entry(Puzzle(geometry(n), tuple(values)), solution, source, no))
+        except ParseError as err:
+            if errors is None:
+                raise
+            errors.append(err)
     return entries
 
 
-def read_text(text: str, source: str = "<text>", size: int | None = None) -> list[Entry]:
-    """Every puzzle in a text, in order; raises ParseError at the first bad one."""
+def _documents(text: str, source: str, first_line: int) -> list[Entry]:
+    """Puzzle documents from a text whose first line is ``first_line``; raises at errors."""
+    shift = first_line - 1
+    try:
+        entries = read_documents(text, source)
+    except ParseError as err:
+        if not shift or err.line is None:
+            raise
+        raise type(err)(err.message, err.source, err.line + shift, err.column) from None
+    return [replace(e, line=e.line + shift) for e in entries] if shift else entries
+
+
+def read_text(
+    text: str,
+    source: str = "<text>",
+    size: int | None = None,
+    errors: list[ParseError] | None = None,
+    first_line: int = 1,
+) -> list[Entry]:
+    """Every puzzle in a text, in order; raises ParseError at the first bad one.
+
+    Given a list as ``errors``, each bad line, grid or CSV row is appended to it instead and
+    reading goes on (puzzle documents still raise). ``first_line`` is the number of the
+    text's first line, for a text cut from a larger one: entries and errors count from it.
+    """
     if size is not None:
         geometry(size)  # ValueError for an unsupported size, before reading anything
     cut = text.find("\x1a")
@@ -325,16 +545,21 @@ def read_text(text: str, source: str = "<text>", size: int | None = None) -> lis
         text = text[:cut]  # DOS end of file: nothing after it is data
     text = text.removeprefix("\ufeff")
     if text.lstrip()[:1] in ("{", "["):  # a puzzle document (JSON or JSON Lines)
-        return read_documents(text, source)
+        return _documents(text, source, first_line)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     first = next((s for s in lines if s.strip() and not s.lstrip().startswith("#")), "")
-    if "," in first:
-        return _read_csv(lines, source, size)
-    return _read_lines(lines, source, size)
+    if "," in first and not _csv_is_text(first.rstrip(), size):
+        return _read_csv(lines, source, size, errors, first_line)
+    return _read_lines(lines, source, size, errors, first_line)
 
 
-def read_file(path: str | os.PathLike[str], size: int | None = None) -> list[Entry]:
-    """Every puzzle in a UTF-8 file (BOM tolerated); ParseError names the file on failure."""
+def read_file(
+    path: str | os.PathLike[str], size: int | None = None, errors: list[ParseError] | None = None
+) -> list[Entry]:
+    """Every puzzle in a UTF-8 file (BOM tolerated); ParseError names the file on failure.
+
+    ``errors`` as for :func:`read_text`; an unreadable or non-UTF-8 file always raises.
+    """
     source = os.fspath(path)
     try:
         with open(path, "rb") as f:
@@ -348,7 +573,7 @@ def read_file(path: str | os.PathLike[str], size: int | None = None) -> list[Ent
         raise ParseError(f"not UTF-8 text (byte {e.start + 1})", source, line) from None
     if source.endswith((".json", ".jsonl")):  # puzzle documents, whatever they start with
         return read_documents(text, source, lines=True if source.endswith(".jsonl") else None)
-    return read_text(text, source, size)
+    return read_text(text, source, size, errors)
 
 
 def parse_puzzle(text: str, size: int | None = None) -> Puzzle:

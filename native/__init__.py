@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 
+import numpy as np
+
 from . import reference
 from .reference import KEEP, ORDERS, PROPAGATIONS, Cage, Engine, Outcome
 
@@ -172,6 +174,65 @@ def _search_batch_py(
     return out
 
 
+#: The int64 counters :func:`search_grids` gives each puzzle, in column order.
+COUNTERS = ("count", "flags", "nodes", "guesses", "backtracks", "nanoseconds")
+#: Bits of the ``flags`` counter.
+COMPLETE, TIMED_OUT, BUDGET_SPENT = 1, 2, 4
+
+
+def _search_grids_c(
+    size: int,
+    units: tuple[tuple[int, ...], ...],
+    givens: np.ndarray,
+    propagation: str = "hidden",
+    order: str = "mrv",
+    limit: int | None = 1,
+    timeout: float | None = None,
+    cages: tuple[Cage, ...] = (),
+    max_guesses: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Many grids in one C call, through buffers (see :func:`search_grids`)."""
+    tables = _core_tables(size, units, cages, propagation, order)
+    givens = np.ascontiguousarray(givens, dtype=np.uint8)
+    solutions, counters = _core.search_buffer(
+        tables, givens, propagation, order, limit, timeout, max_guesses
+    )
+    cells = givens.shape[1]
+    return (
+        np.frombuffer(solutions, dtype=np.uint8).reshape(-1, cells),
+        np.frombuffer(counters, dtype=np.int64).reshape(-1, len(COUNTERS)),
+    )
+
+
+def _search_grids_py(
+    size: int,
+    units: tuple[tuple[int, ...], ...],
+    givens: np.ndarray,
+    propagation: str = "hidden",
+    order: str = "mrv",
+    limit: int | None = 1,
+    timeout: float | None = None,
+    cages: tuple[Cage, ...] = (),
+    max_guesses: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Many grids with the reference, filling the same arrays (see :func:`search_grids`)."""
+    rows = np.asarray(givens).tolist()
+    timed = _search_batch_py(
+        size, units, rows, propagation, order, limit, timeout, 1, cages, max_guesses
+    )
+    solutions = np.zeros((len(rows), size * size), dtype=np.uint8)
+    counters = np.zeros((len(rows), len(COUNTERS)), dtype=np.int64)
+    for i, t in enumerate(timed):
+        out = t.outcome
+        if out.solutions:
+            solutions[i] = out.solutions[0]
+        flags = (
+            COMPLETE * out.complete + TIMED_OUT * out.timed_out + BUDGET_SPENT * out.budget_spent
+        )
+        counters[i] = (out.count, flags, out.nodes, out.guesses, out.backtracks, t.seconds * 1e9)
+    return solutions, counters
+
+
 search = reference.search if _core is None else _search_c
 
 #: Solve many grids of one shape with the same knobs, ``timeout`` seconds each (None: no
@@ -179,15 +240,26 @@ search = reference.search if _core is None else _search_c
 #: budget); one :class:`Timed` per puzzle, in order.
 search_batch = _search_batch_py if _core is None else _search_batch_c
 
+#: Solve a ``(k, n*n)`` uint8 array of grids of one shape as :func:`search_batch` does,
+#: keeping each one's first solution: ``(solutions, counters)``, a ``(k, n*n)`` uint8
+#: array (zeros where there is none) and a ``(k, 6)`` int64 array of :data:`COUNTERS`.
+#: In C the grids go in and come out as buffers: no Python object per puzzle.
+search_grids = _search_grids_py if _core is None else _search_grids_c
+
 __all__ = [
     "BITBOARD",
+    "BUDGET_SPENT",
+    "COMPLETE",
+    "COUNTERS",
     "ENGINE",
     "KEEP",
     "ORDERS",
     "PROPAGATIONS",
     "Engine",
     "Outcome",
+    "TIMED_OUT",
     "Timed",
     "search",
     "search_batch",
+    "search_grids",
 ]

@@ -2266,6 +2266,108 @@ done:
     return out;
 }
 
+/* The number of int64 counters search_buffer gives each puzzle, in this order. */
+enum { BUF_COUNT, BUF_FLAGS, BUF_NODES, BUF_GUESSES, BUF_BACKTRACKS, BUF_NS, BUF_FIELDS };
+
+static PyObject *
+core_search_buffer(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    (void)module;
+    static char *kwlist[] = {"tables", "givens", "propagation", "order",
+                             "limit",  "timeout", "max_guesses", NULL};
+    PyObject *tables_obj, *givens_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
+        *max_guesses_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOO|O:search_buffer", kwlist,
+                                     &TablesType, &tables_obj, &givens_obj, &prop_obj,
+                                     &order_obj, &limit_obj, &timeout_obj, &max_guesses_obj))
+        return NULL;
+    TablesObject *t = (TablesObject *)tables_obj;
+    PyObject *one = PyLong_FromLong(1);
+    if (one == NULL)
+        return NULL;
+    Knobs k;
+    int bad = parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, one, max_guesses_obj, &k);
+    Py_DECREF(one);
+    if (bad < 0)
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(givens_obj, &view, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    const int ncells = t->ncells;
+    PyObject *sols = NULL, *counters = NULL, *out = NULL;
+    Run *runs = NULL;
+    Arena a = {0};
+    if (view.itemsize != 1 || view.len % ncells != 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "givens must be bytes of %d values a puzzle, got %zd bytes of %zd",
+                     ncells, view.len, view.itemsize);
+        goto done;
+    }
+    const Py_ssize_t n = view.len / ncells;
+    const uint8_t *givens = view.buf;
+    for (Py_ssize_t i = 0; i < n * ncells; i++) {
+        if (givens[i] > t->size) {
+            PyErr_Format(PyExc_ValueError, "puzzle %zd: cell %zd: %d is outside 0..%d",
+                         i / ncells, i % ncells, givens[i], t->size);
+            goto done;
+        }
+    }
+    sols = PyBytes_FromStringAndSize(NULL, n * ncells);
+    counters = PyBytes_FromStringAndSize(NULL, n * BUF_FIELDS * (Py_ssize_t)sizeof(int64_t));
+    runs = PyMem_RawCalloc((size_t)n + 1, sizeof(Run));
+    if (sols == NULL || counters == NULL || runs == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    if (arena_init(&a, t, &k) < 0)
+        goto done;
+    uint8_t *grids = (uint8_t *)PyBytes_AS_STRING(sols);
+    int64_t *cnt = (int64_t *)PyBytes_AS_STRING(counters);
+    Py_ssize_t failed = -1;
+    Py_INCREF(tables_obj);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Run *r = &runs[i];
+        if (!arena_run(&a, &k, givens + (size_t)i * ncells, r)) {
+            failed = i;
+            break;
+        }
+        uint8_t *grid = grids + (size_t)i * ncells;
+        if (r->nsolutions)
+            memcpy(grid, r->solutions, (size_t)ncells);
+        else
+            memset(grid, 0, (size_t)ncells);
+        PyMem_RawFree(r->solutions);
+        r->solutions = NULL;
+        int64_t *c = cnt + (size_t)i * BUF_FIELDS;
+        c[BUF_COUNT] = (int64_t)r->count;
+        c[BUF_FLAGS] = (r->complete ? 1 : 0) | (r->timed_out ? 2 : 0) | (r->budget_spent ? 4 : 0);
+        c[BUF_NODES] = (int64_t)r->nodes;
+        c[BUF_GUESSES] = (int64_t)r->guesses;
+        c[BUF_BACKTRACKS] = (int64_t)r->backtracks;
+        c[BUF_NS] = r->elapsed_ns;
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(tables_obj);
+    if (failed >= 0) {
+        run_error(&runs[failed]);
+        goto done;
+    }
+    out = PyTuple_Pack(2, sols, counters);
+done:
+    if (runs != NULL) {
+        for (Py_ssize_t i = 0; i < view.len / ncells; i++)
+            PyMem_RawFree(runs[i].solutions);
+        PyMem_RawFree(runs);
+    }
+    arena_release(&a);
+    Py_XDECREF(sols);
+    Py_XDECREF(counters);
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
      "search(tables, givens, propagation, order, limit, timeout, keep, max_guesses=None)"
@@ -2284,6 +2386,16 @@ static PyMethodDef core_methods[] = {
      "Returns a list of (solutions, count, complete, timed_out, budget_spent, nodes, "
      "guesses, backtracks, seconds), seconds being that puzzle's search time measured in "
      "C."},
+    {"search_buffer", (PyCFunction)(void (*)(void))core_search_buffer,
+     METH_VARARGS | METH_KEYWORDS,
+     "search_buffer(tables, givens, propagation, order, limit, timeout, max_guesses=None)"
+     "\n--\n\n"
+     "Search many grids of one shape given as one buffer (bytes, or a C-contiguous uint8 "
+     "array) of n*n values per puzzle, without the GIL and without a Python object per "
+     "puzzle: the same as search on each (timeout and max_guesses per puzzle). Returns "
+     "(solutions, counters): bytes of n*n values per puzzle (its first solution, zeros "
+     "when it has none) and bytes of 6 native int64 per puzzle: count, flags (1 complete, "
+     "2 timed out, 4 budget spent), nodes, guesses, backtracks, search nanoseconds."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -9,18 +9,11 @@ interchangeable backends; verify every answer independently.
 '987654321246173985351928746128537694634892157795461832519286473472319568863745219'
 """
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _version
-
-try:
-    __version__ = _version("sudokulab")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+from typing import Any
 
 from . import _moved
 from .api import as_puzzle, count, solve
 from .backends import Result, Status, backend_names, get_backend
-from .bench.crosscheck import cross_check
 from .classroom import notebook as _notebook
 from .models import (
     Entry,
@@ -38,6 +31,25 @@ from .models import (
     read_file,
     read_text,
 )
+
+
+def __getattr__(name: str) -> Any:
+    """What is costly to import, on first use: the version (package metadata) and
+    ``cross_check`` (the bench), so that a command that needs neither starts faster."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("sudokulab")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            value = "0+unknown"
+    elif name == "cross_check":
+        from .bench.crosscheck import cross_check as value
+    else:
+        raise AttributeError(f"module 'sudokulab' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
 
 _moved.install()  # old module paths (sudokulab.report, sudokulab.trace, ...) still import
 _notebook.register()  # Jupyter shows puzzles, results and traces as HTML

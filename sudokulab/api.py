@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend, unsupported
+from .backends.result import ERROR, INVALID, Answers
 from .models import Model, Puzzle, build_model, parse_puzzle
+from .models.grids import Grids
 
 
 def as_puzzle(puzzle: Puzzle | str) -> Puzzle:
@@ -17,7 +22,7 @@ def as_puzzle(puzzle: Puzzle | str) -> Puzzle:
 
 def solve(
     puzzle: Puzzle | str,
-    backend: str | BackendSpec = "native-py",
+    backend: str | BackendSpec = "native",
     limit: int | None = 1,
     timeout: float | None = None,
     isolate: bool | None = None,
@@ -85,10 +90,79 @@ def solve_model(
     return dataclasses.replace(result, backend=label)
 
 
+def solve_grids(
+    grids: Grids,
+    backend: str | BackendSpec = "native",
+    limit: int | None = 1,
+    timeout: float | None = None,
+    isolate: bool | None = None,
+    worker: Worker | None = None,
+    progress: Callable[[int], None] | None = None,
+    **options: Any,
+) -> Answers:
+    """Solve a block of puzzles of one shape: what :func:`solve` does for each, in bulk.
+
+    The givens are checked for clashes in bulk (a clashing puzzle is an ``invalid`` row
+    naming the clash). A backend that declares ``batch`` (the native engine) gets every
+    valid puzzle in one call (in ``worker`` when isolated); any other runs one puzzle
+    at a time as :func:`solve` runs it. ``progress(k)`` is told each time ``k`` more
+    rows are done.
+    """
+    spec = as_spec(backend, **options)
+    label, cells = str(spec), grids.geometry.cell_count
+    out = Answers.empty(label, len(grids), cells)
+    clashing = grids.clashing()
+    for i in np.flatnonzero(clashing).tolist():
+        out.status[i] = INVALID
+        out.messages[i] = "; ".join(map(str, grids.puzzle(i).clashes()))
+    valid = np.flatnonzero(~clashing)
+    if progress is not None and len(valid) < len(grids):
+        progress(len(grids) - len(valid))
+    if not len(valid):
+        return out
+    block = grids if len(valid) == len(grids) else grids.take(valid)
+    chosen = get_backend(spec.backend)
+    refusal = ""
+    if not chosen.available():
+        hint = f": pip install {chosen.requires}" if chosen.requires else ""
+        refusal = f"backend {chosen.name!r} is not installed{hint}"
+    else:
+        refusal = unsupported(chosen, build_model(block.puzzle(0)))
+    if refusal:
+        out.status[valid] = ERROR
+        out.messages.update(dict.fromkeys(valid.tolist(), refusal))
+        if progress is not None:
+            progress(len(valid))
+        return out
+    if isolate is None:
+        isolate = timeout is not None and not chosen.stops_itself
+    if chosen.batch and not isolate:
+        answers = chosen.solve_grids(block, limit, timeout, **spec.options)
+    elif chosen.batch and worker is not None:
+        answers = worker.solve_grids(chosen.name, block, limit, timeout, spec.options)
+    else:
+        results = []
+        for puzzle in block.puzzles():
+            start = time.perf_counter()
+            model = build_model(puzzle)
+            build = time.perf_counter() - start
+            result = solve_model(model, spec, limit, timeout, isolate, worker)
+            results.append(dataclasses.replace(result, build_time=result.build_time + build))
+            if progress is not None:
+                progress(1)
+        answers = Answers.from_results(label, results, cells)
+        progress = None  # told already
+    if progress is not None:
+        progress(len(valid))
+    answers.backend = label
+    out.put(valid, answers)
+    return out
+
+
 def count(
     puzzle: Puzzle | str,
     limit: int | None = 1000,
-    backend: str | BackendSpec = "native-py",
+    backend: str | BackendSpec = "native",
     timeout: float | None = None,
     **options: Any,
 ) -> int:

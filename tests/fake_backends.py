@@ -60,4 +60,4 @@ class HangBatchBackend(HangBackend):
     """Takes batches (like the native backends) and hangs on any with a blank first cell."""
 
     name = "hangbatch"
-    batch = True  # the contract's solve_batch: one solve per model, in one request
+    batch = True  # the contract's solve_grids: one solve per puzzle, in one request

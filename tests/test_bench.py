@@ -185,7 +185,7 @@ def test_a_hung_batch_is_killed_at_the_sum_of_its_timeouts(tmp_path, fakes):
     elapsed = time.perf_counter() - start
     assert 1.4 < elapsed < 15  # 2 x 0.5 s + the grace, then the kill
     assert list(rows["status"]) == ["timeout", "timeout"]
-    assert rows["error"].str.contains("batch of 2 killed").all()
+    assert rows["error"].str.contains("block of 2 killed").all()
 
 
 def test_resuming_a_finished_run_runs_nothing_and_keeps_every_row(tmp_path):

@@ -91,9 +91,9 @@ def test_unsolvable_and_timeout_exit_1_and_keep_going(capsys, tmp_path):
 def test_parse_error_names_file_line_and_column_and_exits_2(capsys, tmp_path):
     path = tmp_path / "bad.txt"
     bad = EXAMPLE[:40] + "x" + EXAMPLE[41:]
-    path.write_text(f"{EXAMPLE}\n\n{bad}\n")
+    path.write_text(f"{EXAMPLE}\n\n{bad}\n{EXAMPLE}\n")
     code, out, err = run(capsys, "solve", str(path))
-    assert (code, out) == (2, "")
+    assert (code, out) == (2, f"{ANSWER}\n{ANSWER}\n")  # the good puzzles are still solved
     assert err == f"sudokulab: error: {path}: line 3, column 41: 'x' is not a value or a blank\n"
 
 

@@ -10,6 +10,7 @@ import pytest
 from sudokulab import native, read_file
 from sudokulab.backends import get_backend
 from sudokulab.models import build_model, geometry, is_solution
+from sudokulab.models.grids import Grids
 from sudokulab.native import Timed, _search_batch_py, reference
 from sudokulab.native.reference import ORDERS, PROPAGATIONS
 
@@ -113,26 +114,30 @@ def test_batch_errors_name_the_puzzle():
 
 
 @pytest.mark.parametrize("name", ["native", "native-py"])
-def test_backend_batch_equals_solve(data_dir, name):
+def test_backend_grids_equal_solve(data_dir, name):
     backend = get_backend(name)
     assert backend.batch and backend.stops_itself
     entries = read_file(data_dir / "norvig-pytudes" / "sudoku-hardest.txt")
-    models = [build_model(e.puzzle) for e in entries]
-    models.insert(
-        3, build_model(read_file(data_dir / "norvig-pytudes" / "sudoku-easy50.txt")[0].puzzle)
-    )
+    grids = Grids.of([e.puzzle for e in entries])
+    models = [build_model(p) for p in grids.puzzles()]
+
+    def same(answers, singles):
+        for i, s in enumerate(singles):
+            b = answers.result(i)
+            assert dataclasses.replace(b, solve_time=0, build_time=0) == dataclasses.replace(
+                s, solve_time=0, build_time=0, solutions=s.solutions[:1]
+            )
+
     for options in ({}, {"order": "first"}):
-        batch = backend.solve_batch(models, 2, **options)
+        answers = backend.solve_grids(grids, 2, **options)
         singles = [backend.solve(m, 2, **options) for m in models]
-        for b, s in zip(batch, singles, strict=True):
-            assert dataclasses.replace(b, solve_time=0) == dataclasses.replace(s, solve_time=0)
-            assert b.status == "solved" and b.unique
-    # With a budget that stops some of them: each model's own budget, the same results.
-    batch = backend.solve_batch(models, 2, max_guesses=3)
+        same(answers, singles)
+        assert all(s.status == "solved" and s.unique for s in singles)
+        assert grids.verify(answers.solution).all()
+    # With a budget that stops some of them: each puzzle's own budget, the same results.
+    answers = backend.solve_grids(grids, 2, max_guesses=3)
     singles = [backend.solve(m, 2, max_guesses=3) for m in models]
-    assert [dataclasses.replace(b, solve_time=0) for b in batch] == [
-        dataclasses.replace(s, solve_time=0) for s in singles
-    ]
-    stopped = [b for b in batch if b.stats["budget_spent"]]
+    same(answers, singles)
+    stopped = [answers.result(i) for i in range(len(grids)) if answers.stats_of(i)["budget_spent"]]
     assert stopped and all(b.status == "timeout" and b.stats["guesses"] == 3 for b in stopped)
     assert all(b.message == "the budget of 3 guesses was spent" for b in stopped)

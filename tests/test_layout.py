@@ -17,6 +17,7 @@ from sudokulab._moved import MOVED
 from sudokulab.backends import Backend, Result, get_backend
 from sudokulab.backends.registry import _plugin
 from sudokulab.models import build_model, parse_puzzle
+from sudokulab.models.grids import Grids
 
 REPO = Path(__file__).resolve().parent.parent
 #: Source folder of each installed package (see [tool.setuptools.package-dir]).
@@ -151,12 +152,16 @@ class _Minimal(Backend):
         return get_backend("native-py").solve(model, limit, timeout)
 
 
-def test_the_contract_gives_batch_solve_batch_and_describe_defaults():
+def test_the_contract_gives_batch_solve_grids_and_describe_defaults():
     backend = _Minimal()
-    models = [build_model(parse_puzzle(p)) for p in ("1...............", "." * 16)]
+    puzzles = [parse_puzzle(p) for p in ("1...............", "." * 16)]
+    models = [build_model(p) for p in puzzles]
     assert backend.batch is False
-    results = backend.solve_batch(models, limit=2)
-    assert [r.status for r in results] == ["multiple", "multiple"]
+    answers = backend.solve_grids(Grids.of(puzzles), limit=2)
+    assert [answers.result(i).status for i in range(2)] == ["multiple", "multiple"]
+    assert [answers.result(i).stats for i in range(2)] == [
+        backend.solve(m, limit=2).stats for m in models
+    ]
     assert backend.describe(models[0]) == (
         "minimal: the model as given, 16 variables and 12 constraints (alldifferent)"
     )

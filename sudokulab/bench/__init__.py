@@ -7,9 +7,31 @@ on every puzzle, compared), ``plan`` (what a run does), ``executors`` (where its
 run), ``run`` (run a bench into a store).
 """
 
-from .executors import CHUNK, Executor, LocalExecutor
-from .plan import BenchPlan, Task, skip_reason
-from .run import agreement, puzzle_text, run_bench
+from importlib import import_module
+from typing import Any
+
+#: Where each name below lives: imported on first use, so that reading a set (which
+#: the command line does for every command) does not import the executors.
+_HOMES = {
+    "CHUNK": "executors",
+    "Executor": "executors",
+    "LocalExecutor": "executors",
+    "BenchPlan": "plan",
+    "Task": "plan",
+    "skip_reason": "plan",
+    "agreement": "run",
+    "puzzle_text": "run",
+    "run_bench": "run",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'sudokulab.bench' has no attribute {name!r}")
+    value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CHUNK",

@@ -12,9 +12,14 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..api import as_puzzle, solve
-from ..backends import BackendSpec, Result, Status, Worker, all_backends, as_spec, get_backend
-from ..models import Entry, Grid, Puzzle, format_line, is_solution
+import numpy as np
+
+from ..api import as_puzzle, solve_grids
+from ..backends import BackendSpec, Worker, all_backends, as_spec, get_backend
+from ..backends.result import Answers
+from ..models import Entry, Grid, Puzzle
+from ..models.grids import Grids, format_lines
+from ..models.stream import Block, blocks_of
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -27,6 +32,10 @@ COLUMNS = [
     "index", "source", "puzzle", "backend", "status", "count", "unique", "time",
     "build_time", "solve_time", "verified", "known", "agrees", "ok", "solution", "message",
 ]  # fmt: skip
+
+
+#: The status a limit-2 search earns on a puzzle with 0, 1, or 2 or more solutions.
+_BY_COUNT = {0: "unsolvable", 1: "solved", 2: "multiple"}
 
 
 def available_specs() -> list[BackendSpec]:
@@ -67,12 +76,33 @@ def agreement_flags(
     ]
 
 
-def _run(spec: BackendSpec, puzzle: Puzzle, timeout: float | None, worker: Worker | None):
-    """One backend on one puzzle with limit 2; a crash costs this row only."""
+def _answers(
+    spec: BackendSpec, grids: Grids, timeout: float | None, worker: Worker | None, bar
+) -> Answers:
+    """One backend on a block with limit 2; a crash costs the rows it touched only."""
+    label = str(spec)
+
+    def tick(k: int) -> None:
+        for _ in range(k):
+            bar.update(label)
+
+    if bar is None:
+        tick = None  # type: ignore[assignment]
     try:
-        return solve(puzzle, spec, 2, timeout, worker=worker)
-    except Exception as err:  # report it as this backend's answer, keep going
-        return Result(str(spec), Status.ERROR, message=f"{type(err).__name__}: {err}")
+        return solve_grids(grids, spec, 2, timeout, worker=worker, progress=tick)
+    except Exception:  # noqa: BLE001 - retried one by one below, to name the culprit
+        pass
+    out = Answers.empty(label, len(grids), grids.geometry.cell_count)
+    for i in range(len(grids)):
+        try:
+            one = solve_grids(grids.take(slice(i, i + 1)), spec, 2, timeout, worker=worker)
+        except Exception as err:  # report it as this backend's answer, keep going
+            out.messages[i] = f"{type(err).__name__}: {err}"
+        else:
+            out.put(np.array([i]), one)
+        if tick is not None:
+            tick(1)
+    return out
 
 
 def cross_check(
@@ -87,77 +117,107 @@ def cross_check(
     Columns: ``index``, ``source``, ``puzzle``, ``backend``, ``status``, ``count``,
     ``unique``, ``time``, ``build_time``, ``solve_time``, ``verified`` (the independent
     verifier accepts the solution; None without one), ``known`` (it equals the known
-    solution; None without one), ``agrees`` (this row's verdict is the other backends':
+    solution, and its status fits the known number of solutions, as an :class:`Entry`
+    may carry them; None without either), ``agrees`` (this row's verdict is the other
+    backends':
     no solution, the same unique solution, or several; None for a timeout or an error,
     and when fewer than two backends answered), ``ok`` (the row is conclusive, verified,
     matches what is known, and does not disagree), ``solution``, ``message``.
     Backends that cannot stop themselves run in one child process each, killed at the
     deadline. ``solutions`` gives known solutions in puzzle order (default: the ones an
     :class:`Entry` carries). With ``progress``, a bar (or periodic lines) on stderr.
+    Puzzles of one shape go to each backend as one block
+    (:func:`~sudokulab.api.solve_grids`: one engine call for the native engine) and are
+    verified in bulk.
     """
     import pandas as pd
 
     specs = [as_spec(b) for b in backends] if backends is not None else available_specs()
     if not specs:
         raise ValueError("no backend to check with")
-    puzzles = list(puzzles)
+    entries = [
+        item if isinstance(item, Entry) else Entry(as_puzzle(item), None, "", 0) for item in puzzles
+    ]
     rows: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
         bar = (
-            stack.enter_context(Progress(len(puzzles) * len(specs), "check")) if progress else None
+            stack.enter_context(Progress(len(entries) * len(specs), "check")) if progress else None
         )
         workers = {
             str(s): stack.enter_context(Worker())
             for s in specs
             if not get_backend(s.backend).stops_itself
         }
-        for index, item in enumerate(puzzles):
-            if isinstance(item, Entry):
-                puzzle, known, source = item.puzzle, item.solution, f"{item.source}:{item.line}"
-            else:
-                puzzle, known, source = as_puzzle(item), None, ""
-            if solutions is not None:
-                known = solutions[index]
-            results = []
-            for spec in specs:
-                results.append(_run(spec, puzzle, timeout, workers.get(str(spec))))
-                if bar is not None:
-                    bar.update(str(spec))
-            flags = agreement_flags(
-                [(r.backend, r.status, r.solution) for r in results], compare_solutions=True
-            )
-            for result, agrees in zip(results, flags, strict=True):
-                grid = result.solution
-                verified = is_solution(puzzle, grid) if grid is not None else None
-                matches = (tuple(grid) == tuple(known)) if grid and known else None
-                ok = (
-                    result.status in CONCLUSIVE
-                    and result.status is not Status.INVALID
-                    and agrees is not False
-                    and verified is not False
-                    and matches is not False
-                )
-                rows.append(
-                    {
-                        "index": index,
-                        "source": source,
-                        "puzzle": format_line(puzzle),
-                        "backend": result.backend,
-                        "status": str(result.status),
-                        "count": result.count,
-                        "unique": result.unique,
-                        "time": result.time,
-                        "build_time": result.build_time,
-                        "solve_time": result.solve_time,
-                        "verified": verified,
-                        "known": matches,
-                        "agrees": agrees,
-                        "ok": ok,
-                        "solution": format_line(grid) if grid else "",
-                        "message": result.message,
-                    }
-                )
+        start = 0
+        for block in blocks_of(entries):
+            answers = [_answers(s, block.grids, timeout, workers.get(str(s)), bar) for s in specs]
+            rows += _rows(block, entries[start : start + len(block)], start, answers, solutions)
+            start += len(block)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _rows(
+    block: Block,
+    entries: Sequence[Entry],
+    start: int,
+    answers: Sequence[Answers],
+    solutions: Sequence[Grid | None] | None,
+) -> list[dict[str, Any]]:
+    """The rows of one block: each backend's answer, verified, compared with what is
+    known and with the other backends'."""
+    grids = block.grids
+    puzzles = format_lines(grids.givens).splitlines()
+    has = [a.solution.any(axis=1) for a in answers]
+    verified = [grids.verify(a.solution) for a in answers]
+    texts = [format_lines(a.solution).splitlines() for a in answers]
+    statuses = [a.status_names() for a in answers]
+    rows = []
+    for i, entry in enumerate(entries):
+        index = start + i
+        known = entry.solution if solutions is None else solutions[index]
+        source = f"{entry.source}:{entry.line}" if entry.source else ""
+        flags = agreement_flags(
+            [(a.backend, statuses[j][i], texts[j][i] if has[j][i] else None)
+             for j, a in enumerate(answers)],
+            compare_solutions=True,
+        )  # fmt: skip
+        for j, (a, agrees) in enumerate(zip(answers, flags, strict=True)):
+            status = statuses[j][i]
+            grid = a.solution[i] if has[j][i] else None
+            checked = bool(verified[j][i]) if grid is not None else None
+            matches = (tuple(grid.tolist()) == tuple(known)) if grid is not None and known else None
+            count, exact = int(a.count[i]), bool(a.exact[i])
+            if entry.count is not None and status in _BY_COUNT.values():
+                right = status == _BY_COUNT[min(entry.count, 2)]
+                matches = right if matches is None else matches and right
+            ok = (
+                status in CONCLUSIVE
+                and status != "invalid"
+                and agrees is not False
+                and checked is not False
+                and matches is not False
+            )
+            rows.append(
+                {
+                    "index": index,
+                    "source": source,
+                    "puzzle": puzzles[i],
+                    "backend": a.backend,
+                    "status": status,
+                    "count": count,
+                    "unique": False if count >= 2 else True if count == 1 and exact else None,
+                    "time": float(a.build_time[i] + a.solve_time[i]),
+                    "build_time": float(a.build_time[i]),
+                    "solve_time": float(a.solve_time[i]),
+                    "verified": checked,
+                    "known": matches,
+                    "agrees": agrees,
+                    "ok": ok,
+                    "solution": texts[j][i] if grid is not None else "",
+                    "message": a.messages.get(i, ""),
+                }
+            )
+    return rows
 
 
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:

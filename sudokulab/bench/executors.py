@@ -1,47 +1,56 @@
-"""Executors: where a bench's tasks run. One spec's tasks in, (task, result) pairs out.
+"""Executors: where a bench's chunks run. One spec's chunks in, (chunk, answers) pairs out.
 
 Each spec runs in worker processes of its own (so one library's memory or threads do not
-distort another's timings), every task with a hard deadline through the shared
-:class:`~sudokulab.backends.Worker` mechanism: a crash or a hang costs one row (``error``
-or ``timeout``), never the run. :class:`LocalExecutor` drives local worker processes;
-anything with the same ``run`` method can replace it.
+distort another's timings), through the shared :class:`~sudokulab.backends.Worker`
+mechanism: a backend that stops itself and declares ``batch`` (the native engine) gets a
+whole chunk per request (:meth:`~sudokulab.backends.Worker.solve_grids`, killed at the sum
+of its timeouts plus a grace); any other gets one puzzle per request, each with a hard
+deadline. A crash or a hang costs the rows it touched (``error`` or ``timeout``), never
+the run. Either way a chunk comes back as one :class:`~sudokulab.backends.result.Answers`.
+:class:`LocalExecutor` drives local worker processes; anything with the same two
+methods can replace it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import queue
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
-from ..api import solve
-from ..backends import BackendSpec, Result, Worker, get_backend
-from ..models import build_model
-from .plan import Task
+from ..api import solve, solve_grids
+from ..backends import BackendSpec, Worker, get_backend
+from ..backends.result import Answers
+from .plan import Chunk
 
 
 class Executor(Protocol):
-    """Runs one spec's tasks and yields each task with its result as it finishes."""
+    """Runs one spec's chunks and yields each chunk with its answers as it finishes."""
+
+    def chunk_size(self, spec: BackendSpec, rows: int) -> int:
+        """How many puzzles a chunk of this spec holds, for ``rows`` rows of work."""
+        ...
 
     def run(
-        self, spec: BackendSpec, tasks: Sequence[Task], limit: int, timeout: float | None
-    ) -> Iterator[tuple[Task, Result]]:
-        """Results in completion order; closing the iterator stops the work."""
+        self, spec: BackendSpec, chunks: Sequence[Chunk], limit: int, timeout: float | None
+    ) -> Iterator[tuple[Chunk, Answers]]:
+        """Answers in completion order; closing the iterator stops the work."""
         ...
 
 
-#: Puzzles per request to a backend that batches: small, so an interrupt loses little.
-CHUNK = 64
+#: Puzzles per chunk for a backend that batches: the engine call dominates the request.
+BATCH_CHUNK = 4096
+#: Puzzles per chunk for a backend solved one puzzle at a time: an interrupt loses little.
+CHUNK = 16
 
 
 class LocalExecutor:
     """``workers`` local worker processes per spec, fed by as many threads.
 
-    A backend that stops itself and declares ``batch`` gets its tasks :data:`CHUNK` at a
-    time (one request, one reply per chunk) unless ``batch`` is False here.
+    A backend that stops itself and declares ``batch`` gets chunks of
+    :data:`BATCH_CHUNK` puzzles, in one request each, unless ``batch`` is False here;
+    then, as for any other backend, chunks hold :data:`CHUNK` puzzles, solved one by one.
+    Chunks are no bigger than an even share of the work per worker.
     """
 
     def __init__(self, workers: int = 1, batch: bool = True) -> None:
@@ -50,27 +59,33 @@ class LocalExecutor:
         self.workers = workers
         self.batch = batch
 
+    def chunk_size(self, spec: BackendSpec, rows: int) -> int:
+        """:data:`BATCH_CHUNK` or :data:`CHUNK`, at most an even share per worker."""
+        most = BATCH_CHUNK if self.batch and batches(spec) else CHUNK
+        return max(1, min(most, -(-rows // self.workers)))
+
     def run(
-        self, spec: BackendSpec, tasks: Sequence[Task], limit: int, timeout: float | None
-    ) -> Iterator[tuple[Task, Result]]:
-        """Solve every task in fresh worker processes; yield results as they come."""
-        if not tasks:  # e.g. a resumed run whose rows of this spec are all stored
+        self, spec: BackendSpec, chunks: Sequence[Chunk], limit: int, timeout: float | None
+    ) -> Iterator[tuple[Chunk, Answers]]:
+        """Solve every chunk in fresh worker processes; yield answers as they come."""
+        if not chunks:  # e.g. a resumed run whose rows of this spec are all stored
             return
-        todo: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
-        for task in tasks:
-            todo.put(task)
-        done: queue.SimpleQueue[tuple[Task, Result] | None] = queue.SimpleQueue()
+        todo: queue.SimpleQueue[Chunk | None] = queue.SimpleQueue()
+        for chunk in chunks:
+            todo.put(chunk)
+        done: queue.SimpleQueue[tuple[Chunk, Answers] | BaseException | None]
+        done = queue.SimpleQueue()
         stop = threading.Event()
-        count = min(self.workers, len(tasks))
+        count = min(self.workers, len(chunks))
         for _ in range(count):
             todo.put(None)
+        whole = self.batch and batches(spec)
         workers = [Worker() for _ in range(count)]
-        drive = _drive
-        if self.batch and _batches(spec):  # chunks no bigger than an even share per worker
-            drive = functools.partial(_drive_batch, chunk=min(CHUNK, -(-len(tasks) // count)))
         threads = [
             threading.Thread(
-                target=drive, args=(spec, w, todo, done, stop, limit, timeout), daemon=True
+                target=_drive,
+                args=(spec, w, whole, todo, done, stop, limit, timeout),
+                daemon=True,
             )
             for w in workers
         ]
@@ -82,6 +97,8 @@ class LocalExecutor:
                 item = done.get()
                 if item is None:
                     finished += 1
+                elif isinstance(item, BaseException):
+                    raise item
                 else:
                     yield item
         finally:
@@ -92,50 +109,51 @@ class LocalExecutor:
                 t.join()
 
 
-def _drive(spec, worker, todo, done, stop, limit, timeout) -> None:
-    """One thread: feeds its worker process tasks until they run out or it is told to stop."""
-    with worker:
-        while not stop.is_set():
-            task = todo.get()
-            if task is None:
-                break
-            result = solve(task.puzzle, spec, limit, timeout, isolate=True, worker=worker)
-            done.put((task, result))
-            if stop.is_set():
-                break
-    done.put(None)
-
-
-def _batches(spec: BackendSpec) -> bool:
-    """Whether the spec's backend takes batches: it stops itself and declares ``batch``."""
+def batches(spec: BackendSpec) -> bool:
+    """Whether the spec's backend takes chunks whole: it stops itself and declares
+    ``batch``."""
     backend = get_backend(spec.backend)
     return backend.batch and backend.stops_itself and backend.available()
 
 
-def _drive_batch(spec, worker, todo, done, stop, limit, timeout, chunk=CHUNK) -> None:
-    """Like :func:`_drive`, ``chunk`` tasks per request; each keeps its own timeout."""
-    name = get_backend(spec.backend).name
-    with worker:
-        last = False
-        while not stop.is_set() and not last:
-            tasks: list[Task] = []
-            while len(tasks) < chunk:
-                task = todo.get()
-                if task is None:
-                    last = True
+def _drive(spec, worker, whole, todo, done, stop, limit, timeout) -> None:
+    """One thread: feeds its worker process chunks until they run out or it is told to
+    stop. A failure here (not the backend's: that is a row) ends the run in the caller."""
+    try:
+        with worker:
+            while not stop.is_set():
+                chunk = todo.get()
+                if chunk is None:
                     break
-                tasks.append(task)
-            if not tasks:
-                break
-            models, builds = [], []
-            for task in tasks:  # the same model and build time as api.solve
-                start = time.perf_counter()
-                models.append(build_model(task.puzzle))
-                builds.append(time.perf_counter() - start)
-            results = worker.solve_batch(name, models, limit, timeout, spec.options)
-            for task, result, build in zip(tasks, results, builds, strict=True):
-                result = dataclasses.replace(
-                    result, backend=str(spec), build_time=result.build_time + build
-                )
-                done.put((task, result))
+                answers = solve_chunk(spec, chunk, worker, whole, limit, timeout, stop)
+                if answers is not None:
+                    done.put((chunk, answers))
+    except BaseException as err:  # noqa: BLE001 - handed to the caller, which raises it
+        done.put(err)
     done.put(None)
+
+
+def solve_chunk(
+    spec: BackendSpec,
+    chunk: Chunk,
+    worker: Worker,
+    whole: bool,
+    limit: int,
+    timeout: float | None,
+    stop: threading.Event | None = None,
+) -> Answers | None:
+    """A chunk's answers from ``worker``: in one request when ``whole`` (clashing puzzles
+    are ``invalid`` rows without a request), else one request per puzzle, as
+    :func:`~sudokulab.api.solve` answers it with a hard deadline. None when ``stop`` is
+    set before the chunk is done."""
+    stopped = (lambda: False) if stop is None else stop.is_set
+    if whole:
+        answers = solve_grids(chunk.grids, spec, limit, timeout, isolate=True, worker=worker)
+    else:
+        results = []
+        for puzzle in chunk.grids.puzzles():
+            if stopped():
+                return None
+            results.append(solve(puzzle, spec, limit, timeout, isolate=True, worker=worker))
+        answers = Answers.from_results(str(spec), results, chunk.grids.geometry.cell_count)
+    return None if stopped() else answers  # a row the stop's kill cut short is no answer

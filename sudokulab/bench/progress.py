@@ -24,12 +24,13 @@ class Progress:
 
             self.bar = tqdm(total=total, unit="puzzle", file=self.stream, leave=False)
 
-    def update(self, label: str) -> None:
-        """One more item done; ``label`` says what is running (a backend spec)."""
-        self.count += 1
+    def update(self, label: str, n: int = 1) -> None:
+        """``n`` more items done (a chunk's rows); ``label`` says what is running (a
+        backend spec)."""
+        self.count += n
         if self.bar is not None:
             self.bar.set_description(label, refresh=False)
-            self.bar.update()
+            self.bar.update(n)
         elif time.monotonic() - self.last >= EVERY or self.count == self.total:
             self.last = time.monotonic()
             print(

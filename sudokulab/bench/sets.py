@@ -24,10 +24,7 @@ Any existing file path works as a set too.
 from __future__ import annotations
 
 import contextlib
-import difflib
-import hashlib
 import json
-import logging
 import os
 import random
 import shutil
@@ -37,11 +34,13 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-from urllib.request import url2pathname
 
 from ..models import Entry, read_file
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = [
     "ChecksumMismatch",
@@ -214,6 +213,8 @@ def _missing(info: SetInfo, dirs: list[Path]) -> SetNotFound:
 
 def unknown_set(name: str) -> SetNotFound:
     """The error for a name that is neither a catalog set nor a file, with close names."""
+    import difflib
+
     close = difflib.get_close_matches(name, list(catalog()), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `sudokulab sets` lists them"
     return SetNotFound(f"{name!r} is neither a catalog set nor a file{hint}")
@@ -324,6 +325,8 @@ def status(extra_dirs: Sequence[str | os.PathLike[str]] = ()) -> list[dict]:
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
     """The sha256 of a file, as 64 hex digits."""
+    import hashlib  # costly to import: only when a checksum is taken
+
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(_CHUNK), b""):
@@ -372,6 +375,8 @@ class _Downloader:
         self.sha256 = None
         parts = urlsplit(url)
         if parts.scheme == "file":
+            from urllib.request import url2pathname  # costly to import: only here
+
             shutil.copyfile(url2pathname(parts.path), output_file)
         else:
             try:
@@ -399,6 +404,8 @@ def _reason(err: BaseException) -> object:
 @contextlib.contextmanager
 def _quiet(logger: logging.Logger) -> Iterator[None]:
     """Keep pooch's "Downloading file ..." notes off stderr: the caller reports."""
+    import logging
+
     level = logger.level
     logger.setLevel(logging.WARNING)
     try:

@@ -1,9 +1,10 @@
-"""The durable results store of the bench: one SQLite file, written row by row.
+"""The durable results store of the bench: one SQLite file, written chunk by chunk.
 
 Two tables: ``runs`` (one row per bench run: when, on what machine, with which
-arguments) and ``results`` (one row per puzzle x backend x repeat). Every result is
-committed as soon as it arrives, in WAL mode, so a Ctrl-C or a kill loses nothing that
-had finished, and ``--resume`` can tell what is left to do.
+arguments) and ``results`` (one row per puzzle x backend x repeat, unique). The rows of
+a chunk of work are committed together, in one transaction, once the chunk is done, in
+WAL mode: a Ctrl-C keeps every finished chunk, a kill loses at most the chunks in
+flight, never part of one, and ``--resume`` can tell what is left to do.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import platform
 import socket
 import sqlite3
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -67,6 +68,11 @@ RESULT_COLUMNS = (
     "count", "verified", "agrees", "time", "build_time", "solve_time", "nodes", "guesses",
     "backtracks", "stats", "error",
 )  # fmt: skip
+
+_NAMES = ", ".join(f'"{c}"' for c in RESULT_COLUMNS)
+_INSERT = (
+    f"INSERT OR REPLACE INTO results ({_NAMES}) VALUES ({', '.join('?' * len(RESULT_COLUMNS))})"
+)
 
 PACKAGES = ("sudokulab", "ortools", "python-constraint2", "pandas", "numpy")
 
@@ -178,11 +184,14 @@ class Store:
 
     def add(self, row: dict[str, Any]) -> None:
         """Store one result and commit it at once."""
-        values = [row.get(c) for c in RESULT_COLUMNS]
-        columns = ", ".join(f'"{c}"' for c in RESULT_COLUMNS)
-        marks = ", ".join("?" for _ in RESULT_COLUMNS)
-        self._db.execute(f"INSERT OR REPLACE INTO results ({columns}) VALUES ({marks})", values)
-        self._db.commit()
+        self.add_rows([tuple(row.get(c) for c in RESULT_COLUMNS)])
+
+    def add_rows(self, rows: Iterable[Sequence[Any]]) -> None:
+        """Store results, each a tuple in :data:`RESULT_COLUMNS` order, in one transaction:
+        all of them or, after a crash, none. A row already stored is replaced, never
+        doubled."""
+        with self._db:  # commits at the end, rolls back on an exception
+            self._db.executemany(_INSERT, rows)
 
     def done(self, run_id: int) -> set[tuple[str, int, str, int]]:
         """(set, idx, backend, repeat) of every result a run already has."""
@@ -209,6 +218,36 @@ class Store:
             [(None if a is None else int(a), run_id, s, i, b) for a, s, i, b in agrees],
         )
         self._db.commit()
+
+    def verdicts(self, run_id: int, solutions: bool = True) -> dict[str, list[Any]]:
+        """What agreement needs of a run's rows, in store order, as columns: ``rowid``,
+        ``set``, ``idx``, ``backend``, ``status``, ``solution`` (None for every row
+        unless ``solutions``) and the stored ``agrees`` (0, 1 or None)."""
+        solution = "solution" if solutions else "NULL"
+        rows = self._db.execute(
+            f'SELECT rowid, "set", idx, backend, status, {solution}, agrees FROM results'
+            " WHERE run_id = ? ORDER BY rowid",
+            (run_id,),
+        ).fetchall()
+        names = ("rowid", "set", "idx", "backend", "status", "solution", "agrees")
+        columns = list(zip(*rows, strict=True)) or [()] * len(names)
+        return {name: list(column) for name, column in zip(names, columns, strict=True)}
+
+    def clear_agreement(self, run_id: int) -> None:
+        """Set every agreement verdict of a run to None."""
+        with self._db:
+            self._db.execute(
+                "UPDATE results SET agrees = NULL WHERE run_id = ? AND agrees IS NOT NULL",
+                (run_id,),
+            )
+
+    def set_agreement_rows(self, agrees: Iterable[tuple[bool | None, int]]) -> None:
+        """Write agreement verdicts, given as (agrees, rowid), in one transaction."""
+        with self._db:
+            self._db.executemany(
+                "UPDATE results SET agrees = ? WHERE rowid = ?",
+                [(None if a is None else int(a), rowid) for a, rowid in agrees],
+            )
 
     def results(self, run_ids: Iterable[int] | None = None) -> pd.DataFrame:
         """The results of some runs (default: all) as a DataFrame."""

@@ -136,12 +136,11 @@ def _store(args: argparse.Namespace, must_exist: bool):
 
 
 def _loader(extra_dirs: list[str]):
-    """The load function of run_bench: (index, puzzle) pairs of a set, sampled."""
-    from ..bench.sets import load
+    """The load function of run_bench: a set's puzzles as blocks, read fast and sampled."""
+    from ..bench.plan import read_set
 
     def load_set(name: str, plan) -> list:
-        loaded = load(name, extra_dirs=extra_dirs, sample=plan.sample, seed=plan.seed)
-        return [(i, e.puzzle) for i, e in zip(loaded.indices, loaded.entries, strict=True)]
+        return read_set(name, extra_dirs, sample=plan.sample, seed=plan.seed)
 
     return load_set
 

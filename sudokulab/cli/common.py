@@ -8,10 +8,11 @@ import dataclasses
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from ..bench.sets import SetNotFound, catalog, load, unknown_set
-from ..models import SIZES, Entry, ParseError, read_file, read_text
+from ..bench.sets import SetNotFound, catalog, load, locate, unknown_set
+from ..models import SIZES, Entry, ParseError, read_text
+from ..models.stream import Block, blocks_of, read_blocks
 from ..models.variants import read_regions, with_variant
 
 #: Exit statuses, the same for every command: all done (solved, agreed, fetched) / some
@@ -107,44 +108,68 @@ def add_puzzle_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def read_inputs(args: argparse.Namespace) -> list[Entry]:
-    """Every puzzle the arguments name, variant options applied; UsageError or ParseError."""
-    entries = _read_inputs(args.puzzles, args.size, args.data_dir)
-    if getattr(args, "variant", None) or getattr(args, "regions", None):
-        entries = _apply_variants(entries, args.variant, args.regions)
+    """Every puzzle the arguments name, variant options applied; UsageError, or the
+    first ParseError of the input (for commands that need all of it sound)."""
+    entries: list[Entry] = []
+    for item in input_blocks(args):
+        if isinstance(item, ParseError):
+            raise item
+        entries += item.entries()
+    if not entries:
+        raise UsageError("no puzzle found in the input")
     return entries
 
 
-def _read_inputs(inputs: Sequence[str], size: int | None, data_dirs: Sequence[str]) -> list[Entry]:
-    """Puzzle texts, files, catalog set names, or ``-`` for stdin (read when none is given)."""
+def input_blocks(args: argparse.Namespace) -> Iterator[Block | ParseError]:
+    """Every puzzle the arguments name, as blocks, and every bad line as a ParseError,
+    in input order; files and standard input are read a chunk at a time.
+
+    Arguments are resolved before anything is read: a missing file or an unknown set
+    name is a UsageError at once.
+    """
+    sources = _resolve(args.puzzles, args.size, args.data_dir)
+    variant, regions = getattr(args, "variant", None), getattr(args, "regions", None)
+    for source in sources:
+        items = read_blocks(source, args.size) if isinstance(source, str) else source
+        for item in items:
+            if isinstance(item, Block) and (variant or regions):
+                yield from blocks_of(_apply_variants(item.entries(), variant, regions))
+            else:
+                yield item
+
+
+def _resolve(
+    inputs: Sequence[str], size: int | None, data_dirs: Sequence[str]
+) -> list[str | list[Block | ParseError]]:
+    """Each input as a file to stream (a path, ``-`` for stdin) or what it already read."""
     if not inputs:
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError(
                 "no puzzle given: pass a puzzle, a file, a set name, or - to read stdin"
             )
         inputs = ["-"]
-    entries: list[Entry] = []
+    out: list[str | list[Block | ParseError]] = []
     for number, arg in enumerate(inputs, 1):
-        if arg == "-":
-            entries += read_text(sys.stdin.read(), source="<stdin>", size=size)
-        elif os.path.exists(arg):
-            entries += read_file(arg, size=size)
+        if arg == "-" or os.path.exists(arg):
+            out.append(arg)
         elif arg in catalog():
             try:
-                entries += load(arg, extra_dirs=data_dirs).entries
+                if catalog()[arg].solutions:  # known solutions come from a second file
+                    out.append(list(blocks_of(load(arg, extra_dirs=data_dirs).entries)))
+                else:
+                    out.append(str(locate(arg, extra_dirs=data_dirs)))
             except SetNotFound as err:
                 raise UsageError(str(err)) from None
         else:
-            try:
-                entries += read_text(arg, source=f"argument {number}", size=size)
-            except ParseError:
+            errors: list[ParseError] = []
+            entries = read_text(arg, source=f"argument {number}", size=size, errors=errors)
+            if errors and not entries:
                 if _looks_like_path(arg):
                     raise UsageError(f"{arg}: no such file") from None
                 if _looks_like_name(arg):
                     raise UsageError(str(unknown_set(arg))) from None
-                raise
-    if not entries:
-        raise UsageError("no puzzle found in the input")
-    return entries
+            out.append([*errors, *blocks_of(entries)])
+    return out
 
 
 def _looks_like_path(arg: str) -> bool:

@@ -7,7 +7,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
 from ..models import ParseError
 from . import bench, classroom, data, generate, solve
 from .common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, UsageError, error
@@ -16,13 +15,23 @@ from .common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, UsageError, error
 GROUPS = (solve, bench, data, classroom, generate)
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is read from the package metadata only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from .. import __version__
+
+        print(f"sudokulab {__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     parser = argparse.ArgumentParser(
         prog="sudokulab",
         description="A declarative constraint-programming front end for Sudoku.",
     )
-    parser.add_argument("--version", action="version", version=f"sudokulab {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for group in GROUPS:
         group.add_commands(commands)

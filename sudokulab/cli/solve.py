@@ -3,14 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import collections
+import itertools
+import os
 import sys
+from collections.abc import Iterable, Iterator
+from typing import Any
 
-from ..api import solve
-from ..backends import PRESETS, BackendSpec, Result, Status, Worker, all_backends, as_spec
+import numpy as np
+
+from ..api import solve_grids
+from ..backends import (
+    PRESETS,
+    BackendSpec,
+    Result,
+    Worker,
+    all_backends,
+    as_spec,
+    get_backend,
+)
 from ..backends import parse_spec as _parse_spec
 from ..backends import parse_specs as _parse_specs
 from ..backends.base import kind_name
-from ..models import Entry, format_grid, format_line, read_file
+from ..backends.result import ERROR, INVALID, STATUSES, TIMEOUT, UNSOLVABLE, Answers
+from ..models import ParseError, format_grid, format_line, read_file
+from ..models.grids import format_lines
+from ..models.stream import Block
 from ..native import ORDERS, PROPAGATIONS
 from .common import (
     EXIT_BAD_INPUT,
@@ -18,9 +36,10 @@ from .common import (
     EXIT_OK,
     UsageError,
     add_puzzle_arguments,
+    error,
+    input_blocks,
     positive_float,
     positive_int,
-    read_inputs,
 )
 
 SOLVE_EXAMPLES = """\
@@ -102,9 +121,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--backend",
         type=spec_type,
-        default="native-py",
+        default="native",
         metavar="SPEC",
-        help="a backend, a preset, or NAME:key=value,... (default: native-py; "
+        help="a backend, a preset, or NAME:key=value,... (default: native, the fastest; "
         "see `sudokulab backends`)",
     )
     p.add_argument(
@@ -169,26 +188,179 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    """Solve every puzzle given; print solutions on stdout, problems on stderr."""
-    entries = read_inputs(args)
+    """Solve every puzzle given; print solutions on stdout, problems on stderr.
+
+    The input is read, solved, verified and printed a block at a time (one engine call
+    per block for the native engine), so output streams and memory stays bounded.
+    """
     knobs = {"propagation": args.propagation, "order": args.order}
     try:
         spec = as_spec(args.backend, **{k: v for k, v in knobs.items() if v})
     except ValueError as err:
         raise UsageError(str(err)) from None
     limit = args.limit if args.count else 2 if args.unique else 1
+    items = input_blocks(args)
+    head, many = _peek(items)
     with Worker() as worker:  # started only if the backend needs isolating
-        return _solve_all(args, entries, spec, limit, worker)
+        printer = _Printer(args, many)
+        threads = (os.cpu_count() or 1) if _parallel(spec) else 1
+
+        def answer(block: Block) -> tuple[Answers, np.ndarray]:
+            """The block's answers, and which of its solutions verify (in bulk)."""
+            answers = solve_grids(block.grids, spec, limit, args.timeout, worker=worker)
+            return answers, block.grids.verify(answers.solution)
+
+        for item, answered in _in_order(itertools.chain(head, items), answer, threads):
+            if isinstance(item, ParseError):
+                error(item)
+                printer.worst = max(printer.worst, EXIT_BAD_INPUT)
+            else:
+                printer.show(item, *answered)
+        if not printer.seen and printer.worst == EXIT_OK:
+            raise UsageError("no puzzle found in the input")
+        return printer.worst
 
 
-def _label(entry: Entry, many: bool) -> str:
-    return f"{entry.source} line {entry.line}" if many else "puzzle"
+def _parallel(spec: BackendSpec) -> bool:
+    """Whether blocks may be solved side by side: the compiled engine releases the GIL
+    while it searches, so each core can search a block of its own."""
+    backend = get_backend(spec.backend)
+    return backend.batch and getattr(backend, "engine", "") == "c"
 
 
-def _render(result: Result, entry: Entry, fmt: str) -> str:
-    grid = result.solution
-    assert grid is not None
-    return format_grid(grid, entry.puzzle.geometry) if fmt == "grid" else format_line(grid)
+def _in_order(
+    items: Iterable[Block | ParseError], answer, threads: int
+) -> Iterator[tuple[Block | ParseError, Any]]:
+    """Each item with its answers (None for an error), in input order; blocks cut to at
+    most :data:`BLOCK` puzzles, ``threads`` of them solved at a time, and no more than
+    a few blocks held at once (bounded memory, output as soon as it is ready)."""
+    pieces = (
+        piece
+        for item in items
+        for piece in (
+            [item]
+            if isinstance(item, ParseError) or len(item) <= BLOCK
+            else (item.take(slice(i, i + BLOCK)) for i in range(0, len(item), BLOCK))
+        )
+    )
+    if threads <= 1:
+        for piece in pieces:
+            yield piece, None if isinstance(piece, ParseError) else answer(piece)
+        return
+    from concurrent.futures import ThreadPoolExecutor  # only when threads solve
+
+    window: collections.deque = collections.deque()
+    with ThreadPoolExecutor(threads) as pool:
+        for piece in pieces:
+            job = None if isinstance(piece, ParseError) else pool.submit(answer, piece)
+            window.append((piece, job))
+            while len(window) > 2 * threads or (window and window[0][1] is None):
+                done, job = window.popleft()
+                yield done, None if job is None else job.result()
+        while window:
+            done, job = window.popleft()
+            yield done, None if job is None else job.result()
+
+
+#: Puzzles per engine call: large enough that the call's overhead vanishes, small enough
+#: that output streams, memory stays bounded and the cores share the work.
+BLOCK = 1 << 12
+
+
+def _peek(items: Iterator[Block | ParseError]) -> tuple[list[Block | ParseError], bool]:
+    """The first items of the input, enough to tell one puzzle from many."""
+    head: list[Block | ParseError] = []
+    puzzles = 0
+    for item in items:
+        head.append(item)
+        puzzles += len(item) if isinstance(item, Block) else 0
+        if puzzles > 1:
+            break
+    return head, puzzles > 1
+
+
+class _Printer:
+    """Writes each block's answers: solutions on stdout, problems on stderr."""
+
+    def __init__(self, args: argparse.Namespace, many: bool) -> None:
+        self.args, self.many = args, many
+        self.worst = EXIT_OK
+        self.seen = 0
+        self.first_grid = True
+
+    def label(self, block: Block, i: int) -> str:
+        return f"{block.source} line {block.lines[i]}" if self.many else "puzzle"
+
+    def show(self, block: Block, answers: Answers, verified: np.ndarray) -> None:
+        args = self.args
+        self.seen += len(block)
+        has = answers.solution.any(axis=1)
+        wrong = has & ~verified
+        good = has & verified
+        status = answers.status
+        if args.format == "line" and not (args.unique or args.count or args.stats):
+            fine = good & (status != INVALID)
+            sys.stdout.write(format_lines(answers.solution[fine]))
+            for i in np.flatnonzero(~fine).tolist():
+                self.problem(block, answers, i, wrong[i])
+            return
+        for i in range(len(block)):
+            self.one(block, answers, i, bool(good[i]), bool(wrong[i]))
+
+    def problem(self, block: Block, answers: Answers, i: int, wrong: bool) -> None:
+        """Report a puzzle without a (right) solution; raise the exit status."""
+        label, code = self.label(block, i), answers.status[i]
+        message = answers.messages.get(i, "")
+        if code == INVALID:
+            print(f"sudokulab: {label}: invalid puzzle: {message}", file=sys.stderr)
+            self.worst = max(self.worst, EXIT_BAD_INPUT)
+            return
+        if wrong:
+            reason = f"{answers.backend} gave a solution that breaks the rules or the givens"
+        elif code == UNSOLVABLE:
+            reason = "no solution"
+        else:
+            reason = str(STATUSES[code])
+        detail = f" ({message})" if message else ""
+        print(f"sudokulab: {label}: {reason}{detail}", file=sys.stderr)
+        self.worst = max(self.worst, EXIT_FAILED)
+
+    def one(self, block: Block, answers: Answers, i: int, good: bool, wrong: bool) -> None:
+        """One puzzle's answer in the chosen form (--stats, --count, --unique, --format)."""
+        args = self.args
+        if args.stats:
+            print(_stats_line(self.label(block, i), answers.result(i)), file=sys.stderr)
+        code = answers.status[i]
+        if code == INVALID or (not args.count and not good):
+            self.problem(block, answers, i, wrong)
+            return
+        if args.count:
+            if code in (TIMEOUT, ERROR):
+                found = answers.count[i]
+                label = self.label(block, i)
+                print(
+                    f"sudokulab: {label}: {STATUSES[code]} after {found} solution(s)",
+                    file=sys.stderr,
+                )
+                self.worst = max(self.worst, EXIT_FAILED)
+            else:
+                print(f"{answers.count[i]}{'' if answers.exact[i] else '+'}")
+            return
+        grid = answers.solution[i].tolist()
+        if args.format == "grid":
+            text = format_grid(grid, block.grids.geometry)
+        else:
+            text = format_line(grid)
+        if args.unique:
+            count, exact = answers.count[i], answers.exact[i]
+            verdict = "multiple" if count >= 2 else "unique" if count == 1 and exact else "unknown"
+            text += ("\n" if args.format == "grid" else " ") + verdict
+            if verdict != "unique":
+                self.worst = max(self.worst, EXIT_FAILED)
+        if args.format == "grid" and not self.first_grid:
+            print()
+        print(text)
+        self.first_grid = False
 
 
 def _stats_line(label: str, result: Result) -> str:
@@ -201,51 +373,6 @@ def _stats_line(label: str, result: Result) -> str:
     return ", ".join(parts)
 
 
-def _solve_all(
-    args: argparse.Namespace, entries: list[Entry], spec: BackendSpec, limit: int, worker: Worker
-) -> int:
-    """Solve and print each entry; the exit status of the worst outcome."""
-    many = len(entries) > 1
-    worst = EXIT_OK
-    first_grid = True
-    for entry in entries:
-        label = _label(entry, many)
-        result = solve(entry.puzzle, spec, limit, args.timeout, worker=worker)
-        if args.stats:
-            print(_stats_line(label, result), file=sys.stderr)
-        if result.status is Status.INVALID:
-            print(f"sudokulab: {label}: invalid puzzle: {result.message}", file=sys.stderr)
-            worst = max(worst, EXIT_BAD_INPUT)
-            continue
-        if args.count:
-            if result.status is Status.TIMEOUT or result.status is Status.ERROR:
-                print(
-                    f"sudokulab: {label}: {result.status} after {result.count} solution(s)",
-                    file=sys.stderr,
-                )
-                worst = max(worst, EXIT_FAILED)
-            else:
-                print(f"{result.count}{'' if result.exact else '+'}")
-            continue
-        if not result.solutions:
-            reason = "no solution" if result.status is Status.UNSOLVABLE else str(result.status)
-            detail = f" ({result.message})" if result.message else ""
-            print(f"sudokulab: {label}: {reason}{detail}", file=sys.stderr)
-            worst = max(worst, EXIT_FAILED)
-            continue
-        text = _render(result, entry, args.format)
-        if args.unique:
-            verdict = {True: "unique", False: "multiple", None: "unknown"}[result.unique]
-            text += ("\n" if args.format == "grid" else " ") + verdict
-            if result.unique is not True:
-                worst = max(worst, EXIT_FAILED)
-        if args.format == "grid" and not first_grid:
-            print()
-        print(text)
-        first_grid = False
-    return worst
-
-
 # --- check -------------------------------------------------------------------------------
 
 
@@ -253,7 +380,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Cross-check backends; exit 0 when all agree and verify, 1 when not, 2 for bad input."""
     from ..bench.crosscheck import cross_check, summarize
 
-    entries = read_inputs(args)
+    entries, unread = [], 0
+    for item in input_blocks(args):  # a bad line is named, the good puzzles are checked
+        if isinstance(item, ParseError):
+            error(item)
+            unread += 1
+        else:
+            entries += item.entries()
+    if not entries:
+        if unread:
+            return EXIT_BAD_INPUT
+        raise UsageError("no puzzle found in the input")
     solutions = None
     if args.solutions:
         known = read_file(args.solutions, size=args.size)
@@ -282,7 +419,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             if row["verified"] is False:
                 notes.append("FAILS VERIFICATION")
             if row["known"] is False:
-                notes.append("differs from the known solution")
+                notes.append("differs from the known answer (solution or count)")
             if row["agrees"] is False:
                 notes.append("disagrees with the other backends")
             if row["message"]:
@@ -290,8 +427,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"  {row['backend']:<24} {answer}  {'; '.join(notes)}")
     invalid = frame["status"] == "invalid"
     total = frame["index"].nunique()
+    if unread:
+        print(f"\n{unread} bad line(s) in the input were not checked (see above)")
     if invalid.any():
         print(f"\n{frame[invalid]['index'].nunique()} of {total} puzzles are invalid")
+    if invalid.any() or unread:
         return EXIT_BAD_INPUT
     failed = bad["index"].nunique()
     if failed:

@@ -1,0 +1,135 @@
+"""The front end against the engine: `solve`, `check` and a large file, in one run.
+
+Every number is a ratio against a reference measured in the same run, on the same
+puzzles (machines here are noisy; nothing is asserted):
+
+    solve       ``sudokulab solve FILE > out`` on sudokus_17 (all of it, process start-up
+                included) against the bare C batch call (``_core.search_buffer`` on the
+                same puzzles, already in memory): the front end's share of the engine's
+                throughput (target: at least 0.5).
+    check       ``sudokulab check --backends native,cpsat`` on top95 against
+                ``sudokulab check --backends cpsat`` alone: what the native engine and the
+                cross-checking add to CP-SAT's time (target: a few percent).
+    memory      peak resident memory of ``sudokulab solve`` on a file of 2,000,000 lines
+                (sudokus_17 repeated; made in a temporary folder) (target: under 300 MB),
+                and its throughput there.
+
+Each output is checked: every solution of `solve` verifies (in bulk) and `check` exits 0.
+The bench's parent has its own benchmark, ``benchmarks/bench_parent.py``.
+
+    python benchmarks/frontend.py --data-dir ../shared/data [--skip-memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sudokulab.models import geometry
+from sudokulab.models.grids import Grids
+from sudokulab.native import ENGINE, _core, _tables
+
+SUDOKUS_17 = "norvig-pytudes/sudokus_17.txt"
+TOP95 = "norvig-pytudes/sudoku-top95.txt"
+LINES_2M = 2_000_000
+
+
+def run(argv: list[str], stdout=subprocess.DEVNULL) -> tuple[float, int, int]:
+    """Wall seconds, exit status and peak resident kilobytes of one command (its own)."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=stdout, stderr=err, stdin=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):
+            err.seek(0)
+            sys.exit(f"{' '.join(argv)} failed ({code}): {err.read().decode()[-500:]}")
+    return wall, code, usage.ru_maxrss
+
+
+def bare_c(path: Path, repeat: int) -> tuple[float, int]:
+    """Best seconds of one search_buffer call on the file's puzzles, and their count."""
+    lines = [x.split()[0] for x in path.read_text().splitlines() if x.strip()]
+    grids = Grids.from_lines(lines)
+    tables = _tables(9, tuple(u.cells for u in geometry(9).units), ())
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        _core.search_buffer(tables, grids.givens, "hidden", "mrv", 1, None)
+        best = min(best, time.perf_counter() - start)
+    return best, len(grids)
+
+
+def verified(path: Path, out: Path) -> int:
+    """How many printed solutions verify against their puzzles (the output in order)."""
+    puzzles = Grids.from_lines([x.split()[0] for x in path.read_text().splitlines() if x.strip()])
+    answers = Grids.from_lines(out.read_text().splitlines())
+    return int(puzzles.verify(answers.givens).sum())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", default=os.environ.get("SUDOKULAB_DATA", "../shared/data"))
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each timing (best kept)")
+    parser.add_argument("--skip-memory", action="store_true", help="no 2,000,000-line file")
+    args = parser.parse_args()
+    if ENGINE != "c":
+        sys.exit("the compiled core is not built: nothing to compare against")
+    data = Path(args.data_dir)
+    cli = [sys.executable, "-m", "sudokulab"]
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, best of {args.repeat}")
+
+    path = data / SUDOKUS_17
+    bare, count = bare_c(path, args.repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.txt"
+        walls = []
+        for _ in range(args.repeat):
+            with open(out, "wb") as f:
+                walls.append(run([*cli, "solve", str(path)], stdout=f)[0])
+        good = verified(path, out)
+        startup = min(
+            run([*cli, "solve", "4.....8.5.3..........7......2.....6.....8.4......1......."
+                 "6.3.7.5..2.....1.4......"])[0] for _ in range(args.repeat)
+        )  # fmt: skip
+    wall = min(walls)
+    print(f"\nsolve sudokus_17 ({count:,} puzzles, {good:,} verified)")
+    print(f"  bare C batch call     {bare:8.3f} s  {count / bare:>10,.0f} puzzles/s")
+    print(f"  sudokulab solve FILE  {wall:8.3f} s  {count / wall:>10,.0f} puzzles/s "
+          f"(start-up alone {startup:.3f} s)")  # fmt: skip
+    print(f"  ratio (front end / bare C throughput): {bare / wall:.2f}  (target >= 0.5)")
+
+    top95 = data / TOP95
+    both = min(run([*cli, "check", str(top95), "--backends", "native,cpsat"])[0]
+               for _ in range(args.repeat))  # fmt: skip
+    alone = min(run([*cli, "check", str(top95), "--backends", "cpsat"])[0]
+                for _ in range(args.repeat))  # fmt: skip
+    print("\ncheck top95")
+    print(f"  --backends cpsat         {alone:8.3f} s")
+    print(f"  --backends native,cpsat  {both:8.3f} s")
+    print(f"  ratio: {both / alone:.3f}  (target: a few percent over 1)")
+
+    if args.skip_memory:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        big = Path(tmp) / "two-million.txt"
+        text = path.read_bytes().rstrip(b"\n") + b"\n"
+        per = text.count(b"\n")
+        with open(big, "wb") as f:
+            for _ in range(LINES_2M // per):
+                f.write(text)
+            f.write(b"".join(text.splitlines(keepends=True)[: LINES_2M % per]))
+        wall, code, peak_kb = run([*cli, "solve", str(big)])
+        print(f"\nsolve a {LINES_2M:,}-line file ({big.stat().st_size / 1e6:.0f} MB)")
+        print(f"  {wall:.2f} s, {LINES_2M / wall:,.0f} puzzles/s, exit {code}")
+        print(f"  peak resident memory {peak_kb / 1024:.0f} MB  (target < 300 MB)")
+
+
+if __name__ == "__main__":
+    main()

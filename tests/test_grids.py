@@ -1,0 +1,167 @@
+"""Blocks of puzzles as arrays: the bulk clash check, verifier and line format agree with
+the one-puzzle versions, and the engine's buffer call gives what one call per puzzle gives."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import random_solution
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sudokulab import native
+from sudokulab.backends import get_backend
+from sudokulab.models import Puzzle, format_line, geometry, is_solution, read_file
+from sudokulab.models.grids import Grids, format_lines
+from sudokulab.models.stream import blocks_of
+from sudokulab.native import COUNTERS, _search_grids_py, reference
+from sudokulab.native.reference import Engine
+
+SHIPPED = Path(__file__).resolve().parent.parent / "data"
+
+
+def _shipped_blocks():
+    """Every shipped set as blocks (classic, 4x4, 16x16, x, jigsaw, killer)."""
+    for path in sorted(SHIPPED.glob("*.jsonl")):
+        yield from blocks_of(read_file(path))
+
+
+def _mutations(puzzle: Puzzle, solution: tuple[int, ...], rng: random.Random):
+    """The solution and a few damaged copies: a cell changed, two swapped, a given lost."""
+    n, cells = puzzle.size, len(solution)
+    yield list(solution)
+    for _ in range(4):
+        grid = list(solution)
+        c = rng.randrange(cells)
+        grid[c] = rng.randrange(0, n + 1)
+        yield grid
+        grid = list(solution)
+        a, b = rng.randrange(cells), rng.randrange(cells)
+        grid[a], grid[b] = grid[b], grid[a]
+        yield grid
+
+
+def test_clashing_and_verify_agree_with_the_one_puzzle_versions():
+    rng = random.Random(7)
+    blocks = list(_shipped_blocks())
+    assert {b.grids.size for b in blocks} >= {4, 9, 16}
+    assert any(b.grids.cages for b in blocks)
+    for block in blocks:
+        grids = block.grids
+        puzzles = grids.puzzles()
+        assert grids.clashing().tolist() == [bool(p.clashes()) for p in puzzles]
+        for i, puzzle in enumerate(puzzles[:5]):
+            result = get_backend("native").solve_grids(grids.take([i]), limit=1)
+            solution = tuple(result.solution[0].tolist())
+            candidates = list(_mutations(puzzle, solution, rng))
+            many = Grids(grids.geometry, np.repeat(grids.givens[[i]], len(candidates), 0),
+                         grids.cages)  # fmt: skip
+            expected = [is_solution(puzzle, tuple(c)) for c in candidates]
+            assert expected[0] and not all(expected)
+            assert many.verify(np.array(candidates, dtype=np.uint8)).tolist() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([4, 6, 9, 12, 16]))
+def test_clashes_found_in_bulk_are_the_clashes_puzzle_finds(seed, size):
+    rng = random.Random(seed)
+    solution = random_solution(size, rng)
+    rows = []
+    for _ in range(8):
+        grid = [v if rng.random() < 0.3 else 0 for v in solution]
+        for _ in range(rng.randrange(3)):  # sometimes a wrong given
+            grid[rng.randrange(size * size)] = rng.randrange(1, size + 1)
+        rows.append(grid)
+    grids = Grids(geometry(size), np.array(rows, dtype=np.uint8))
+    puzzles = grids.puzzles()
+    assert grids.clashing().tolist() == [bool(p.clashes()) for p in puzzles]
+    assert format_lines(grids.givens).splitlines() == [format_line(p) for p in puzzles]
+
+
+def test_a_grid_with_a_value_beyond_the_size_is_refused_naming_it():
+    with pytest.raises(ValueError, match="puzzle 1: r1c2: value 5 is outside 1..4"):
+        Grids(geometry(4), np.array([[0] * 16, [0, 5] + [0] * 14]))
+    with pytest.raises(ValueError, match=r"must be a \(k, 16\) array"):
+        Grids(geometry(4), np.zeros((2, 15)))
+    with pytest.raises(ValueError, match="puzzle 1 has another shape"):
+        Grids.of([Puzzle.from_grid([0] * 16), Puzzle.from_grid([0] * 81)])
+
+
+def _engine_outcomes(grids, **knobs):
+    """One reference search per puzzle: the expected rows of search_grids."""
+    units = tuple(u.cells for u in grids.geometry.units)
+    cages = tuple((c.cells, c.total) for c in grids.cages)
+    engine = Engine(grids.size, units, knobs["propagation"], knobs["order"], cages)
+    for row in grids.givens.tolist():
+        yield engine.search(row, knobs["limit"], None, 1, knobs.get("max_guesses"))
+
+
+@pytest.mark.parametrize("knobs", [
+    {"propagation": "hidden", "order": "mrv", "limit": 2},
+    {"propagation": "singles", "order": "first", "limit": 1},
+    {"propagation": "hidden", "order": "mrv", "limit": 2, "max_guesses": 2},
+])  # fmt: skip
+def test_the_buffer_call_gives_what_one_search_per_puzzle_gives(knobs):
+    for block in _shipped_blocks():
+        if knobs["propagation"] != "hidden" and block.grids.size > 9:
+            continue  # weak propagation on 16x16 is minutes of the Python reference
+        grids = block.grids.take(slice(0, 6))
+        units = tuple(u.cells for u in grids.geometry.units)
+        cages = tuple((c.cells, c.total) for c in grids.cages)
+        args = (grids.size, units, grids.givens, knobs["propagation"], knobs["order"])
+        rest = {"limit": knobs["limit"], "cages": cages, "max_guesses": knobs.get("max_guesses")}
+        sol_c, cnt_c = native.search_grids(*args, **rest)
+        sol_py, cnt_py = _search_grids_py(*args, **rest)
+        assert sol_c.tolist() == sol_py.tolist()
+        assert cnt_c[:, :5].tolist() == cnt_py[:, :5].tolist()
+        for i, expected in enumerate(_engine_outcomes(grids, **knobs)):
+            first = (
+                list(expected.solutions[0])
+                if expected.solutions
+                else [0] * grids.geometry.cell_count
+            )
+            assert sol_c[i].tolist() == first
+            flags = expected.complete + 2 * expected.timed_out + 4 * expected.budget_spent
+            want = [expected.count, flags, expected.nodes, expected.guesses, expected.backtracks]
+            assert cnt_c[i, :5].tolist() == want
+    assert COUNTERS[:5] == ("count", "flags", "nodes", "guesses", "backtracks")
+
+
+@pytest.mark.skipif(native.ENGINE != "c", reason="the compiled core is not built")
+def test_the_buffer_call_refuses_bad_buffers_naming_the_puzzle():
+    from sudokulab.native import _core, _tables
+
+    units = tuple(u.cells for u in geometry(4).units)
+    tables = _tables(4, units, ())
+    with pytest.raises(ValueError, match="givens must be bytes of 16 values a puzzle"):
+        _core.search_buffer(tables, bytes(20), "hidden", "mrv", 1, None)
+    with pytest.raises(ValueError, match="puzzle 1: cell 3: 9 is outside 0..4"):
+        _core.search_buffer(tables, bytes(16) + bytes([0, 0, 0, 9] + [0] * 12), "hidden",
+                            "mrv", 1, None)  # fmt: skip
+    with pytest.raises(ValueError, match="unknown order"):
+        _core.search_buffer(tables, bytes(16), "hidden", "last", 1, None)
+    solutions, counters = _core.search_buffer(tables, b"", "hidden", "mrv", 1, None)
+    assert (solutions, counters) == (b"", b"")
+    assert reference.KEEP >= 1
+
+
+@pytest.mark.parametrize("backend", ["native", "native-py", "native:max_guesses=1"])
+def test_the_batch_path_answers_as_one_puzzle_at_a_time_on_every_shipped_set(backend):
+    from sudokulab.api import solve, solve_grids
+
+    for block in _shipped_blocks():
+        grids = block.grids if backend == "native" else block.grids.take(slice(0, 4))
+        answers = solve_grids(grids, backend, limit=2)
+        assert len(answers) == len(grids)
+        for i, puzzle in enumerate(grids.puzzles()):
+            one, row = solve(puzzle, backend, limit=2), answers.result(i)
+            assert (row.backend, row.status, row.count, row.exact, row.message) == (
+                one.backend, one.status, one.count, one.exact, one.message
+            )  # fmt: skip
+            assert row.solutions == one.solutions[:1]
+            assert row.stats == one.stats
+        has = answers.solution.any(axis=1)
+        assert (grids.verify(answers.solution) == has).all()  # every solution verifies
