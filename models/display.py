@@ -16,9 +16,18 @@ from typing import Any
 _VIEWS: dict[type, Callable[[Any], str]] = {}
 
 
+#: Registrations to run before the first view is looked up.
+_PENDING: list[Callable[[], None]] = []
+
+
 def register_view(cls: type, view: Callable[[Any], str]) -> None:
     """Show instances of ``cls`` in notebooks as ``view(instance)``."""
     _VIEWS[cls] = view
+
+
+def defer(registration: Callable[[], None]) -> None:
+    """Run ``registration`` (which calls :func:`register_view`) at the first display."""
+    _PENDING.append(registration)
 
 
 class Displayed:
@@ -27,5 +36,7 @@ class Displayed:
     __slots__ = ()
 
     def _repr_html_(self) -> str | None:
+        while _PENDING:
+            _PENDING.pop(0)()
         view = _VIEWS.get(type(self))
         return None if view is None else view(self)

@@ -9,33 +9,47 @@ interchangeable backends; verify every answer independently.
 '987654321246173985351928746128537694634892157795461832519286473472319568863745219'
 """
 
+from importlib import import_module
 from typing import Any
 
 from . import _moved
-from .api import as_puzzle, count, solve
-from .backends import Result, Status, backend_names, get_backend
-from .classroom import notebook as _notebook
-from .models import (
-    Entry,
-    Geometry,
-    Model,
-    ParseError,
-    Puzzle,
-    build_model,
-    format_candidates,
-    format_grid,
-    format_line,
-    geometry,
-    is_solution,
-    parse_puzzle,
-    read_file,
-    read_text,
-)
+from .models import display as _display
+
+#: Where each public name lives. Imported on first use (PEP 562): ``import sudokulab``
+#: stays cheap, and the command line can start without what a command does not need.
+_HOMES = {
+    "as_puzzle": ".api",
+    "count": ".api",
+    "solve": ".api",
+    "Result": ".backends",
+    "Status": ".backends",
+    "backend_names": ".backends",
+    "get_backend": ".backends",
+    "cross_check": ".bench.crosscheck",
+    **dict.fromkeys(
+        [
+            "Entry",
+            "Geometry",
+            "Model",
+            "ParseError",
+            "Puzzle",
+            "build_model",
+            "format_candidates",
+            "format_grid",
+            "format_line",
+            "geometry",
+            "is_solution",
+            "parse_puzzle",
+            "read_file",
+            "read_text",
+        ],
+        ".models",
+    ),
+}
 
 
 def __getattr__(name: str) -> Any:
-    """What is costly to import, on first use: the version (package metadata) and
-    ``cross_check`` (the bench), so that a command that needs neither starts faster."""
+    """A public name on first use; the version from the package metadata."""
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
 
@@ -43,16 +57,27 @@ def __getattr__(name: str) -> Any:
             value = version("sudokulab")
         except PackageNotFoundError:  # running from a source tree that was never installed
             value = "0+unknown"
-    elif name == "cross_check":
-        from .bench.crosscheck import cross_check as value
+    elif name in _HOMES:
+        value = getattr(import_module(_HOMES[name], __name__), name)
     else:
         raise AttributeError(f"module 'sudokulab' has no attribute {name!r}")
     globals()[name] = value
     return value
 
 
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES, "__version__"])
+
+
+def _register_views() -> None:
+    from .classroom import notebook
+
+    notebook.register()
+
+
 _moved.install()  # old module paths (sudokulab.report, sudokulab.trace, ...) still import
-_notebook.register()  # Jupyter shows puzzles, results and traces as HTML
+_display.defer(_register_views)  # Jupyter shows puzzles, results and traces as HTML
+
 
 __all__ = [
     "Entry",
