@@ -145,11 +145,11 @@ def test_read_set_gives_the_indices_and_puzzles_of_load(sample):
 
 
 def test_read_set_on_the_public_sets(data_dir):
-    for name in ("top95", "hardest", "magictour_hard", "top1465", "hard95", "sudopedia"):
+    for name in ("sudoku17", "top2365", "hardest", "magictour_hard", "hard95", "sudopedia"):
         if name not in catalog():
             continue
-        loaded = load(name, extra_dirs=[data_dir], sample=40, seed=1)
-        blocks = read_set(name, extra_dirs=[data_dir], sample=40, seed=1)
+        loaded = load(name, extra_dirs=[data_dir], sample=1000, seed=1)
+        blocks = read_set(name, extra_dirs=[data_dir], sample=1000, seed=1)
         assert [int(i) for b in blocks for i in b.indices] == loaded.indices, name
         puzzles = [p for b in blocks for p in b.grids.puzzles()]
         assert puzzles == [e.puzzle for e in loaded.entries], name

@@ -3,8 +3,8 @@ cross-checking.
 
 Modules, lowest first: ``sets`` (the catalog: find, load and fetch sets), ``progress``,
 ``store`` (SQLite), ``report`` (summary tables), ``plots``, ``crosscheck`` (every backend
-on every puzzle, compared), ``plan`` (what a run does), ``executors`` (where its tasks
-run), ``run`` (run a bench into a store).
+on every puzzle, compared), ``plan`` (what a run does, and its chunks of puzzles),
+``executors`` (where the chunks run), ``run`` (run a bench into a store).
 """
 
 from importlib import import_module
@@ -13,11 +13,14 @@ from typing import Any
 #: Where each name below lives: imported on first use, so that reading a set (which
 #: the command line does for every command) does not import the executors.
 _HOMES = {
+    "BATCH_CHUNK": "executors",
     "CHUNK": "executors",
     "Executor": "executors",
     "LocalExecutor": "executors",
     "BenchPlan": "plan",
-    "Task": "plan",
+    "Chunk": "plan",
+    "SetBlock": "plan",
+    "read_set": "plan",
     "skip_reason": "plan",
     "agreement": "run",
     "puzzle_text": "run",

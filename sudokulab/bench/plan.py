@@ -99,24 +99,27 @@ def read_set(
     """
     from ..models.entries import ParseError
     from ..models.stream import read_blocks
-    from .sets import _sample, locate
+    from .sets import locate, sample_indices
 
-    blocks: list[SetBlock] = []
-    start = 0
+    runs: list[list[Grids]] = []  # blocks of one shape in a row, joined below
     for block in read_blocks(locate(name, extra_dirs)):
         if isinstance(block, ParseError):
             raise block
         grids = block.grids
-        indices = np.arange(start, start + len(grids), dtype=np.int64)
-        start += len(grids)
-        last = blocks[-1].grids if blocks else None
+        last = runs[-1][0] if runs else None
         if last is not None and (last.geometry, last.cages) == (grids.geometry, grids.cages):
-            grids = Grids(grids.geometry, np.concatenate([last.givens, grids.givens]), grids.cages)
-            indices = np.concatenate([blocks.pop().indices, indices])
-        blocks.append(SetBlock(indices, grids))
-    if sample is None or sample >= start:
+            runs[-1].append(grids)
+        else:
+            runs.append([grids])
+    blocks, start = [], 0
+    for run in runs:
+        givens = run[0].givens if len(run) == 1 else np.concatenate([g.givens for g in run])
+        indices = np.arange(start, start + len(givens), dtype=np.int64)
+        blocks.append(SetBlock(indices, Grids(run[0].geometry, givens, run[0].cages)))
+        start += len(givens)
+    if sample is None:
         return blocks
-    keep = np.asarray(_sample(start, sample, seed), dtype=np.int64)
+    keep = np.asarray(sample_indices(start, sample, seed), dtype=np.int64)
     out = []
     for block in blocks:
         rows = np.flatnonzero(np.isin(block.indices, keep))

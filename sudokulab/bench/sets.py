@@ -56,6 +56,7 @@ __all__ = [
     "fetch",
     "load",
     "locate",
+    "sample_indices",
     "sha256_of",
     "status",
     "unknown_set",
@@ -260,7 +261,7 @@ def _solutions_path(
     return sibling
 
 
-def _sample(count: int, sample: int | None, seed: int) -> list[int]:
+def sample_indices(count: int, sample: int | None, seed: int) -> list[int]:
     """Indices of a reproducible sample, in file order (all of them without a sample)."""
     if sample is not None and sample < 1:
         raise ValueError(f"a sample needs at least 1 puzzle, not {sample}")
@@ -287,7 +288,7 @@ def load(
                 f"{info.name}: {len(known)} solutions in {info.solutions} for {len(found)} puzzles"
             )
         found = [replace(e, solution=s.puzzle.givens) for e, s in zip(found, known, strict=True)]
-    indices = _sample(len(found), sample, seed)
+    indices = sample_indices(len(found), sample, seed)
     return LoadedSet(
         name=info.name if info else key,
         path=path,

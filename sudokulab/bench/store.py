@@ -259,8 +259,12 @@ class Store:
             params = list(run_ids)
             query += f" WHERE run_id IN ({', '.join('?' for _ in params)})"
         frame = pd.read_sql_query(query + " ORDER BY rowid", self._db, params=params)
-        for column in ("verified", "agrees"):
-            frame[column] = frame[column].map(lambda v: None if pd.isna(v) else bool(v))
+        for column in ("verified", "agrees"):  # 0/1/NULL as True/False/None
+            if not len(frame):
+                frame[column] = frame[column].map(bool)  # the dtype map gives, as ever
+                continue
+            values = [None if v is None or v != v else bool(v) for v in frame[column].tolist()]
+            frame[column] = pd.Series(values, index=frame.index)
         return frame
 
     def runs(self, run_ids: Iterable[int] | None = None) -> pd.DataFrame:

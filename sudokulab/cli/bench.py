@@ -261,8 +261,9 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
     from ..bench import report
 
     info = store.runs(runs)
+    frames = {run: store.results([run]) for run in runs}
     for run in runs:
-        results = store.results([run])
+        results = frames[run]
         row = info[info["run_id"] == run].iloc[0]
         print(f"run {run}: {report.machine_text(row)}", file=sys.stderr)
         summary = report.summary(results, baseline=args.baseline)
@@ -270,13 +271,13 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
             summary = summary[[c for c in COMPACT if c in summary]]
         sys.stdout.write(report.render(summary, args.format))
     if len(runs) == 2:
-        old, new = (store.results([r]) for r in runs)
+        old, new = (frames[r] for r in runs)
         print(
             f"run {runs[0]} -> run {runs[1]} (old/new > 1: run {runs[1]} is faster)",
             file=sys.stderr,
         )
         sys.stdout.write(report.render(report.compare(old, new), args.format))
-    results = store.results(runs)
+    results = frames[runs[0]] if len(runs) == 1 else store.results(runs)
     folder = Path(args.out) / f"run-{'-'.join(map(str, runs))}"
     folder.mkdir(parents=True, exist_ok=True)
     plots: dict[str, str] = {}
