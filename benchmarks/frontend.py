@@ -6,7 +6,8 @@ puzzles (machines here are noisy; nothing is asserted):
     solve       ``sudokulab solve FILE > out`` on sudokus_17 (all of it, process start-up
                 included) against the bare C batch call (``_core.search_buffer`` on the
                 same puzzles, already in memory): the front end's share of the engine's
-                throughput (target: at least 0.5).
+                throughput (target: at least 0.5); and the same command run in this
+                process, without the interpreter's start-up and imports.
     check       ``sudokulab check --backends native,cpsat`` on top95 against
                 ``sudokulab check --backends cpsat`` alone: what the native engine and the
                 cross-checking add to CP-SAT's time (target: a few percent).
@@ -66,6 +67,24 @@ def bare_c(path: Path, repeat: int) -> tuple[float, int]:
     return best, len(grids)
 
 
+def in_process(path: Path, repeat: int) -> float:
+    """Best seconds of the solve command's own work, run in this process (imports done,
+    output to a null stream): what the front end costs without the interpreter's start."""
+    import contextlib
+
+    from sudokulab.cli import main as cli_main
+
+    best = float("inf")
+    for _ in range(repeat):
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+            start = time.perf_counter()
+            code = cli_main(["solve", str(path)])
+            best = min(best, time.perf_counter() - start)
+        if code != 0:
+            sys.exit(f"solve {path} exited with {code}")
+    return best
+
+
 def verified(path: Path, out: Path) -> int:
     """How many printed solutions verify against their puzzles (the output in order)."""
     puzzles = Grids.from_lines([x.split()[0] for x in path.read_text().splitlines() if x.strip()])
@@ -99,11 +118,14 @@ def main() -> None:
                  "6.3.7.5..2.....1.4......"])[0] for _ in range(args.repeat)
         )  # fmt: skip
     wall = min(walls)
+    inside = in_process(path, args.repeat)
     print(f"\nsolve sudokus_17 ({count:,} puzzles, {good:,} verified)")
     print(f"  bare C batch call     {bare:8.3f} s  {count / bare:>10,.0f} puzzles/s")
     print(f"  sudokulab solve FILE  {wall:8.3f} s  {count / wall:>10,.0f} puzzles/s "
           f"(start-up alone {startup:.3f} s)")  # fmt: skip
     print(f"  ratio (front end / bare C throughput): {bare / wall:.2f}  (target >= 0.5)")
+    print(f"  the same in this process (no start-up): {inside:8.3f} s, "
+          f"{count / inside:,.0f} puzzles/s, ratio {bare / inside:.2f}")  # fmt: skip
 
     top95 = data / TOP95
     both = min(run([*cli, "check", str(top95), "--backends", "native,cpsat"])[0]
