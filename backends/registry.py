@@ -17,6 +17,7 @@ from .base import MEMBERS, Backend
 from .constraint import ConstraintBackend
 from .cpsat import CpSatBackend
 from .native import backends as native_backends
+from .sat import SatBackend
 
 #: Environment variable naming extra backends to register, as ``module:Class,...``.
 PLUGINS = "SUDOKULAB_BACKENDS"
@@ -24,7 +25,7 @@ PLUGINS = "SUDOKULAB_BACKENDS"
 
 @cache
 def _create() -> dict[str, Backend]:
-    found: list[Backend] = [*native_backends(), CpSatBackend(), ConstraintBackend()]
+    found: list[Backend] = [*native_backends(), CpSatBackend(), SatBackend(), ConstraintBackend()]
     found += [_plugin(item) for item in os.environ.get(PLUGINS, "").split(",") if item.strip()]
     return {b.name: b for b in found}
 

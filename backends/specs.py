@@ -37,6 +37,21 @@ PRESETS: dict[str, tuple[str, dict[str, str], str]] = {
         {"propagation": "hidden", "order": "mrv"},
         "naked and hidden singles to a fixpoint, then guess (Norvig's two rules)",
     ),
+    "sat-minimal": (
+        "sat",
+        {"encoding": "minimal"},
+        "SAT, minimal CNF: each cell some value, each value at most once per unit",
+    ),
+    "sat-extended": (
+        "sat",
+        {"encoding": "extended"},
+        "SAT, extended CNF: minimal plus each cell one value at most, each value in each unit",
+    ),
+    "sat-optimized": (
+        "sat",
+        {"encoding": "optimized"},
+        "SAT, optimized CNF: extended less what the givens decide (the sat default)",
+    ),
 }
 
 

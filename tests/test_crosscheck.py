@@ -52,6 +52,9 @@ def test_presets_are_the_seed_approaches():
         "forward-checking": {"propagation": "forward", "order": "mrv"},
         "singles": {"propagation": "singles", "order": "mrv"},
         "hidden-singles": {"propagation": "hidden", "order": "mrv"},
+        "sat-minimal": {"encoding": "minimal"},
+        "sat-extended": {"encoding": "extended"},
+        "sat-optimized": {"encoding": "optimized"},
     }
 
 

@@ -1,0 +1,528 @@
+"""PySAT (the python-sat package) as a backend: the model as CNF over Boolean x(cell, value).
+
+Three encodings, read off the model's constraints (every unit an ``AllDifferent``,
+whatever the variant, so X, hyper, jigsaw and extra units need nothing here):
+
+- ``minimal`` (Lynce and Ouaknine, "Sudoku as a SAT Problem", 2006): each cell takes at
+  least one value, each value at most once per ``AllDifferent`` (pairwise), the givens as
+  unit clauses.
+- ``extended`` (the same paper): minimal, plus each cell at most one value, and each value
+  at least once per ``AllDifferent`` of as many cells as there are values.
+- ``optimized`` (Kwon and Jain, "Optimized CNF Encoding for Sudoku Puzzles", 2006):
+  extended without what the givens decide: no variable for a given's cell nor for its
+  value in its peers, no clause the givens satisfy, no literal they falsify.
+
+A killer cage (``Sum``) is the same in every encoding: its values pairwise different,
+and one selector variable per value set it may use (every set of distinct values of its
+size adding up to its total): exactly one selector holds, each value of the selected set
+appears in the cage, and a value in one of its cells needs a selected set holding it.
+
+Solutions are counted with blocking clauses (each found grid is forbidden over its
+non-given cells, then the solver is asked again). The deadline interrupts the solver
+from a timer thread (``solve_limited(expect_interrupt=True)``), so only solvers whose
+PySAT binding can be interrupted are offered (CaDiCaL, Lingeling and Kissat cannot).
+PySAT is imported only when a model is solved.
+
+:func:`infer` is inference alone, as in the paper's experiments: unit propagation, or
+unit propagation with failed-literal probing, and no search.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..models import Grid, Model
+from ..native.reference import combinations_of
+from .base import Backend, check_options, check_request
+from .result import Result, Status, status_of
+
+#: Encodings, default first: ``optimized`` measured fastest (with minisat22, mean per
+#: puzzle over solving and a uniqueness check: top95 2.1 ms against 3.8 ms extended and
+#: 4.6 ms minimal; gen-16x16 8 ms against 38 and 27 ms), but for killer puzzles with few
+#: givens (10 ms against 5 ms extended: little to drop, and a new CNF to convert).
+ENCODINGS = ("optimized", "extended", "minimal")
+
+#: PySAT solvers whose binding takes an interrupt (the deadline) and ``propagate``
+#: (:func:`infer`), default first. MiniSat 2.2 is the default: as fast as the Glucose
+#: family on top95 (1.2 ms against 1.3 ms a solve, optimized encoding), faster than
+#: CaDiCaL 1.5.3 there (1.6 ms), and the most prompt to stop (1.00 s on a 1 s deadline
+#: where Glucose 4.1 took up to 1.65 s). CaDiCaL, Lingeling and Kissat are left out: their
+#: PySAT bindings cannot be interrupted.
+SOLVERS = (
+    "minisat22",
+    "glucose3",
+    "glucose4",
+    "glucose42",
+    "maplesat",
+    "maplecm",
+    "maplechrono",
+    "mergesat3",
+)
+
+#: Inference without search (:func:`infer`): unit propagation alone, or with failed
+#: literals probed to a fixpoint.
+INFERENCES = ("unit", "failed-literal")
+
+# The groups of clauses, in the order they are built and described.
+CELL_ALO = "cell at least one value"
+CELL_AMO = "cell at most one value"
+UNIT_AMO = "value at most once per unit"
+UNIT_ALO = "value at least once per unit"
+CAGES = "cages"
+GIVENS = "givens"
+_GROUPS = {
+    "minimal": (CELL_ALO, UNIT_AMO, CAGES),
+    "extended": (CELL_ALO, CELL_AMO, UNIT_AMO, UNIT_ALO, CAGES),
+}
+
+
+@dataclass(frozen=True)
+class Cnf:
+    """A model as CNF: clauses over variables ``1..variables``, and how to read a grid.
+
+    Variable ``x`` stands for cell ``cell[x]`` taking value ``value[x]`` (value 0: a
+    cage's selector). ``fixed`` holds the givens (0 elsewhere): the cells the blocking
+    clauses leave out. ``groups`` counts the clauses of each kind, in build order.
+    """
+
+    encoding: str
+    clauses: tuple[Sequence[int], ...]
+    variables: int
+    groups: tuple[tuple[str, int], ...]
+    cell: tuple[int, ...]
+    value: tuple[int, ...]
+    fixed: Grid
+
+    def grid(self, literals: list[int]) -> Grid:
+        """The grid a model (or a partial assignment) decides; 0 where it decides nothing."""
+        grid = list(self.fixed)
+        value, cell = self.value, self.cell
+        for lit in literals:
+            if lit > 0 and value[lit]:
+                grid[cell[lit]] = value[lit]
+        return tuple(grid)
+
+    def blocking(self, literals: list[int]) -> list[int]:
+        """The clause forbidding a model's values in the non-given cells."""
+        value, cell, fixed = self.value, self.cell, self.fixed
+        return [-lit for lit in literals if lit > 0 and value[lit] and not fixed[cell[lit]]]
+
+
+def encode(model: Model, encoding: str = ENCODINGS[0]) -> Cnf:
+    """The CNF of ``model`` in one of :data:`ENCODINGS`.
+
+    ValueError for an unknown encoding or a cage with too many value sets to list.
+
+    >>> from sudokulab import build_model, parse_puzzle
+    >>> cnf = encode(build_model(parse_puzzle("1" + "." * 15)), "minimal")
+    >>> cnf.variables, len(cnf.clauses), dict(cnf.groups)[GIVENS]
+    (64, 305, 1)
+    """
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}: choose one of {', '.join(ENCODINGS)}")
+    size, cells = model.size, len(model.domains)
+    template = _template(size, cells, model.constraints)
+    if encoding == "optimized":
+        return _optimized(model, template)
+    groups = [(name, template.groups[name]) for name in _GROUPS[encoding]]
+    givens = _domain_clauses(model)
+    groups.append((GIVENS, givens))
+    clauses = tuple(c for _, group in groups for c in group)
+    return Cnf(
+        encoding,
+        clauses,
+        template.variables,
+        tuple((name, len(group)) for name, group in groups if name != CAGES or group),
+        template.cell,
+        template.value,
+        tuple(d[0] if len(d) == 1 else 0 for d in model.domains),
+    )
+
+
+@dataclass(frozen=True)
+class _Template:
+    """Every clause group of a shape (size, cells, constraints) without its givens."""
+
+    variables: int
+    groups: dict[str, tuple[tuple[int, ...], ...]]
+    cell: tuple[int, ...]
+    value: tuple[int, ...]
+    peers: tuple[frozenset[int], ...]  # the cells sharing a constraint with each cell
+    # each group as arrays of variables and of signs, one row a clause, one pair of
+    # arrays per clause length
+    blocks: dict[str, tuple[tuple[np.ndarray, np.ndarray], ...]]
+
+
+@lru_cache(maxsize=64)
+def _template(size: int, cells: int, constraints: tuple) -> _Template:
+    # x(cell, value) is variable cell * size + value; cage selectors come after them.
+    n = size
+
+    def x(cell: int, value: int) -> int:
+        return cell * n + value
+
+    values = range(1, n + 1)
+    cell_alo = tuple(tuple(x(c, v) for v in values) for c in range(cells))
+    cell_amo = tuple((-x(c, a), -x(c, b)) for c in range(cells) for a, b in combinations(values, 2))
+    units = [c for c in constraints if c.kind == "alldifferent"]
+    unit_amo = tuple(
+        (-x(a, v), -x(b, v)) for u in units for v in values for a, b in combinations(u.cells, 2)
+    )
+    unit_alo = tuple(
+        tuple(x(c, v) for c in u.cells) for u in units if len(u.cells) == n for v in values
+    )
+    cell_of = [-1] + [c for c in range(cells) for _ in values]
+    value_of = [0] + [v for _ in range(cells) for v in values]
+    cages: list[tuple[int, ...]] = []
+    for cage in (c for c in constraints if c.kind == "sum"):
+        sets = combinations_of(n, len(cage.cells), cage.total)
+        first = len(cell_of)
+        selectors = range(first, first + len(sets))
+        cell_of += [-1] * len(sets)
+        value_of += [0] * len(sets)
+        used = [v for v in values if any(m >> (v - 1) & 1 for m in sets)]
+        # values pairwise different within the cage
+        cages += [(-x(a, v), -x(b, v)) for v in used for a, b in combinations(cage.cells, 2)]
+        # exactly one value set
+        cages.append(tuple(selectors))
+        cages += [(-s, -t) for s, t in combinations(selectors, 2)]
+        # a value in a cell needs a selected set holding it
+        for c in cage.cells:
+            for v in values:
+                holding = [s for s, m in zip(selectors, sets, strict=True) if m >> (v - 1) & 1]
+                cages.append((-x(c, v), *holding))
+        # each value of the selected set appears in the cage
+        for s, m in zip(selectors, sets, strict=True):
+            cages += [(-s, *(x(c, v) for c in cage.cells)) for v in values if m >> (v - 1) & 1]
+    peers: list[set[int]] = [set() for _ in range(cells)]
+    for constraint in constraints:
+        for c in constraint.cells:
+            peers[c].update(constraint.cells)
+    groups = {
+        CELL_ALO: cell_alo,
+        CELL_AMO: cell_amo,
+        UNIT_AMO: unit_amo,
+        UNIT_ALO: unit_alo,
+        CAGES: tuple(cages),
+    }
+    return _Template(
+        len(cell_of) - 1,
+        groups,
+        tuple(cell_of),
+        tuple(value_of),
+        tuple(frozenset(p - {c}) for c, p in enumerate(peers)),
+        {name: _blocks(group) for name, group in groups.items()},
+    )
+
+
+def _blocks(clauses: tuple[tuple[int, ...], ...]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Clauses as arrays of variables and of signs, one pair per clause length."""
+    by_length: dict[int, list[tuple[int, ...]]] = {}
+    for clause in clauses:
+        by_length.setdefault(len(clause), []).append(clause)
+    out = []
+    for rows in by_length.values():
+        literals = np.array(rows, dtype=np.int32).reshape(len(rows), -1)
+        out.append((np.abs(literals), np.sign(literals)))
+    return tuple(out)
+
+
+def _domain_clauses(model: Model) -> tuple[tuple[int, ...], ...]:
+    """A given as a unit clause; a narrowed domain as its values ruled out."""
+    n, full = model.size, range(1, model.size + 1)
+    clauses: list[tuple[int, ...]] = []
+    for c, domain in enumerate(model.domains):
+        if len(domain) == 1:
+            clauses.append((c * n + domain[0],))
+        elif len(domain) < n:
+            clauses += [(-(c * n + v),) for v in full if v not in domain]
+    return tuple(clauses)
+
+
+def _optimized(model: Model, template: _Template) -> Cnf:
+    """Kwon and Jain's reduction of the extended encoding by what the givens decide."""
+    n = model.size
+    state = np.zeros(template.variables + 1, dtype=np.int8)  # 1 true, -1 false, 0 open
+    for c, domain in enumerate(model.domains):
+        if len(domain) == n:
+            continue
+        state[[c * n + v for v in range(1, n + 1) if v not in domain]] = -1
+        if len(domain) == 1:
+            state[[p * n + domain[0] for p in template.peers[c]]] = -1
+    for c, domain in enumerate(model.domains):
+        if len(domain) == 1 and state[c * n + domain[0]] == 0:
+            state[c * n + domain[0]] = 1
+    # a given that another given rules out: two givens clash, nothing satisfies the model
+    clashed = any(state[c * n + d[0]] < 0 for c, d in enumerate(model.domains) if len(d) == 1)
+    kept = np.flatnonzero(state == 0)[1:]  # variable 0 is no variable
+    renumber = np.zeros(template.variables + 1, dtype=np.int32)
+    renumber[kept] = np.arange(1, len(kept) + 1, dtype=np.int32)
+    groups: list[tuple[str, int]] = []
+    clauses: list[list[int]] = []
+    for name in _GROUPS["extended"]:
+        if name == CAGES and not template.groups[CAGES]:
+            continue
+        reduced = [
+            c for var, sign in template.blocks[name] for c in _reduce(var, sign, state, renumber)
+        ]
+        clauses += reduced
+        groups.append((name, len(reduced)))
+    if clashed:
+        clauses.append([])
+        groups.append((GIVENS, 1))
+    return Cnf(
+        "optimized",
+        tuple(clauses),
+        len(kept),
+        tuple(groups),
+        (-1, *(template.cell[v] for v in kept.tolist())),
+        (0, *(template.value[v] for v in kept.tolist())),
+        tuple(d[0] if len(d) == 1 else 0 for d in model.domains),
+    )
+
+
+def _reduce(
+    var: np.ndarray, sign: np.ndarray, state: np.ndarray, renumber: np.ndarray
+) -> list[list[int]]:
+    """The clauses (rows of variables and of signs) that the assignment ``state`` leaves
+    open, without the literals it falsifies, renumbered."""
+    truth = state[var] * sign  # 1 a true literal, -1 a false one, 0 open
+    open_rows = ~(truth > 0).any(axis=1)
+    var, sign, truth = var[open_rows], sign[open_rows], truth[open_rows]
+    literals = np.where(truth == 0, renumber[var] * sign, 0)
+    out = literals.tolist()
+    for i in np.flatnonzero((literals == 0).any(axis=1)).tolist():
+        out[i] = [lit for lit in out[i] if lit]  # shortened by the givens
+    return out
+
+
+class SatBackend(Backend):
+    """A CDCL SAT solver from PySAT on a CNF encoding; options ``encoding`` and ``solver``."""
+
+    name = "sat"
+    kinds = frozenset({"alldifferent", "sum"})
+    options = {"encoding": ENCODINGS, "solver": SOLVERS}
+    stops_itself = True  # the solver is interrupted from a timer thread at the deadline
+    requires = "python-sat"
+
+    def available(self) -> bool:
+        """True when PySAT is installed (found, not imported)."""
+        return importlib.util.find_spec("pysat") is not None
+
+    def version(self) -> str:
+        """The installed python-sat version."""
+        import importlib.metadata
+
+        return importlib.metadata.version("python-sat")
+
+    def solve(
+        self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
+    ) -> Result:
+        """Find up to ``limit`` solutions, one solver call each, stopping at ``timeout``."""
+        options = check_options(self, options)
+        check_request(self, model, limit)
+        encoding = options.get("encoding", ENCODINGS[0])
+        solver_name = options.get("solver", SOLVERS[0])
+        from pysat.solvers import NoSuchSolverError, Solver
+
+        start = time.perf_counter()
+        deadline = None if timeout is None else start + timeout
+        try:
+            cnf = encode(model, encoding)
+        except ValueError as err:  # a cage with too many value sets
+            return Result(self.name, Status.ERROR, message=f"sat: {err}")
+        stats: dict[str, Any] = {
+            "encoding": encoding,
+            "solver": solver_name,
+            "variables": cnf.variables,
+            "clauses": len(cnf.clauses),
+        }
+        try:
+            solver = Solver(name=solver_name, bootstrap_with=cnf.clauses)
+        except NoSuchSolverError:
+            return Result(
+                self.name,
+                Status.ERROR,
+                stats=stats,
+                message=f"sat: this python-sat has no solver {solver_name!r}",
+            )
+        build_time = time.perf_counter() - start
+
+        start = time.perf_counter()
+        solutions: list[Grid] = []
+        exact = timed_out = False
+        left = None if deadline is None else deadline - time.perf_counter()
+        with _Deadline(solver, left) as watch:
+            while limit is None or len(solutions) < limit:
+                answer = None if watch.passed else solver.solve_limited(expect_interrupt=True)
+                if answer is None:
+                    timed_out = True
+                    break
+                if not answer:
+                    exact = True
+                    break
+                found = solver.get_model()
+                solutions.append(cnf.grid(found))
+                blocking = cnf.blocking(found)
+                if not blocking:  # every cell given: the one solution there is
+                    exact = True
+                    break
+                solver.add_clause(blocking)
+            stats.update(solver.accum_stats())
+        solve_time = time.perf_counter() - start
+        return Result(
+            backend=self.name,
+            status=status_of(len(solutions), exact, timed_out),
+            solutions=tuple(solutions),
+            count=len(solutions),
+            exact=exact,
+            build_time=build_time,
+            solve_time=solve_time,
+            stats=stats,
+        )
+
+    def describe(self, model: Model) -> str:
+        """The CNF this backend builds (the default encoding), counted clause by clause."""
+        cnf = encode(model, ENCODINGS[0])
+        groups = ", ".join(f"{count} {name}" for name, count in cnf.groups)
+        selectors = cnf.value.count(0) - 1  # value 0: a cage's selector (or no variable)
+        variables = f"{cnf.variables - selectors} Boolean x(cell, value)"
+        if selectors:
+            variables += f" and {selectors} cage selectors"
+        return (
+            f"sat: {cnf.encoding} encoding, {variables}, {len(cnf.clauses)} clauses "
+            f"({groups}); solver {SOLVERS[0]}"
+        )
+
+
+class _Deadline:
+    """Interrupts a PySAT solver from a thread at the deadline, and deletes it at the end.
+
+    Some bindings (the Glucose family) clear an interrupt that arrives between two calls
+    or within a call's restarts, so the thread interrupts again every
+    :data:`_AGAIN` seconds until the search ends; ``passed`` tells the caller's loop that
+    the deadline has come. A lock keeps it from interrupting a solver being deleted.
+    """
+
+    def __init__(self, solver: Any, timeout: float | None) -> None:
+        self.solver = solver
+        self.timeout = timeout
+        self.lock = threading.Lock()
+        self.ended = threading.Event()
+        self.passed = False
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        wait = max(self.timeout or 0.0, 0.0)
+        while not self.ended.wait(wait):
+            with self.lock:
+                if self.ended.is_set():
+                    return
+                self.passed = True
+                self.solver.interrupt()
+            wait = _AGAIN
+
+    def __enter__(self) -> _Deadline:
+        if self.timeout is not None:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self.ended.set()
+            self.solver.delete()
+
+
+#: Seconds between interrupts once the deadline has passed.
+_AGAIN = 0.02
+
+
+class Inference(NamedTuple):
+    """What inference alone decides: the grid so far (0 where undecided), the solution
+    when every cell is decided (else None), and whether it met a contradiction (the
+    puzzle has no solution; ``decided`` is then what was decided before it)."""
+
+    decided: Grid
+    solution: Grid | None
+    contradiction: bool = False
+
+
+def infer(
+    model: Model,
+    encoding: str = ENCODINGS[0],
+    method: str = INFERENCES[0],
+    solver: str = SOLVERS[0],
+) -> Inference:
+    """Decide what the CNF's unit propagation decides, without search.
+
+    ``method`` is ``unit`` (unit propagation alone) or ``failed-literal`` (unit
+    propagation, then every open literal is propagated on its own; a conflict means its
+    negation holds, which is added and propagated, to a fixpoint).
+
+    Without the extended encoding's "at least once per unit" clauses, unit propagation
+    finds no hidden single:
+
+    >>> from sudokulab import build_model, parse_puzzle
+    >>> model = build_model(parse_puzzle(
+    ...     ".....9....87............8247.6.4.135..9.5.........1..8.93..641......7...5..3....."))
+    >>> [sum(map(bool, infer(model, e).decided)) for e in ("minimal", "extended")]
+    [27, 81]
+    >>> infer(model, "minimal", "failed-literal").solution == infer(model, "extended").solution
+    True
+    """
+    if method not in INFERENCES:
+        raise ValueError(f"unknown method {method!r}: choose one of {', '.join(INFERENCES)}")
+    from pysat.solvers import Solver
+
+    cnf = encode(model, encoding)
+    # the unit clauses go in as assumptions: propagate reports what they imply, which it
+    # would not for literals the solver fixed on its own when the clauses were added
+    roots = list(dict.fromkeys(c[0] for c in cnf.clauses if len(c) == 1))
+    others = [c for c in cnf.clauses if len(c) != 1]
+    if any(not c for c in others) or not set(roots).isdisjoint(-lit for lit in roots):
+        return Inference(cnf.fixed, None, True)
+    with Solver(name=solver, bootstrap_with=others) as sat:
+        ok, assigned = sat.propagate(assumptions=roots)
+        if not ok:
+            return Inference(cnf.grid(assigned), None, True)
+        while method == "failed-literal":
+            ok, assigned, found = _probe(sat, roots, assigned, cnf.variables)
+            if not ok:
+                return Inference(cnf.grid(assigned), None, True)
+            if not found:
+                break
+    decided = cnf.grid(assigned)
+    return Inference(decided, None if 0 in decided else decided)
+
+
+def _probe(
+    sat: Any, roots: list[int], assigned: list[int], variables: int
+) -> tuple[bool, list[int], bool]:
+    """One pass of failed-literal probing over the open variables; ``roots`` grows by
+    each failed literal's negation. Returns (no conflict, assigned literals, any found)."""
+    known = set(assigned)
+    found = False
+    for var in range(1, variables + 1):
+        if var in known or -var in known:
+            continue
+        for lit in (var, -var):
+            ok, _ = sat.propagate(assumptions=[*roots, lit])
+            if ok:
+                continue
+            roots.append(-lit)
+            found = True
+            ok, assigned = sat.propagate(assumptions=roots)
+            if not ok:
+                return False, assigned, True
+            known = set(assigned)
+            break
+    return True, assigned, found
