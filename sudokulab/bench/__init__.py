@@ -4,7 +4,8 @@ cross-checking.
 Modules, lowest first: ``sets`` (the catalog: find, load and fetch sets), ``progress``,
 ``store`` (SQLite), ``report`` (summary tables), ``plots``, ``crosscheck`` (every backend
 on every puzzle, compared), ``plan`` (what a run does, and its chunks of puzzles),
-``executors`` (where the chunks run), ``run`` (run a bench into a store).
+``executors`` (where the chunks run), ``dask_executor`` (chunks as tasks of a Dask
+cluster; optional), ``run`` (run a bench into a store).
 """
 
 from importlib import import_module
@@ -17,6 +18,7 @@ _HOMES = {
     "CHUNK": "executors",
     "Executor": "executors",
     "LocalExecutor": "executors",
+    "DaskExecutor": "dask_executor",
     "BenchPlan": "plan",
     "Chunk": "plan",
     "SetBlock": "plan",
@@ -39,9 +41,13 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "CHUNK",
     "BenchPlan",
+    "DaskExecutor",
     "Executor",
     "LocalExecutor",
-    "Task",
+    "Chunk",
+    "SetBlock",
+    "read_set",
+    "BATCH_CHUNK",
     "agreement",
     "puzzle_text",
     "run_bench",

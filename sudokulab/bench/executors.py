@@ -14,9 +14,10 @@ methods can replace it.
 from __future__ import annotations
 
 import queue
+import socket
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..api import solve, solve_grids
 from ..backends import BackendSpec, Worker, get_backend
@@ -25,7 +26,12 @@ from .plan import Chunk
 
 
 class Executor(Protocol):
-    """Runs one spec's chunks and yields each chunk with its answers as it finishes."""
+    """Runs one spec's chunks and yields each chunk with its answers as it finishes.
+
+    An executor may yield a third item, the worker that ran the chunk ("host:pid"), which
+    the store keeps per row; and may have a ``describe()`` giving what the runs table
+    records of it (a dict of plain data).
+    """
 
     def chunk_size(self, spec: BackendSpec, rows: int) -> int:
         """How many puzzles a chunk of this spec holds, for ``rows`` rows of work."""
@@ -33,7 +39,7 @@ class Executor(Protocol):
 
     def run(
         self, spec: BackendSpec, chunks: Sequence[Chunk], limit: int, timeout: float | None
-    ) -> Iterator[tuple[Chunk, Answers]]:
+    ) -> Iterator[tuple[Chunk, Answers] | tuple[Chunk, Answers, str | None]]:
         """Answers in completion order; closing the iterator stops the work."""
         ...
 
@@ -58,6 +64,10 @@ class LocalExecutor:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
         self.batch = batch
+
+    def describe(self) -> dict[str, Any]:
+        """What the runs table records of this executor."""
+        return {"executor": "local", "workers": self.workers, "hosts": [socket.gethostname()]}
 
     def chunk_size(self, spec: BackendSpec, rows: int) -> int:
         """:data:`BATCH_CHUNK` or :data:`CHUNK`, at most an even share per worker."""

@@ -62,9 +62,12 @@ def puzzle_texts(grids: Grids) -> list[str]:
     return [dumps(puzzle) for puzzle in grids.puzzles()]
 
 
-def chunk_rows(run_id: int, chunk: Chunk, answers: Answers) -> list[tuple[Any, ...]]:
+def chunk_rows(
+    run_id: int, chunk: Chunk, answers: Answers, worker: str | None = None
+) -> list[tuple[Any, ...]]:
     """The store's rows of a chunk (tuples in :data:`~.store.RESULT_COLUMNS` order),
-    built column by column from its answers: solutions formatted and verified in bulk.
+    built column by column from its answers: solutions formatted and verified in bulk;
+    ``worker`` is where the chunk ran, when the executor says.
 
     An ``invalid`` row (clashing givens: no backend ran) has no engine, counters or stats.
     """
@@ -104,6 +107,7 @@ def chunk_rows(run_id: int, chunk: Chunk, answers: Answers) -> list[tuple[Any, .
             backtracks,
             stats,
             errors,
+            repeat(worker),
         )
     )
 
@@ -162,6 +166,9 @@ def run_bench(
     executor = executor or LocalExecutor(1)
     specs = [as_spec(s) for s in plan.specs]
     run_id = resume if resume is not None else store.start_run(plan.to_json())
+    describe = getattr(executor, "describe", None)  # optional: not every executor says
+    if describe is not None:
+        store.add_executor(run_id, describe())
     done = stored_indices(store.done(run_id))
     limit = 2 if plan.unique else 1
     loaded = {name: as_blocks(load(name, plan)) for name in plan.sets}
@@ -192,7 +199,7 @@ def run_bench(
 def _store_in_order(
     store: Store,
     run_id: int,
-    answered: Iterable[tuple[Chunk, Answers]],
+    answered: Iterable[tuple[Chunk, Answers] | tuple[Chunk, Answers, str | None]],
     chunks: Sequence[Chunk],
     bar: Progress | None,
     label: str,
@@ -202,16 +209,17 @@ def _store_in_order(
     report) keep the plan's order.
 
     A chunk that finished early waits for those before it; when Ctrl-C interrupts the
-    run, the waiting ones are committed too: a finished chunk is kept.
+    run, the waiting ones are committed too: a finished chunk is kept. An executor may
+    add a third item, the worker that ran the chunk (the rows' ``worker`` column).
     """
     position = {id(chunk): i for i, chunk in enumerate(chunks)}
-    waiting: dict[int, tuple[Chunk, Answers]] = {}
+    waiting: dict[int, tuple[Chunk, Answers, str | None]] = {}
     after = 0  # the position of the next chunk to commit
     try:
-        for chunk, answers in answered:
+        for chunk, answers, *where in answered:
             if bar:
                 bar.update(label, len(chunk))
-            waiting[position[id(chunk)]] = (chunk, answers)
+            waiting[position[id(chunk)]] = (chunk, answers, where[0] if where else None)
             while after in waiting:
                 store.add_rows(chunk_rows(run_id, *waiting[after]))
                 del waiting[after]

@@ -1,7 +1,8 @@
 """The durable results store of the bench: one SQLite file, written chunk by chunk.
 
 Two tables: ``runs`` (one row per bench run: when, on what machine, with which
-arguments) and ``results`` (one row per puzzle x backend x repeat, unique). The rows of
+arguments, run by which executors) and ``results`` (one row per puzzle x backend x
+repeat, unique, with the worker that ran it when the executor says). The rows of
 a chunk of work are committed together, in one transaction, once the chunk is done, in
 WAL mode: a Ctrl-C keeps every finished chunk, a kill loses at most the chunks in
 flight, never part of one, and ``--resume`` can tell what is left to do.
@@ -35,7 +36,8 @@ CREATE TABLE IF NOT EXISTS runs (
     python TEXT,
     packages TEXT,
     git TEXT,
-    args TEXT NOT NULL
+    args TEXT NOT NULL,
+    executors TEXT
 );
 CREATE TABLE IF NOT EXISTS results (
     run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -58,6 +60,7 @@ CREATE TABLE IF NOT EXISTS results (
     backtracks INTEGER,
     stats TEXT,
     error TEXT,
+    worker TEXT,
     UNIQUE (run_id, "set", idx, backend, repeat)
 );
 """
@@ -66,7 +69,7 @@ CREATE TABLE IF NOT EXISTS results (
 RESULT_COLUMNS = (
     "run_id", "set", "idx", "puzzle", "backend", "engine", "repeat", "status", "solution",
     "count", "verified", "agrees", "time", "build_time", "solve_time", "nodes", "guesses",
-    "backtracks", "stats", "error",
+    "backtracks", "stats", "error", "worker",
 )  # fmt: skip
 
 _NAMES = ", ".join(f'"{c}"' for c in RESULT_COLUMNS)
@@ -124,6 +127,18 @@ def machine() -> dict[str, Any]:
     }
 
 
+#: Columns added since the first stores: (table, column, type); an older store gets them.
+ADDED_COLUMNS = (("results", "worker", "TEXT"), ("runs", "executors", "TEXT"))
+
+
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    """Bring a store made by an older sudokulab up to date (new columns are nullable)."""
+    for table, column, kind in ADDED_COLUMNS:
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        if column not in have:
+            db.execute(f'ALTER TABLE {table} ADD COLUMN "{column}" {kind}')
+
+
 class Store:
     """A results store in one SQLite file (created on first use)."""
 
@@ -134,6 +149,7 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        _add_missing_columns(self._db)
         self._db.commit()
 
     def close(self) -> None:
@@ -170,6 +186,18 @@ class Store:
         """Mark a run finished."""
         self._db.execute("UPDATE runs SET finished = ? WHERE run_id = ?", (_now(), run_id))
         self._db.commit()
+
+    def add_executor(self, run_id: int, executor: dict[str, Any]) -> None:
+        """Record what ran (part of) a run: the ``executors`` column is a JSON list, one
+        entry per start or resume (a run may be finished by another executor)."""
+        row = self._db.execute("SELECT executors FROM runs WHERE run_id = ?", (run_id,))
+        found = row.fetchone()
+        known = json.loads(found[0]) if found and found[0] else []
+        with self._db:
+            self._db.execute(
+                "UPDATE runs SET executors = ? WHERE run_id = ?",
+                (json.dumps([*known, executor], sort_keys=True), run_id),
+            )
 
     def run_args(self, run_id: int) -> dict[str, Any]:
         """The arguments a run was started with; LookupError if there is no such run."""

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 from ..backends import PRESETS, all_backends, parse_specs
 from .common import (
@@ -29,6 +32,8 @@ examples:
   sudokulab bench sudoku17 --sample 1000 --seed 1 --backends hidden-singles,cpsat
   sudokulab bench my-puzzles.txt --backends backtracking,forward-checking --timeout 5
   sudokulab bench --resume 3                        # finish an interrupted run
+  sudokulab bench top95 --executor dask --workers 8 # chunks as tasks of a local Dask cluster
+  sudokulab bench top95 --scheduler tcp://head:8786 # ... or of a running cluster
 
 Results are kept in OUT/results.sqlite as they are produced; the report and the plots of
 run N go to OUT/run-N/.
@@ -77,7 +82,22 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         type=positive_int,
         default=os.cpu_count() or 1,
         metavar="N",
-        help="worker processes per backend (default: one per core)",
+        help="worker processes per backend, or of the local Dask cluster with --executor "
+        "dask (default: one per core)",
+    )
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default=None,
+        help="where chunks run: local worker processes, or a Dask cluster (a local one of "
+        '--workers processes, or --scheduler\'s); needs `pip install "sudokulab[dask]"` '
+        "(default: local)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="the address of a running Dask scheduler (e.g. tcp://host:8786) to send the "
+        "work to; implies --executor dask",
     )
     p.add_argument(
         "--repeats",
@@ -190,9 +210,42 @@ def _check_sets(plan) -> None:
             raise UsageError(str(err)) from None
 
 
+@contextmanager
+def _executor(args: argparse.Namespace) -> Iterator[tuple[Any, str]]:
+    """The executor the options ask for, and how the start line describes it; a Dask
+    cluster started here is closed on the way out."""
+    from ..bench import LocalExecutor
+
+    if (args.executor or ("dask" if args.scheduler else "local")) == "local":
+        if args.scheduler:
+            raise UsageError("--scheduler sends the work to Dask: it needs --executor dask")
+        yield LocalExecutor(args.workers), f"{args.workers} worker(s) per backend"
+        return
+    from ..bench.dask_executor import DaskExecutor, DaskMissing, distributed, local_cluster
+
+    try:
+        dd = distributed()
+    except DaskMissing as err:
+        raise UsageError(str(err)) from None
+    with ExitStack() as stack:
+        if args.scheduler:
+            client = stack.enter_context(dd.Client(args.scheduler))
+        else:
+            cluster = stack.enter_context(local_cluster(args.workers))
+            client = stack.enter_context(dd.Client(cluster))
+        executor = DaskExecutor(client)
+        info = executor.describe()
+        print(f"bench: Dask dashboard {client.dashboard_link}", file=sys.stderr)
+        where = (
+            f"Dask {info['scheduler']}: {info['workers']} worker(s), "
+            f"{info['threads']} thread(s) on {', '.join(info['hosts'])}"
+        )
+        yield executor, where
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run a bench (or finish one), then report it."""
-    from ..bench import BenchPlan, LocalExecutor, run_bench
+    from ..bench import BenchPlan, run_bench
 
     plan = None if args.resume is not None else _new_plan(args)
     with _store(args, must_exist=plan is None) as store:
@@ -203,21 +256,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 raise UsageError(str(err)) from None
             _check_sets(plan)
             _check_baseline(args.baseline, plan.specs, f"the backends of run {args.resume}")
-        print(
-            f"bench: {', '.join(plan.sets)} x {', '.join(plan.specs)}; "
-            f"timeout {plan.timeout:g} s, {args.workers} worker(s) per backend; "
-            f"store {store.path}",
-            file=sys.stderr,
-        )
         try:
-            run = run_bench(
-                plan,
-                store,
-                _loader(plan.data_dirs),
-                LocalExecutor(args.workers),
-                resume=args.resume,
-                progress=True,
-            )
+            with _executor(args) as (executor, where):
+                print(
+                    f"bench: {', '.join(plan.sets)} x {', '.join(plan.specs)}; "
+                    f"timeout {plan.timeout:g} s, {where}; store {store.path}",
+                    file=sys.stderr,
+                )
+                run = run_bench(
+                    plan,
+                    store,
+                    _loader(plan.data_dirs),
+                    executor,
+                    resume=args.resume,
+                    progress=True,
+                )
         except KeyboardInterrupt:
             runs = store.run_ids()
             run = args.resume if args.resume is not None else runs[-1]

@@ -1,0 +1,199 @@
+"""The Dask executor: the same rows as the local one, from a cluster of worker processes
+that may die, with the same hard deadlines, resumable by the local executor."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from sudokulab.backends import registry as registry_module
+from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
+from sudokulab.bench.plan import read_set
+from sudokulab.bench.store import Store
+from sudokulab.cli import main
+
+TESTS = Path(__file__).resolve().parent
+#: What may differ between two runs of the same bench: the clock, the run, the worker.
+VARIES = ["time", "build_time", "solve_time", "run_id", "worker"]
+KEY = ["set", "idx", "backend", "repeat"]
+FAKES = "fake_backends:SlowBackend,fake_backends:HangBackend"
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A LocalCluster of two worker processes, one thread each, that know the fake
+    backends (its processes inherit the environment set here before they start)."""
+    distributed = pytest.importorskip("distributed")
+    from sudokulab.bench.dask_executor import local_cluster
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SUDOKULAB_BACKENDS", FAKES)
+        path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
+        mp.setenv("PYTHONPATH", path)
+        mp.syspath_prepend(str(TESTS))
+        registry_module._create.cache_clear()
+        with local_cluster(2) as cluster, distributed.Client(cluster) as c:
+            yield c
+    registry_module._create.cache_clear()
+
+
+def load(name: str, plan: BenchPlan):
+    return read_set(name, plan.data_dirs, sample=plan.sample, seed=plan.seed)
+
+
+def executor(client, size: int | None = None, stop_after: int | None = None):
+    """A Dask executor; with ``size``, chunks of that many puzzles (several tasks per
+    set); with ``stop_after``, Ctrl-C once that many chunks are in."""
+    from sudokulab.bench.dask_executor import DaskExecutor
+
+    class Small(DaskExecutor):
+        def chunk_size(self, spec, rows):
+            return size or super().chunk_size(spec, rows)
+
+        def run(self, spec, chunks, limit, timeout):
+            for i, item in enumerate(super().run(spec, chunks, limit, timeout)):
+                if stop_after is not None and i == stop_after:
+                    raise KeyboardInterrupt
+                yield item
+
+    return Small(client)
+
+
+def stored(store: Store, run: int):
+    rows = store.results([run]).drop(columns=VARIES)
+    return rows.sort_values(KEY).reset_index(drop=True)
+
+
+def bench(tmp_path: Path, name: str, plan: BenchPlan, run_with, resume=None) -> Store:
+    store = Store(tmp_path / name / "results.sqlite")
+    run_bench(plan, store, load, run_with, resume=resume, progress=False)
+    return store
+
+
+def test_dask_gives_the_rows_of_the_local_executor(tmp_path, client):
+    plan = BenchPlan(["gen-classic-easy"], ["native", "backtracking", "constraint"])
+    with bench(tmp_path, "local", plan, LocalExecutor(1)) as store:
+        local = stored(store, 1)
+    with bench(tmp_path, "dask", plan, executor(client, size=3)) as store:
+        dask = stored(store, 1)
+        workers = store.results()["worker"]
+        [ran] = json.loads(store.runs()["executors"][0])
+    assert len(dask) == 3 * 10 and dask.equals(local)
+    assert workers.notna().all() and workers.str.contains(":").all()  # host:pid
+    assert ran["executor"] == "dask" and ran["workers"] == ran["threads"] == 2
+
+
+def test_a_worker_killed_mid_run_loses_no_row(tmp_path, client):
+    # `slow` takes 0.25 s a puzzle: chunks of 2 keep both workers busy for a while; the
+    # one busy when the first chunk is in is killed, and Dask reruns its task elsewhere.
+    pids = client.run(os.getpid)
+    killed = []
+
+    class Killer(type(executor(client))):
+        def run(self, spec, chunks, limit, timeout):
+            for item in super().run(spec, chunks, limit, timeout):
+                if not killed:
+                    busy = [w for w, keys in client.processing().items() if keys]
+                    killed.append(pids[(busy or list(pids))[0]])
+                    os.kill(killed[0], signal.SIGKILL)
+                yield item
+
+    plan = BenchPlan(["gen-classic-easy"], ["slow"], timeout=60, repeats=2)
+    killer = Killer(client)
+    killer.chunk_size = lambda spec, rows: 2
+    with bench(tmp_path, "killed", plan, killer) as store:
+        rows = store.results()
+    assert killed
+    assert len(rows) == 2 * 10 and not rows.duplicated(KEY).any()
+    assert rows["status"].eq("solved").all() and rows["verified"].all()
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it, for the next tests
+
+
+def test_a_hard_deadline_holds_on_a_dask_worker(tmp_path, client):
+    # `hang` never returns on a puzzle whose first cell is blank: only the kill of its
+    # worker process at the deadline (1 s, plus the grace) ends it.
+    plan = BenchPlan(["seeds"], ["hang"], timeout=1.0)
+    start = time.monotonic()
+    with bench(tmp_path, "hang", plan, executor(client, size=1)) as store:
+        rows = store.results()
+    assert time.monotonic() - start < 60
+    blank = rows["puzzle"].str[0].isin([".", "0"])
+    assert blank.any()
+    assert rows[blank]["status"].eq("timeout").all()
+    assert rows[~blank]["status"].eq("solved").all()
+
+
+def test_a_run_interrupted_under_dask_is_finished_by_the_local_executor(tmp_path, client):
+    plan = BenchPlan(["gen-classic-easy", "seeds"], ["native", "forward-checking"])
+    with pytest.raises(KeyboardInterrupt):
+        bench(tmp_path, "resumed", plan, executor(client, size=2, stop_after=2))
+    with Store(tmp_path / "resumed" / "results.sqlite") as store:
+        kept = store.results()
+        assert 0 < len(kept) < 2 * 13 and store.runs()["finished"][0] is None
+    with bench(tmp_path, "resumed", plan, LocalExecutor(1), resume=1) as store:
+        resumed = stored(store, 1)
+        finished = store.runs()
+        after = store.results().set_index(KEY)["worker"]
+    with bench(tmp_path, "whole", plan, LocalExecutor(1)) as store:
+        whole = stored(store, 1)
+    assert len(resumed) == 2 * 13 and resumed.equals(whole)
+    assert finished["finished"][0] is not None
+    ran = [e["executor"] for e in json.loads(finished["executors"][0])]
+    assert ran == ["dask", "local"]
+    assert after.loc[kept.set_index(KEY).index].notna().all()  # the Dask rows were kept
+
+
+def test_the_command_line_runs_on_a_local_cluster(tmp_path, client, capsys):
+    out = tmp_path / "cli"
+    args = ["bench", "seeds", "--backends", "native", "--out", str(out), "--no-plots"]
+    assert main([*args, "--executor", "dask", "--workers", "1"]) == 0
+    assert "Dask dashboard http" in capsys.readouterr().err
+    with Store(out / "results.sqlite") as store:
+        assert store.results()["worker"].notna().all()
+
+
+def test_without_dask_the_command_line_says_what_to_install(tmp_path, monkeypatch, capsys):
+    real_import = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name == "distributed" or name.startswith(("distributed.", "dask")):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    args = ["bench", "seeds", "--backends", "native", "--out", str(tmp_path), "--no-plots"]
+    assert main([*args, "--executor", "dask"]) == 2
+    assert 'pip install "sudokulab[dask]"' in capsys.readouterr().err
+    assert main([*args, "--scheduler", "tcp://nowhere:8786"]) == 2
+
+
+def test_an_old_store_gets_the_new_columns_and_keeps_its_rows(tmp_path):
+    import sqlite3
+
+    from sudokulab.bench import store as store_module
+
+    old_schema = store_module.SCHEMA.replace(",\n    executors TEXT", "").replace(
+        "    worker TEXT,\n", ""
+    )
+    assert "worker" not in old_schema and "executors" not in old_schema
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(old_schema)
+    db.execute("INSERT INTO runs (started, args) VALUES ('then', '{}')")
+    db.execute(
+        'INSERT INTO results (run_id, "set", idx, puzzle, backend, repeat, status)'
+        " VALUES (1, 'seeds', 0, '.', 'native', 0, 'solved')"
+    )
+    db.commit()
+    db.close()
+    with Store(path) as store:
+        rows, runs = store.results(), store.runs()
+        store.add_executor(1, {"executor": "local"})
+        assert json.loads(store.runs()["executors"][0]) == [{"executor": "local"}]
+    assert len(rows) == 1 and rows["worker"].isna().all() and runs["executors"].isna().all()
