@@ -160,7 +160,7 @@ def test_agreement_compares_only_conclusive_answers():
     ]
 
 
-TIMES = ["time", "build_time", "solve_time", "stats", "run_id", "created"]
+TIMES = ["time", "build_time", "solve_time", "stats", "run_id", "created", "worker"]
 
 
 def test_batching_gives_the_same_rows(tmp_path):

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -34,7 +35,7 @@ from sudokulab.models.grids import Grids
 TESTS = Path(__file__).resolve().parent
 CLASH = "55" + "." * 79
 #: What may differ between two runs of the same bench: the clock and the run.
-TIMES = ["time", "build_time", "solve_time", "run_id"]
+TIMES = ["time", "build_time", "solve_time", "run_id", "worker"]
 KEY = ["set", "idx", "backend", "repeat"]
 
 
@@ -289,10 +290,13 @@ def test_a_chunk_is_one_request_to_a_batch_backend(tmp_path, monkeypatch):
     chunk = Chunk("hard", np.arange(30), grids, 0)
     assert LocalExecutor(1).chunk_size(sudokulab.backends.as_spec("native"), 10_000) == 4096
     assert LocalExecutor(2).chunk_size(sudokulab.backends.as_spec("cpsat"), 10_000) == 16
+    assert LocalExecutor(2).chunk_size(sudokulab.backends.as_spec("cpsat"), 24) == 3
     assert LocalExecutor(4).chunk_size(sudokulab.backends.as_spec("native"), 30) == 8
     spec = sudokulab.backends.as_spec("native")
-    [(got, answers)] = LocalExecutor(1).run(spec, [chunk], 1, None)
+    [(got, answers, ran)] = LocalExecutor(1).run(spec, [chunk], 1, None)
     assert got is chunk and sizes == [30] and (answers.status_names() == "solved").all()
+    host, pid = ran.split(":")
+    assert host == socket.gethostname() and int(pid) not in (os.getpid(), 0)
 
 
 # --- a killed bench -----------------------------------------------------------------------

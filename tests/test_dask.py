@@ -15,6 +15,7 @@ import pytest
 from sudokulab.backends import registry as registry_module
 from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
 from sudokulab.bench.plan import read_set
+from sudokulab.bench.report import markdown_report
 from sudokulab.bench.store import Store
 from sudokulab.cli import main
 
@@ -80,6 +81,7 @@ def test_dask_gives_the_rows_of_the_local_executor(tmp_path, client):
     plan = BenchPlan(["gen-classic-easy"], ["native", "backtracking", "constraint"])
     with bench(tmp_path, "local", plan, LocalExecutor(1)) as store:
         local = stored(store, 1)
+        assert store.results()["worker"].str.fullmatch(r".+:\d+").all()
     with bench(tmp_path, "dask", plan, executor(client, size=3)) as store:
         dask = stored(store, 1)
         workers = store.results()["worker"]
@@ -146,6 +148,9 @@ def test_a_run_interrupted_under_dask_is_finished_by_the_local_executor(tmp_path
     assert finished["finished"][0] is not None
     ran = [e["executor"] for e in json.loads(finished["executors"][0])]
     assert ran == ["dask", "local"]
+    report = markdown_report(whole.assign(run_id=1), finished)
+    assert "; ran on dask (2 workers, 2 threads; hosts " in report
+    assert ", then local (1 worker; hosts " in report
     assert after.loc[kept.set_index(KEY).index].notna().all()  # the Dask rows were kept
 
 
@@ -197,3 +202,33 @@ def test_an_old_store_gets_the_new_columns_and_keeps_its_rows(tmp_path):
         store.add_executor(1, {"executor": "local"})
         assert json.loads(store.runs()["executors"][0]) == [{"executor": "local"}]
     assert len(rows) == 1 and rows["worker"].isna().all() and runs["executors"].isna().all()
+
+
+def test_tasks_on_one_dask_worker_thread_share_its_solver_child():
+    # A chunk of a slow backend is a few puzzles: starting a solver child per task would
+    # cost more than the work. The child is kept per thread, and restarted when it died.
+    import numpy as np
+
+    from sudokulab import parse_puzzle
+    from sudokulab.backends import as_spec
+    from sudokulab.bench.dask_executor import _solver_child, run_chunk
+    from sudokulab.bench.plan import Chunk
+    from sudokulab.models.grids import Grids
+
+    grids = Grids.of([parse_puzzle("1.3434.22.4.4.2.")] * 2)
+    chunk = Chunk("tiny", np.arange(2), grids, 0)
+    spec = as_spec("constraint")
+    child = _solver_child()
+    try:
+        first, _ = run_chunk(spec, chunk, False, 1, 10.0)
+        pid = child.pid
+        second, _ = run_chunk(spec, chunk, False, 1, 10.0)
+        assert _solver_child() is child and child.pid == pid is not None
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        third, _ = run_chunk(spec, chunk, False, 1, 10.0)
+        assert child.pid not in (None, pid)
+    finally:
+        child.close()
+    for answers in (first, second, third):
+        assert (answers.status_names() == "solved").all()

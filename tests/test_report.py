@@ -21,6 +21,7 @@ from sudokulab.bench.plots import (
 )
 from sudokulab.bench.report import (
     FORMATS,
+    by_host,
     compare,
     machine_text,
     markdown_report,
@@ -356,6 +357,23 @@ def test_markdown_report(results):
     assert "## Wrong answers" in text and "| hard  |     1 | cpsat" in text
     assert "![cumulative](plots/cumulative.png)" in text
     assert "[data](plots/mean-time.csv)" in text and "![data]" not in text
+
+
+def test_a_report_shows_the_hosts_when_rows_ran_on_several(results):
+    runs = make_runs()
+    assert "## By host" not in markdown_report(results, runs)  # no worker column
+    one = results.assign(worker=[f"lab1:{100 + i % 3}" for i in range(len(results))])
+    assert by_host(one) is None and "## By host" not in markdown_report(one, runs)
+    hosts = np.where(np.arange(len(results)) % 2 == 0, "lab1:7", "lab2.example.org:7")
+    two = results.assign(worker=hosts)
+    table = by_host(two)
+    assert set(table["host"]) == {"lab1", "lab2.example.org"}
+    assert table["rows"].sum() == len(results)
+    for _, row in table.iterrows():
+        mine = two[(two["backend"] == row["backend"]) & (two["worker"].str[:4] == row["host"][:4])]
+        assert row["rows"] == len(mine)
+        assert row["mean ms"] == pytest.approx(mine["time"].astype(float).mean() * 1000)
+    assert "## By host" in markdown_report(two, runs)
 
 
 def test_plots_are_written(results, tmp_path):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -130,12 +131,24 @@ class DaskExecutor:
 def run_chunk(
     spec: BackendSpec, chunk: Chunk, whole: bool, limit: int, timeout: float | None
 ) -> tuple[Answers, str]:
-    """The task: a chunk's answers from a worker process of its own, and "host:pid" of
-    the Dask worker that ran it."""
-    with Worker() as worker:
-        answers = solve_chunk(spec, chunk, worker, whole, limit, timeout)
+    """The task: a chunk's answers from this Dask worker thread's solver child, and
+    "host:pid" of the Dask worker that ran it."""
+    answers = solve_chunk(spec, chunk, _solver_child(), whole, limit, timeout)
     assert answers is not None  # no stop event: every puzzle is answered
     return answers, f"{socket.gethostname()}:{os.getpid()}"
+
+
+_children = threading.local()
+
+
+def _solver_child() -> Worker:
+    """The solver child of this Dask worker thread: started by the first task, reused by
+    the next ones (its imports cost more than a small chunk's work), restarted on demand
+    when a deadline killed it; it exits with the Dask worker (it watches its parent)."""
+    child = getattr(_children, "worker", None)
+    if child is None:
+        child = _children.worker = Worker()
+    return child
 
 
 def failed(spec: BackendSpec, chunk: Chunk, err: BaseException) -> Answers:

@@ -44,10 +44,15 @@ class Executor(Protocol):
         ...
 
 
+#: This machine, as rows record where they ran.
+HOST = socket.gethostname()
+
 #: Puzzles per chunk for a backend that batches: the engine call dominates the request.
 BATCH_CHUNK = 4096
 #: Puzzles per chunk for a backend solved one puzzle at a time: an interrupt loses little.
 CHUNK = 16
+#: Chunks per worker, at least, for a backend solved one puzzle at a time.
+SHARES = 4
 
 
 class LocalExecutor:
@@ -67,23 +72,27 @@ class LocalExecutor:
 
     def describe(self) -> dict[str, Any]:
         """What the runs table records of this executor."""
-        return {"executor": "local", "workers": self.workers, "hosts": [socket.gethostname()]}
+        return {"executor": "local", "workers": self.workers, "hosts": [HOST]}
 
     def chunk_size(self, spec: BackendSpec, rows: int) -> int:
-        """:data:`BATCH_CHUNK` or :data:`CHUNK`, at most an even share per worker."""
-        most = BATCH_CHUNK if self.batch and batches(spec) else CHUNK
-        return max(1, min(most, -(-rows // self.workers)))
+        """:data:`BATCH_CHUNK`, at most an even share per worker; or :data:`CHUNK`, at most
+        a :data:`SHARES`-th of that share (times per puzzle vary a hundredfold in a hard
+        set: small chunks keep every worker busy to the end)."""
+        if self.batch and batches(spec):
+            return max(1, min(BATCH_CHUNK, -(-rows // self.workers)))
+        return max(1, min(CHUNK, -(-rows // (self.workers * SHARES))))
 
     def run(
         self, spec: BackendSpec, chunks: Sequence[Chunk], limit: int, timeout: float | None
-    ) -> Iterator[tuple[Chunk, Answers]]:
-        """Solve every chunk in fresh worker processes; yield answers as they come."""
+    ) -> Iterator[tuple[Chunk, Answers, str]]:
+        """Solve every chunk in fresh worker processes; yield answers as they come, with
+        "host:pid" of the worker process that gave them."""
         if not chunks:  # e.g. a resumed run whose rows of this spec are all stored
             return
         todo: queue.SimpleQueue[Chunk | None] = queue.SimpleQueue()
         for chunk in chunks:
             todo.put(chunk)
-        done: queue.SimpleQueue[tuple[Chunk, Answers] | BaseException | None]
+        done: queue.SimpleQueue[tuple[Chunk, Answers, str] | BaseException | None]
         done = queue.SimpleQueue()
         stop = threading.Event()
         count = min(self.workers, len(chunks))
@@ -137,7 +146,8 @@ def _drive(spec, worker, whole, todo, done, stop, limit, timeout) -> None:
                     break
                 answers = solve_chunk(spec, chunk, worker, whole, limit, timeout, stop)
                 if answers is not None:
-                    done.put((chunk, answers))
+                    pid = worker.pid  # None when a deadline's kill ended the last puzzle
+                    done.put((chunk, answers, f"{HOST}:{pid}" if pid else HOST))
     except BaseException as err:  # noqa: BLE001 - handed to the caller, which raises it
         done.put(err)
     done.put(None)

@@ -359,6 +359,20 @@ def machine_text(runs_row: Mapping[str, Any] | pd.Series) -> str:
     return ", ".join(parts)
 
 
+def _executor_text(entry: Any) -> str:
+    """One entry of a run's ``executors``: "dask (2 workers, 4 threads; hosts a, b)"."""
+    if not isinstance(entry, Mapping):
+        return str(entry)
+    counts = [
+        f"{entry[k]} {k if entry[k] != 1 else k[:-1]}"
+        for k in ("workers", "threads")
+        if _present(entry.get(k))
+    ]
+    hosts = entry.get("hosts") or []
+    details = ", ".join(counts) + (f"; hosts {', '.join(map(str, hosts))}" if hosts else "")
+    return f"{entry.get('executor', '?')}" + (f" ({details})" if details else "")
+
+
 def _run_lines(runs: pd.DataFrame, run_ids: set[Any]) -> list[str]:
     """A Markdown bullet per run in the results: its machine, when, and its arguments."""
     if "run_id" in runs and run_ids:
@@ -371,8 +385,27 @@ def _run_lines(runs: pd.DataFrame, run_ids: set[Any]) -> list[str]:
         args = _loads(run.get("args")) if _present(run.get("args")) else None
         if args is not None:
             line += f"; arguments `{json.dumps(args) if not isinstance(args, str) else args}`"
+        executors = _loads(run.get("executors")) if _present(run.get("executors")) else None
+        if isinstance(executors, list) and executors:
+            line += "; ran on " + ", then ".join(map(_executor_text, executors))
         lines.append(line)
     return lines or ["- machine unknown: no run record"]
+
+
+def by_host(results: pd.DataFrame) -> pd.DataFrame | None:
+    """Per backend and host (from the rows' ``worker``, "host:pid"): rows, mean and median
+    ms per row; None when every row ran on one host (or the rows do not say)."""
+    if "worker" not in results or results["worker"].isna().all():
+        return None
+    host = results["worker"].astype("string").str.rsplit(":", n=1).str[0]
+    if host.nunique(dropna=True) < 2:
+        return None
+    times = _numbers(results, "time") * 1000.0
+    frame = pd.DataFrame({"backend": results["backend"], "host": host, "ms": times})
+    table = frame.groupby(["backend", "host"], sort=True)["ms"].agg(["count", "mean", "median"])
+    return table.reset_index().rename(
+        columns={"count": "rows", "mean": "mean ms", "median": "median ms"}
+    )
 
 
 def markdown_report(
@@ -408,6 +441,9 @@ def markdown_report(
         lines[-1] += (
             f" *vs baseline*: {baseline}'s mean time over this backend's (above 1: faster)."
         )
+    hosts = by_host(results)
+    if hosts is not None:
+        lines += ["", "## By host", "", render(hosts, "markdown").rstrip("\n")]
     wrong = results[wrong_rows(results)]
     if not wrong.empty:
         shown = [c for c in WRONG_COLUMNS if c in wrong]
