@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import two_solution_grid
 
+import sudokulab
 from sudokulab import is_solution, parse_puzzle
 from sudokulab.cli import main
 
@@ -129,3 +130,11 @@ def test_stats_and_knobs(capsys):
     assert code == 0 and out == ANSWER + "\n"
     assert err.startswith("puzzle: solved, ")
     assert "nodes " in err and "guesses " in err and "backtracks " in err
+
+
+def test_stats_show_each_backends_own_counters(capsys):
+    code, out, err = run(capsys, "solve", "--stats", "--backend", "sat", EXAMPLE)
+    assert code == 0 and out == ANSWER + "\n"
+    stats = sudokulab.solve(EXAMPLE, "sat").stats
+    assert f", variables {stats['variables']}, clauses {stats['clauses']}, " in err
+    assert "conflicts " in err and "decisions " in err and "nodes " not in err

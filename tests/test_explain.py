@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sudokulab import solve
+from sudokulab.classroom.model_view import shown
 from sudokulab.classroom.narrative import candidates_grid, narrative
 from sudokulab.classroom.page import viewer_data, viewer_html
 from sudokulab.classroom.trace import trace_puzzle
@@ -180,6 +181,10 @@ def test_model_counts_come_from_the_model(capsys, size):
     assert len(re.findall(r"^    (row|column|box) \d+ +AllDifferent\(", out, re.M)) == units
     assert f"cpsat: {cells} IntVar" in out and f"{units} AddAllDifferent" in out
     assert f"constraint: {cells} variables" in out and f"{units} AllDifferentConstraint" in out
+    assert f"sat: optimized encoding, {cells * size} Boolean x(cell, value)" in out
+    assert {"cpsat", "sat", "constraint"} <= set(shown())
+    for name in shown():  # every backend with a model of its own shows it
+        assert re.search(rf"^  {re.escape(name)}: ", out, re.M), name
     peers = re.search(r"^peers of r1c1: (\d+) cells", out, re.M)
     assert int(peers.group(1)) == len(geom.peers[0])
 

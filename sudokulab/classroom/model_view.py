@@ -1,7 +1,7 @@
 """The CSP of a puzzle as a teacher writes it on the board, and as each backend holds it.
 
 Everything is read off the real :class:`~sudokulab.models.Model` and off the models the
-backends really build (CP-SAT's ``CpModel``, python-constraint's ``Problem``), so the
+backends really build (CP-SAT's ``CpModel``, the CNF, python-constraint's ``Problem``, ...), so the
 board and the solvers cannot drift apart.
 
 >>> from sudokulab.models import parse_puzzle
@@ -14,13 +14,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..backends import get_backend
+from ..backends import Backend, all_backends, get_backend
 from ..models import Geometry, Model, Puzzle, build_model
 from ..models.puzzle import symbol
 
 _CELL = re.compile(r"r(\d+)c(\d+)", re.IGNORECASE)
-#: The backends whose own model of the puzzle the board shows, next to the CSP.
-SHOWN = ("cpsat", "constraint")
 
 
 def parse_cell(text: str, geom: Geometry) -> int:
@@ -108,10 +106,21 @@ def _peers(model: Model, cell: int) -> list[str]:
     return out
 
 
+def shown() -> list[str]:
+    """The backends that build a model of their own (they override ``describe``), in the
+    registry's order: the board shows what each builds, next to the CSP."""
+    return [
+        name
+        for name, backend in all_backends().items()
+        if getattr(type(backend), "describe", None) is not Backend.describe
+    ]
+
+
 def backend_lines(model: Model) -> list[str]:
-    """What CP-SAT and python-constraint build from the model, each in its own words."""
+    """What each backend with a model of its own builds from the model, in its own words
+    (CP-SAT's variables and constraints, the CNF's clauses, ...)."""
     out = []
-    for name in SHOWN:
+    for name in shown():
         backend = get_backend(name)
         if not backend.available():
             out.append(f"{name}: not available (pip install {backend.requires})")

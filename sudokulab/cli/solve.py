@@ -139,7 +139,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--stats",
         action="store_true",
-        help="print status, time and search counters of each puzzle on stderr",
+        help="print status, time and the backend's counters (search nodes, guesses; a "
+        "solver's conflicts, decisions, ...) of each puzzle on stderr",
     )
     p.set_defaults(handler=cmd_solve)
 
@@ -364,10 +365,12 @@ class _Printer:
 
 
 def _stats_line(label: str, result: Result) -> str:
+    """Status, time, the backend's counters (every number in its stats, in its order:
+    nodes and guesses of the engine, a SAT solver's conflicts and decisions, ...)."""
     parts = [f"{label}: {result.status}", f"{result.time * 1000:.3f} ms"]
-    for key in ("nodes", "guesses", "backtracks"):
-        if key in result.stats:
-            parts.append(f"{key} {result.stats[key]}")
+    for key, value in result.stats.items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            parts.append(f"{key} {value}")
     if result.unique is not None:
         parts.append("unique" if result.unique else "not unique")
     return ", ".join(parts)
