@@ -62,7 +62,7 @@ _core = _load_core()
 ENGINE = "python" if _core is None else "c"
 
 #: Whether the compiled core runs classic 9x9 grids under ``hidden`` propagation on its
-#: AVX2 bitboard solver (same results as its general engine; see native/_core.c).
+#: AVX2 bitboard solver (same results as its general engine; see native/board9.c).
 BITBOARD = _core is not None and bool(_core.BITBOARD)
 
 

@@ -1,7 +1,7 @@
 """The C core's classic 9x9 bitboard solver against its general engine, on whole sets.
 
 Under ``hidden`` propagation a classic 9x9 shape runs ``run_board9`` (digit planes in
-AVX2 vectors, see native/_core.c) when the CPU has AVX2; ``Tables(..., bitboard=False)``
+AVX2 vectors, see native/board9.c) when the CPU has AVX2; ``Tables(..., bitboard=False)``
 keeps the same shape on the general engine. The two must agree field for field
 (solutions in order, count, complete, timed out, budget spent, nodes, guesses,
 backtracks), with or without a guess budget: the

@@ -1,0 +1,257 @@
+/*
+ * The compiled core of sudokulab.native (sudokulab.native._core): what its files share.
+ *
+ * The same algorithm as sudokulab/native/reference.py (the specification), with the same
+ * results: for the same puzzle and knobs, the same solutions in the same order and the
+ * same nodes, guesses and backtracks. Read the reference's docstring first; this file
+ * follows its code step by step:
+ *
+ *   - candidates are bit masks (bit v-1 for value v) in uint32_t, so sizes up to 25;
+ *   - the four propagation levels (none, forward, singles, hidden) place a value and
+ *     propagate with a LIFO queue of (cell, bit); under hidden each state also keeps the
+ *     places left for each value in each unit, so a hidden single is found when they
+ *     drop to one instead of by rescanning units (see propagate_hidden); there the root
+ *     is built in one sweep (root_hidden) rather than given by given;
+ *   - hidden is the hot path, and its time goes less to instructions than to branches
+ *     whose outcome is data (how many peers hold a value, whether a unit is left with
+ *     one place): callgrind's branch simulation guided it. So a unit slot left with one
+ *     place or none is noted without a branch and checked once the placed cell is done,
+ *     a naked single is queued without one, and (sizes up to 9, three units per cell)
+ *     the peers holding the placed value are gathered from the cell's units into one
+ *     word (unit k's places at bits 9 k up) and walked in one loop, each peer once
+ *     (uo_excl), updating only its other units (other_row, other_bit); the root's
+ *     where[] is a transpose of the masks done by multiplications, and its givens and
+ *     singles are read and queued without a branch on the data;
+ *   - mrv (sizes 2 to 9 under singles and hidden, without cages) scans the masks only: at
+ *     a node a cell is placed exactly when it has one candidate;
+ *   - the search is depth-first with an explicit stack of frames (state, cell, untried
+ *     candidates); a state (masks, where, placed) is one block, copied in one memcpy per
+ *     guess; on the last candidate of a frame its state is reused in place and the
+ *     frame stays on the stack until it is popped (and counted as a backtrack);
+ *   - the clock is read every 256 guesses, and the guess budget (max_guesses) is checked
+ *     before each guess, both in one place (next_guess) that both searches share;
+ *   - the classic 9x9 shape (rows, columns, boxes, no cages) under hidden runs its own
+ *     search, run_board9, on CPUs with AVX2: the same rules on digit planes (one AVX2
+ *     vector of three band words per digit), every single of a digit placed at once, a
+ *     320-byte state; the same results, 1.7x to 2.2x as fast (see its section).
+ *
+ * Cages (killer Sudoku) follow the reference too: a cage's cells are peers, and its value
+ * sets (masks, computed and checked by reference.tables) prune the cage's candidates at
+ * each level as the reference's docstring says (see prune_cage).
+ *
+ * Tables(size, units, cages) validates and precomputes a grid shape (peers, units of each
+ * cell, the cell's place in each, the cages and their value sets) once; search(...)
+ * copies its inputs into C arrays, takes one arena per call (n*n+1 states, the frames,
+ * the propagation queue; the last call's block is kept for the next) and releases the
+ * GIL while it searches.
+ * search_batch(...) reads every puzzle first, then runs them all in one arena without
+ * the GIL (each with its own deadline, budget and clocked time) and builds the answers
+ * at the end: no Python work per puzzle inside the loop.
+ */
+
+/*
+ * The files, by concern (each reads on its own; this header holds only what they share):
+ *
+ *   tables.c   the Tables type: a grid shape validated and precomputed once
+ *   engine.c   the general engine: propagation at each level, cages, MRV, run_search
+ *   board9.c   the classic 9x9 solver on digit planes (AVX2), run_board9
+ *   _core.c    the Python module: knobs, givens, arenas, search / search_batch /
+ *              search_buffer, and the module's set-up
+ */
+#ifndef SUDOKULAB_CORE_H
+#define SUDOKULAB_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_SIZE 25
+#define MAX_UNITS 256 /* each search state keeps nunits * size words */
+#define CLOCK_EVERY 255u /* the reference's _CLOCK_EVERY */
+#define MAX_COMBOS (1 << 22) /* value sets over all cages of a shape */
+
+enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3 };
+
+/* The classic 9x9 solver is compiled where GCC-style x86-64 vector code is (board9.c). */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define HAVE_BOARD9 1
+#else
+#define HAVE_BOARD9 0
+#endif
+
+/* ------------------------------------------------------------------------------------ */
+/* Tables: a grid shape (tables.c)                                                        */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    int size;
+    int ncells;
+    int nunits;
+    uint32_t full;
+    int32_t *units;       /* nunits * size cells */
+    int32_t *uo_start;    /* ncells + 1 offsets into uo */
+    int32_t *uo;          /* the units of each cell */
+    int32_t *uo_row;      /* u * size for each of those units u: its row in units[] */
+    uint32_t *uo_bit;     /* 1 << the cell's position in each of those units */
+    uint32_t *uo_excl;    /* the positions in each of those units whose cells are in none
+                           * of the cell's earlier units (nor the cell): each peer once */
+    int32_t *peer_start;  /* ncells + 1 offsets into peers */
+    int32_t *peers;       /* the peers of each cell, ascending */
+    int nunits_of;        /* units per cell when every cell has as many, else 0 */
+    /* With nunits_of >= 2: for each slot u * size + i of units[], the other units of that
+     * cell (nunits_of - 1 of them, in unit order) as a row in units[] and the cell's bit
+     * there. Removing a value from a peer found through one unit then updates exactly its
+     * other units, with no test to skip the first (see propagate_hidden). */
+    int32_t *other_row;
+    uint32_t *other_bit;
+    PyObject *units_obj;  /* the units as a tuple of tuples of ints */
+    int ncages;
+    int32_t *cage_of;     /* each cell's cage, -1 for none */
+    int32_t *cage_start;  /* ncages + 1 offsets into cage_cells */
+    int32_t *cage_cells;  /* the cells of each cage */
+    int32_t *combo_start; /* ncages + 1 offsets into combos */
+    uint32_t *combos;     /* each cage's value sets, as masks */
+    int board9;           /* searches under hidden run run_board9 (classic 9x9, AVX2) */
+} TablesObject;
+
+extern PyTypeObject TablesType;
+
+/* An int from a Python int (not a bool), or -1 with an exception set. */
+int
+as_index(PyObject *obj, const char *what, long lo, long hi, long *out);
+
+/* Candidates in a mask; portable (no -mpopcnt needed), a dozen instructions. */
+static inline int
+popcount32(uint32_t m)
+{
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    m = (m + (m >> 4)) & 0x0F0F0F0Fu;
+    return (int)((m * 0x01010101u) >> 24);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* A search: its frames, its context and its run (engine.c, board9.c, _core.c)           */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int32_t state; /* arena slot of the frame's state */
+    int32_t cell;
+    uint32_t untried;
+} Frame;
+
+typedef struct {
+    /* the grid shape */
+    const TablesObject *t;
+    int size, ncells;
+    uint32_t full;
+    /* the knobs */
+    int prop;
+    int mrv;
+    int floor;
+    int pick9; /* choose's fast path (see there) */
+    /* the propagation queue */
+    int32_t *qcell;
+    uint32_t *qbit;
+    size_t qcap;
+    size_t nwhere; /* words of where[] per state: nunits * size under hidden, else 0 */
+    int overflow; /* the queue bound was broken: an internal error */
+    size_t qseed; /* entries root_hidden left in the queue for propagate_hidden */
+    int32_t *susp; /* where[] slots to check, (row << 5) | value: 2 * nunits * size */
+    /* the cages whose cells changed, to prune again (singles, hidden): a set and a list */
+    uint8_t *cdirty;
+    int32_t *clist;
+    int nclist;
+} Ctx;
+
+
+static inline int64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+typedef struct {
+    /* in */
+    const uint8_t *givens;
+    long long limit; /* 0: no limit */
+    int has_deadline;
+    int64_t deadline_ns;
+    unsigned long long max_guesses; /* the guess budget; ULLONG_MAX: none */
+    Py_ssize_t keep;
+    /* out */
+    uint8_t *solutions; /* kept grids, ncells values each */
+    Py_ssize_t nsolutions;
+    Py_ssize_t solcap;
+    unsigned long long count, nodes, guesses, backtracks;
+    int complete, timed_out, budget_spent;
+    int nomem;
+    int64_t elapsed_ns; /* the search's own time */
+} Run;
+
+/* Keep one more solution grid (the run keeps up to r->keep); 0 when out of memory. */
+uint8_t *grid_slot(Run *r, int ncells);
+int keep_solution(Run *r, const Ctx *x, const uint32_t *masks);
+
+/*
+ * The search's next guess, for run_search and run_board9: frames whose candidates are all
+ * tried are popped (each a backtrack); the next candidate of the top frame (the lowest
+ * untried value) is taken into *bit and counted as a guess, and the clock is read every
+ * 256 guesses. 1 with a guess to place (in the top frame), or 0 when the search ends: the
+ * stack is empty (r->complete), the budget has no guess left for that candidate
+ * (r->budget_spent: checked before the guess is counted, as the reference does), or the
+ * deadline passed (r->timed_out). Without a budget max_guesses is ULLONG_MAX, which a
+ * count of guesses never reaches: one compare per guess, no branch on whether there is
+ * a budget.
+ */
+static inline __attribute__((always_inline)) int
+next_guess(Run *r, Frame *stack, int *sp, uint32_t *bit)
+{
+    for (;;) {
+        if (*sp == 0) {
+            r->complete = 1;
+            return 0;
+        }
+        Frame *f = &stack[*sp - 1];
+        const uint32_t untried = f->untried;
+        if (!untried) {
+            (*sp)--;
+            r->backtracks++;
+            continue;
+        }
+        if (r->guesses == r->max_guesses) {
+            r->budget_spent = 1;
+            return 0;
+        }
+        *bit = untried & (~untried + 1u);
+        f->untried = untried ^ *bit;
+        r->guesses++;
+        if (!(r->guesses & CLOCK_EVERY) && r->has_deadline && now_ns() > r->deadline_ns) {
+            r->timed_out = 1;
+            return 0;
+        }
+        return 1;
+    }
+}
+
+/* engine.c: the tables of the general engine (at import), and the search proper, run
+ * without the GIL: 0 on an internal error. */
+void engine_init(void);
+int run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack);
+
+/* board9.c: whether the CPU runs AVX2 code (set by board9_init at import); the bytes a
+ * search's states need there (within the arena's states); the search itself. */
+extern int b9_cpu;
+void board9_init(void);
+size_t board9_states_bytes(void);
+int run_board9(Ctx *x, Run *r, char *block, Frame *stack);
+
+#endif /* SUDOKULAB_CORE_H */

@@ -1,0 +1,758 @@
+/*
+ * The general engine: any shape the Tables take, each propagation level (none, forward,
+ * singles, hidden), cages, MRV, and the depth-first search (run_search), step by step as
+ * sudokulab/native/reference.py specifies it. See core.h for the whole core.
+ */
+
+#include "core.h"
+
+/* The propagation queue of one call, in locals (restrict: stores elsewhere cannot touch it). */
+typedef struct {
+    int32_t *restrict cell;
+    uint32_t *restrict bit;
+    size_t n, cap;
+} Queue;
+
+static inline __attribute__((always_inline)) int
+q_push(Ctx *x, Queue *q, int cell, uint32_t bit)
+{
+    if (q->n >= q->cap) {
+        x->overflow = 1;
+        return 0;
+    }
+    q->cell[q->n] = cell;
+    q->bit[q->n] = bit;
+    q->n++;
+    return 1;
+}
+
+/* Value bit lost a place in a unit (left: the places still left there, unit: its cells);
+ * queue a hidden single; 0 on a contradiction. */
+static inline __attribute__((always_inline)) int
+lost_place(Ctx *x, Queue *q, const uint8_t *restrict placed, uint32_t left,
+           const int32_t *restrict unit, uint32_t bit)
+{
+    if (!left)
+        return 0; /* no place left for the value in this unit */
+    if (left & (left - 1))
+        return 1;
+    int c = unit[__builtin_ctz(left)];
+    return placed[c] ? 1 : q_push(x, q, c, bit);
+}
+
+/* none: whether a value set of cage g holds the cage's placed values and bit. */
+static int
+cage_admits(const TablesObject *t, const uint32_t *masks, const uint8_t *placed, int g,
+            uint32_t bit)
+{
+    uint32_t held = bit;
+    for (int k = t->cage_start[g]; k < t->cage_start[g + 1]; k++) {
+        int c = t->cage_cells[k];
+        if (placed[c])
+            held |= masks[c];
+    }
+    for (int k = t->combo_start[g]; k < t->combo_start[g + 1]; k++)
+        if ((t->combos[k] & held) == held)
+            return 1;
+    return 0;
+}
+
+/* Mark cage g for another look (a set: marked once). */
+static inline void
+cage_mark(Ctx *x, int g)
+{
+    if (!x->cdirty[g]) {
+        x->cdirty[g] = 1;
+        x->clist[x->nclist++] = g;
+    }
+}
+
+/* Forget the marks a propagation stopped by a contradiction left behind. */
+static inline void
+cage_clear(Ctx *x)
+{
+    for (int i = 0; i < x->nclist; i++)
+        x->cdirty[x->clist[i]] = 0;
+    x->nclist = 0;
+}
+
+/* A marked cage, or -1 (any order reaches the same fixpoint). */
+static inline int
+cage_take(Ctx *x)
+{
+    if (!x->nclist)
+        return -1;
+    int g = x->clist[--x->nclist];
+    x->cdirty[g] = 0;
+    return g;
+}
+
+/*
+ * Cage g's unplaced cells keep only the values its feasible value sets allow (the
+ * reference's _prune_cage); 0 on a contradiction. With q (singles, hidden) a cell left
+ * with one candidate is queued and the cage marked again; with where (hidden) the places
+ * of the removed values are updated as propagate_hidden does, hidden singles queued.
+ */
+static int
+prune_cage(Ctx *x, uint32_t *masks, const uint8_t *placed, uint32_t *where, Queue *q, int g)
+{
+    const TablesObject *t = x->t;
+    const int32_t *cells = t->cage_cells + t->cage_start[g];
+    const int n = t->cage_start[g + 1] - t->cage_start[g];
+    uint32_t held = 0, anywhere = 0;
+    for (int i = 0; i < n; i++) {
+        if (placed[cells[i]])
+            held |= masks[cells[i]];
+        else
+            anywhere |= masks[cells[i]];
+    }
+    uint32_t allowed = 0;
+    int feasible = 0;
+    for (int k = t->combo_start[g]; k < t->combo_start[g + 1]; k++) {
+        uint32_t combo = t->combos[k];
+        if ((combo & held) != held)
+            continue;
+        uint32_t need = combo ^ held; /* the values the unplaced cells must take */
+        if ((need & anywhere) != need)
+            continue;
+        int fits = 1;
+        for (int i = 0; i < n && fits; i++)
+            if (!placed[cells[i]] && !(masks[cells[i]] & need))
+                fits = 0;
+        if (fits) {
+            feasible = 1;
+            allowed |= need;
+        }
+    }
+    if (!feasible)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        const int c = cells[i];
+        if (placed[c])
+            continue;
+        uint32_t m = masks[c];
+        const uint32_t gone = m & ~allowed;
+        if (!gone)
+            continue;
+        m &= allowed; /* never 0: every unplaced cell meets each feasible set */
+        masks[c] = m;
+        if (q == NULL)
+            continue;
+        cage_mark(x, g);
+        if (!(m & (m - 1)) && !q_push(x, q, c, m))
+            return 0;
+        if (where == NULL)
+            continue;
+        for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++) {
+            const int row = t->uo_row[k];
+            const uint32_t at = ~t->uo_bit[k];
+            for (uint32_t gg = gone; gg; gg &= gg - 1) {
+                uint32_t left = where[row + __builtin_ctz(gg)] &= at;
+                if (!lost_place(x, q, placed, left, t->units + row, gg & (0u - gg)))
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* none: place bit unless a placed peer already holds it. */
+static int
+place_check(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    const TablesObject *t = x->t;
+    for (int k = t->peer_start[cell]; k < t->peer_start[cell + 1]; k++) {
+        int p = t->peers[k];
+        if (placed[p] && masks[p] == bit)
+            return 0;
+    }
+    if (t->cage_of[cell] >= 0 && !cage_admits(t, masks, placed, t->cage_of[cell], bit))
+        return 0; /* no value set of the cage holds these values */
+    masks[cell] = bit;
+    placed[cell] = 1;
+    return 1;
+}
+
+/* forward: place bit and remove it from every peer; an empty peer is a contradiction. */
+static int
+place_forward(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    const TablesObject *t = x->t;
+    if (!(masks[cell] & bit))
+        return 0;
+    masks[cell] = bit;
+    placed[cell] = 1;
+    for (int k = t->peer_start[cell]; k < t->peer_start[cell + 1]; k++) {
+        int p = t->peers[k];
+        uint32_t m = masks[p];
+        if (m & bit) {
+            m ^= bit;
+            if (!m)
+                return 0;
+            masks[p] = m;
+        }
+    }
+    if (t->cage_of[cell] >= 0)
+        return prune_cage(x, masks, placed, NULL, NULL, t->cage_of[cell]);
+    return 1;
+}
+
+/* singles: place bit, then every naked single in turn (and the cages), to a fixpoint. */
+static inline __attribute__((always_inline)) int
+place_singles_impl(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit,
+                   const int cg)
+{
+    const TablesObject *t = x->t;
+    const int32_t *peer_start = t->peer_start, *peers = t->peers;
+    const int32_t *cage_of = t->cage_of;
+    Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    if (cg)
+        cage_clear(x);
+    q_push(x, &q, cell, bit);
+    for (;;) {
+        while (q.n) {
+            q.n--;
+            int c = q.cell[q.n];
+            uint32_t b = q.bit[q.n];
+            if (placed[c]) {
+                if (masks[c] != b)
+                    return 0;
+                continue;
+            }
+            if (!(masks[c] & b))
+                return 0;
+            masks[c] = b;
+            placed[c] = 1;
+            if (cg && cage_of[c] >= 0)
+                cage_mark(x, cage_of[c]);
+            for (int k = peer_start[c]; k < peer_start[c + 1]; k++) {
+                int p = peers[k];
+                uint32_t m = masks[p];
+                if (m & b) {
+                    m ^= b;
+                    if (!m)
+                        return 0;
+                    masks[p] = m;
+                    if (!(m & (m - 1)) && !q_push(x, &q, p, m))
+                        return 0; /* one candidate left: a naked single */
+                    if (cg && cage_of[p] >= 0)
+                        cage_mark(x, cage_of[p]);
+                }
+            }
+        }
+        if (!cg)
+            return 1;
+        int g = cage_take(x);
+        if (g < 0)
+            return 1;
+        if (!prune_cage(x, masks, placed, NULL, &q, g))
+            return 0;
+    }
+}
+
+static int
+place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    if (x->t->ncages)
+        return place_singles_impl(x, masks, placed, cell, bit, 1);
+    return place_singles_impl(x, masks, placed, cell, bit, 0);
+}
+
+/*
+ * hidden: singles, and hidden singles, to a fixpoint.
+ *
+ * The reference marks the units whose candidates changed and rescans them whole once the
+ * queue is empty. Here each state also carries where[u * size + v]: the positions in unit
+ * u (bit i for its i-th cell) whose cell still has value v+1 as a candidate, kept up to
+ * date as candidates are removed. So placing a value visits only the peers that still
+ * have it (no scan of every peer); an empty set is the reference's "no place left"
+ * contradiction; a set of one position is a hidden single, found once the placed cell
+ * is done (the slots it changed are noted, then checked). The rules and
+ * so the fixpoint (or the contradiction) are the reference's; only the order in which
+ * they fire differs, which the reference's docstring allows. Two values whose only place
+ * is the same cell are queued apart: placing the first removes the second, whose set
+ * becomes empty, the same contradiction.
+ */
+
+/* nu: units per cell when constant (9x9: 3), else 0. seeded: the queue already holds
+ * x->qseed entries (the root, see root_hidden) and cell, bit are unused. */
+/* The number of bits of each 9-bit mask (filled at import by engine_init). */
+static uint8_t bitcnt9[512];
+
+void
+engine_init(void)
+{
+    for (int m = 0; m < 512; m++)
+        bitcnt9[m] = (uint8_t)popcount32((uint32_t)m);
+}
+
+static inline __attribute__((always_inline)) int
+propagate_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
+                 uint32_t *restrict where, int cell, uint32_t bit, const int seeded,
+                 const int nu, const int small, const int cg)
+{
+    const TablesObject *t = x->t;
+    const int32_t *restrict uo_start = t->uo_start;
+    const int32_t *restrict uo_row = t->uo_row;
+    const uint32_t *restrict uo_bit = t->uo_bit;
+    const uint32_t *restrict uo_excl = t->uo_excl;
+    const int32_t *restrict units = t->units;
+    const int32_t *restrict cage_of = t->cage_of;
+    const int32_t *restrict other_row = t->other_row;
+    const uint32_t *restrict other_bit = t->other_bit;
+    int32_t *restrict susp = x->susp;
+    Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    if (cg)
+        cage_clear(x);
+    if (seeded)
+        q.n = x->qseed;
+    else
+        q_push(x, &q, cell, bit);
+again:
+    while (q.n) {
+        q.n--;
+        const int c = q.cell[q.n];
+        const uint32_t b = q.bit[q.n];
+        if (placed[c]) {
+            if (masks[c] != b)
+                return 0;
+            continue;
+        }
+        uint32_t gone = masks[c] & ~b; /* the other candidates of c */
+        if (gone == masks[c])
+            return 0; /* b is not a candidate of c */
+        masks[c] = b;
+        placed[c] = 1;
+        if (cg && cage_of[c] >= 0)
+            cage_mark(x, cage_of[c]);
+        const int c0 = uo_start[c];
+        const int cend = nu ? c0 + nu : uo_start[c + 1];
+        /* A where[] slot left with one place or none is noted (without a branch: the
+         * outcome is data, a branch on it mispredicts often) and checked once c is done,
+         * below: the same rules, fired a little later. */
+        int ns = 0;
+#define NOTE(left, row, v) (susp[ns] = ((row) << 5) | (v), ns += !((left) & ((left) - 1)))
+        for (uint32_t g = gone; g; g &= g - 1) {
+            const int gv = __builtin_ctz(g);
+            for (int k = c0; k < cend; k++) {
+                const int row = uo_row[k];
+                const uint32_t left = where[row + gv] &= ~uo_bit[k];
+                NOTE(left, row, gv);
+            }
+        }
+        /* Remove b from every peer that has it: in each unit of c, the places of b. */
+        const int v = __builtin_ctz(b);
+        if (small) {
+            /* Sizes up to 9: the places of those peers in all of c's units, gathered
+             * into one word without a branch (unit k's at bits 9 k up), then walked in
+             * one loop: one hard-to-predict loop exit instead of one per unit. Every unit
+             * of c is set to c alone first, so a unit of c is never noted. */
+            uint32_t all = 0;
+            int32_t base[3]; /* bit at of all is slot base[at / 9] + at of units[] */
+            for (int k = 0; k < 3; k++) {
+                const int row = uo_row[c0 + k];
+                const uint32_t mine = uo_bit[c0 + k];
+                const uint32_t others = where[row + v] & uo_excl[c0 + k];
+                where[row + v] = mine; /* c alone holds b here now */
+                all |= others << (9 * k);
+                base[k] = row - 9 * k;
+            }
+            for (; all; all &= all - 1) {
+                const int at = __builtin_ctz(all);
+                const int slot = base[(at >= 9) + (at >= 18)] + at;
+                const int p = units[slot];
+                uint32_t m = masks[p];
+                if (!(m & b))
+                    continue; /* a guard: uo_excl visits each peer once */
+                m ^= b;
+                if (!m)
+                    return 0;
+                masks[p] = m;
+                /* One candidate left: a naked single, queued without a branch (q.n stays
+                 * at most q.cap, and the queue has one entry more). */
+                q.cell[q.n] = p;
+                q.bit[q.n] = m;
+                q.n += !(m & (m - 1));
+                if (q.n > q.cap) {
+                    x->overflow = 1;
+                    return 0;
+                }
+                for (int j = 0; j < 2; j++) {
+                    const int prow = other_row[2 * slot + j];
+                    const uint32_t had = where[prow + v];
+                    const uint32_t left = had & ~other_bit[2 * slot + j];
+                    where[prow + v] = left;
+                    susp[ns] = (prow << 5) | v;
+                    ns += (had != left) & !(left & (left - 1));
+                }
+            }
+        }
+        for (int k = c0; k < (small ? c0 : cend); k++) {
+            const int row = uo_row[k];
+            const uint32_t mine = uo_bit[k];
+            uint32_t others = where[row + v] & uo_excl[k];
+            where[row + v] = mine; /* c alone holds b here now */
+            for (; others; others &= others - 1) {
+                const int p = units[row + __builtin_ctz(others)];
+                uint32_t m = masks[p];
+                if (!(m & b))
+                    continue; /* a guard: uo_excl visits each peer once */
+                m ^= b;
+                if (!m)
+                    return 0;
+                masks[p] = m;
+                if (!(m & (m - 1)) && !q_push(x, &q, p, m))
+                    return 0; /* one candidate left: a naked single */
+                if (cg && cage_of[p] >= 0)
+                    cage_mark(x, cage_of[p]);
+                /* p's units other than u (done above, every place at once); a unit of c
+                 * already set to c alone loses nothing and is not noted. */
+                if (nu >= 2) {
+                    const size_t slot = (size_t)(row + __builtin_ctz(others)) * (nu - 1);
+                    for (int j = 0; j < nu - 1; j++) {
+                        const int prow = other_row[slot + j];
+                        const uint32_t at = other_bit[slot + j];
+                        const uint32_t had = where[prow + v];
+                        const uint32_t left = had & ~at;
+                        where[prow + v] = left;
+                        susp[ns] = (prow << 5) | v;
+                        ns += (had != left) & !(left & (left - 1));
+                    }
+                    continue;
+                }
+                for (int j = uo_start[p]; j < uo_start[p + 1]; j++) {
+                    const int prow = uo_row[j];
+                    if (prow == row)
+                        continue;
+                    const uint32_t had = where[prow + v];
+                    const uint32_t left = had & ~uo_bit[j];
+                    where[prow + v] = left;
+                    susp[ns] = (prow << 5) | v;
+                    ns += (had != left) & !(left & (left - 1));
+                }
+            }
+        }
+#undef NOTE
+        /* The noted slots: none left is a contradiction, one left at an unplaced cell a
+         * hidden single. (A slot only loses places, so it still has one or none.) */
+        for (int i = 0; i < ns; i++) {
+            const int row = susp[i] >> 5, sv = susp[i] & 31;
+            const uint32_t left = where[row + sv];
+            if (!left)
+                return 0; /* no place left for the value in this unit */
+            const int pc = units[row + __builtin_ctz(left)];
+            if (!placed[pc] && !q_push(x, &q, pc, 1u << sv))
+                return 0;
+        }
+    }
+    if (cg) {
+        int g = cage_take(x);
+        if (g >= 0) {
+            if (!prune_cage(x, masks, placed, where, &q, g))
+                return 0;
+            goto again;
+        }
+    }
+    return 1;
+}
+
+static int
+place_hidden(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
+{
+    if (x->t->ncages)
+        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 0, 0, 1);
+    if (x->t->nunits_of == 3 && x->size <= 9)
+        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 3, 1, 0);
+    if (x->t->nunits_of == 3)
+        return propagate_hidden(x, masks, placed, where, cell, bit, 0, 3, 0, 0);
+    return propagate_hidden(x, masks, placed, where, cell, bit, 0, 0, 0, 0);
+}
+
+/*
+ * hidden without cages: the root in one sweep. The reference places the givens one by
+ * one, each propagated; here every given is placed and removed from its peers at once
+ * (a peer is a cell sharing a unit), the places of every value in every unit counted from
+ * the masks, and every naked and hidden single so found queued for propagate_hidden.
+ * These are the same rules fired in another order, so the same fixpoint or the same
+ * contradiction (a value given twice in a unit, a cell or a unit-value left empty); the
+ * sweep costs a few thousand instructions where the givens one by one cost tens of
+ * thousands. 0 on a contradiction.
+ */
+static int
+root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
+            uint32_t *restrict where, const uint8_t *givens)
+{
+    const TablesObject *t = x->t;
+    const int size = t->size, ncells = t->ncells, nunits = t->nunits;
+    const uint32_t full = t->full;
+    uint32_t used[MAX_UNITS]; /* the given values of each unit */
+    for (int u = 0; u < nunits; u++) {
+        uint32_t seen = 0;
+        const int32_t *unit = t->units + (size_t)u * size;
+        for (int i = 0; i < size; i++) {
+            const uint32_t b = (1u << givens[unit[i]]) >> 1; /* 0 for a blank */
+            if (seen & b)
+                return 0; /* a value given twice in a unit */
+            seen |= b;
+        }
+        used[u] = seen;
+    }
+    Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    /* Without a branch on whether a cell is given (data): the queue takes at most one
+     * entry per cell here, within its bound. */
+    for (int c = 0; c < ncells; c++) {
+        const int g = givens[c];
+        uint32_t m = full;
+        for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
+            m &= ~used[t->uo[k]];
+        m = g ? 1u << (g - 1) : m;
+        if (!m)
+            return 0; /* no candidate left */
+        masks[c] = m;
+        placed[c] = (uint8_t)(g != 0);
+        q.cell[q.n] = c; /* a naked single */
+        q.bit[q.n] = m;
+        q.n += !g & !(m & (m - 1));
+    }
+    for (int u = 0; u < nunits; u++) {
+        uint32_t *w = where + (size_t)u * size;
+        const int32_t *unit = t->units + (size_t)u * size;
+        if (size <= 9) {
+            /* A transpose without a branch (a loop over each cell's candidates would
+             * exit at a data-dependent count, which mispredicts): a product spreads
+             * values 0-4 of a mask to bits 12 v of lo, values 5-8 to bits 12 (v - 5) of
+             * hi (the other partial products land on bits the masks clear, and none
+             * overlap, so nothing carries); cell i shifts them by i. */
+            uint64_t lo = 0, hi = 0;
+            for (int i = 0; i < size; i++) {
+                const uint64_t m = masks[unit[i]];
+                lo |= (((m & 0x1Fu) * 0x0000100200400801ull) & 0x0001001001001001ull) << i;
+                hi |= ((((m >> 5) & 0xFu) * 0x0000000200400801ull) & 0x0000001001001001ull)
+                      << i;
+            }
+            for (int v = 0; v < size; v++)
+                w[v] = (uint32_t)((v < 5 ? lo >> (12 * v) : hi >> (12 * (v - 5))) & 0x1FFu);
+        } else {
+            for (int v = 0; v < size; v++)
+                w[v] = 0;
+            for (int i = 0; i < size; i++)
+                for (uint32_t m = masks[unit[i]]; m; m &= m - 1)
+                    w[__builtin_ctz(m)] |= 1u << i;
+        }
+        /* No place left for v is a contradiction, one at an unplaced cell a hidden
+         * single, queued without a branch (at most nunits * size entries here, within
+         * the queue's bound). */
+        for (int v = 0; v < size; v++) {
+            const uint32_t left = w[v];
+            if (!left)
+                return 0;
+            const int pc = unit[__builtin_ctz(left)];
+            q.cell[q.n] = pc;
+            q.bit[q.n] = 1u << v;
+            q.n += !(left & (left - 1)) & !placed[pc];
+        }
+    }
+    x->qseed = q.n;
+    if (t->nunits_of == 3)
+        return propagate_hidden(x, masks, placed, where, 0, 0, 1, 3, 0, 0);
+    return propagate_hidden(x, masks, placed, where, 0, 0, 1, 0, 0, 0);
+}
+
+static inline int
+place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
+{
+    switch (x->prop) {
+    case PROP_NONE:
+        return place_check(x, masks, placed, cell, bit);
+    case PROP_FORWARD:
+        return place_forward(x, masks, placed, cell, bit);
+    case PROP_SINGLES:
+        return place_singles(x, masks, placed, cell, bit);
+    default:
+        return place_hidden(x, masks, placed, where, cell, bit);
+    }
+}
+
+static inline int
+first_unplaced(const uint8_t *placed, int ncells)
+{
+    const void *p = memchr(placed, 0, (size_t)ncells);
+    return p ? (int)((const uint8_t *)p - placed) : -1;
+}
+
+/* The cell to branch on, or -1 when every cell is placed. */
+static inline int
+choose(const Ctx *x, const uint32_t *masks, const uint8_t *placed)
+{
+    if (x->pick9) {
+        /* Sizes 2 to 9 under singles/hidden without cages: at a node a cell is placed
+         * exactly when it has one candidate (an unplaced one with one is a naked single,
+         * placed by propagation), so placed[] is not read and a placed cell counts as
+         * more than any (no branch on it: whether a cell is placed is data). */
+        int best = -1;
+        unsigned fewest = 16;
+        for (int c = 0; c < x->ncells; c++) {
+            unsigned k = bitcnt9[masks[c]];
+            k = k < 2 ? 16 : k;
+            if (k < fewest) {
+                best = c;
+                fewest = k;
+                if (k == 2)
+                    break;
+            }
+        }
+        return best;
+    }
+    int best = first_unplaced(placed, x->ncells);
+    if (best < 0 || !x->mrv)
+        return best;
+    int fewest = popcount32(masks[best]);
+    const int floor = x->floor;
+    if (fewest <= floor)
+        return best;
+    for (int c = best + 1; c < x->ncells; c++) {
+        if (!placed[c]) {
+            int k = popcount32(masks[c]);
+            if (k < fewest) {
+                best = c;
+                fewest = k;
+                if (k <= floor)
+                    break;
+            }
+        }
+    }
+    return best;
+}
+
+/* The slot for one more kept solution grid (ncells values); NULL when out of memory. */
+uint8_t *
+grid_slot(Run *r, int ncells)
+{
+    if (r->nsolutions == r->solcap) {
+        Py_ssize_t cap = r->solcap ? r->solcap * 2 : 1; /* most searches keep one or two */
+        if (cap > r->keep)
+            cap = r->keep;
+        uint8_t *grown = PyMem_RawRealloc(r->solutions, (size_t)cap * (size_t)ncells);
+        if (grown == NULL)
+            return NULL;
+        r->solutions = grown;
+        r->solcap = cap;
+    }
+    return r->solutions + (size_t)r->nsolutions++ * (size_t)ncells;
+}
+
+/* Keep one more solution grid; 0 when out of memory. */
+int
+keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
+{
+    uint8_t *grid = grid_slot(r, x->ncells);
+    if (grid == NULL)
+        return 0;
+    for (int c = 0; c < x->ncells; c++)
+        grid[c] = (uint8_t)(masks[c] ? 32 - __builtin_clz(masks[c]) : 0); /* bit_length */
+    return 1;
+}
+
+/* The search proper; runs without the GIL. Returns 0 on an internal error. */
+int
+run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
+{
+    const size_t nwhere = x->nwhere;
+    const int ncells = x->ncells;
+    const uint32_t full = x->full;
+    r->complete = 0;
+    r->timed_out = 0;
+    r->budget_spent = 0;
+    if (ncells < 1 || ncells > MAX_SIZE * MAX_SIZE)
+        return 0; /* Tables never makes such a shape */
+#if HAVE_BOARD9
+    if (x->prop == PROP_HIDDEN && x->t->board9)
+        return run_board9(x, r, states, stack);
+#endif
+
+    /* The root: every given placed in cell order, each with the chosen propagation. */
+    /* A state is one block (masks, where, placed; see arena_init): one copy per guess. */
+    const size_t state_bytes = sizeof(uint32_t) * ((size_t)ncells + nwhere) + (size_t)ncells;
+    int cur = 0; /* the state in use */
+    uint32_t *masks = (uint32_t *)states;
+    uint32_t *where = masks + ncells;
+    uint8_t *placed = (uint8_t *)(where + nwhere);
+    /* (Not for size 1: there the empty grid's cells are singles the reference never
+     * places without a given, as nothing triggers propagation.) */
+    if (x->prop == PROP_HIDDEN && !x->t->ncages && x->size > 1) {
+        if (!root_hidden(x, masks, placed, where, r->givens)) {
+            if (x->overflow)
+                return 0;
+            r->complete = 1;
+            return 1;
+        }
+        goto search;
+    }
+    for (int c = 0; c < ncells; c++)
+        masks[c] = full;
+    memset(placed, 0, (size_t)ncells);
+    for (size_t i = 0; i < nwhere; i++)
+        where[i] = full; /* every value has every place of every unit */
+    for (int c = 0; c < ncells; c++) {
+        int v = r->givens[c];
+        if (!v)
+            continue;
+        uint32_t bit = 1u << (v - 1);
+        if (!placed[c]) {
+            if (!place(x, masks, placed, where, c, bit)) {
+                if (x->overflow)
+                    return 0;
+                r->complete = 1;
+                return 1;
+            }
+        } else if (masks[c] != bit) {
+            r->complete = 1; /* propagation placed a different value here */
+            return 1;
+        }
+    }
+
+search:;
+    int sp = 0; /* frames on the stack */
+    for (;;) {
+        /* (masks, placed) is a consistent state: a node. */
+        r->nodes++;
+        int cell = choose(x, masks, placed);
+        if (cell < 0) {
+            r->count++;
+            if ((Py_ssize_t)r->count <= r->keep && !keep_solution(r, x, masks)) {
+                r->nomem = 1;
+                return 0;
+            }
+            if (r->limit && r->count >= (unsigned long long)r->limit)
+                return 1;
+        } else {
+            stack[sp].state = cur;
+            stack[sp].cell = cell;
+            stack[sp].untried = masks[cell];
+            sp++;
+        }
+        /* Find the next candidate whose propagation succeeds. */
+        for (;;) {
+            uint32_t bit;
+            if (!next_guess(r, stack, &sp, &bit))
+                return 1;
+            const Frame *f = &stack[sp - 1];
+            char *from = states + (size_t)f->state * stride;
+            if (f->untried) {
+                /* Slot sp is free: every frame below refers to a slot <= its index. */
+                cur = sp;
+                memcpy(states + (size_t)sp * stride, from, state_bytes);
+            } else { /* last candidate: the frame's state is never needed again */
+                cur = f->state;
+            }
+            masks = (uint32_t *)(states + (size_t)cur * stride);
+            where = masks + ncells;
+            placed = (uint8_t *)(where + nwhere);
+            if (place(x, masks, placed, where, f->cell, bit))
+                break;
+            if (x->overflow)
+                return 0;
+        }
+    }
+}
+
