@@ -37,6 +37,11 @@ PRESETS: dict[str, tuple[str, dict[str, str], str]] = {
         {"propagation": "hidden", "order": "mrv"},
         "naked and hidden singles to a fixpoint, then guess (Norvig's two rules)",
     ),
+    "locked-candidates": (
+        "native",
+        {"propagation": "locked", "order": "mrv"},
+        "hidden singles and locked candidates (pointing, claiming) to a fixpoint, then guess",
+    ),
     "sat-minimal": (
         "sat",
         {"encoding": "minimal"},

@@ -60,10 +60,11 @@ static int
 parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
             PyObject *timeout_obj, PyObject *keep_obj, PyObject *max_guesses_obj, Knobs *k)
 {
-    static const char *const props[] = {"none", "forward", "singles", "hidden"};
+    static const char *const props[] = {"none", "forward", "singles", "hidden", "locked"};
     static const char *const orders[] = {"mrv", "first"};
     memset(k, 0, sizeof *k);
-    k->prop = parse_choice(prop_obj, "propagation", props, 4, "none, forward, singles, hidden");
+    k->prop = parse_choice(prop_obj, "propagation", props, 5,
+                           "none, forward, singles, hidden, locked");
     if (k->prop < 0)
         return -1;
     k->order = parse_choice(order_obj, "order", orders, 2, "mrv, first");
@@ -179,7 +180,7 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     const int ncells = t->ncells;
     size_t nstates = (size_t)ncells + 1; /* the root and one per branching depth */
     size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
-    size_t nwhere = k->prop == PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
+    size_t nwhere = k->prop >= PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
     /* one block per state, a multiple of 64 bytes (run_search copies one per guess) */
     size_t stride = sizeof(uint32_t) * ((size_t)ncells + nwhere) + (size_t)ncells;
     stride = (stride + 63) & ~(size_t)63;
@@ -229,7 +230,7 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     /* Under none mrv ties everywhere and picks the first unplaced cell. */
     x->mrv = k->order == 0 && k->prop != PROP_NONE;
     /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
-    x->floor = (k->prop == PROP_SINGLES || k->prop == PROP_HIDDEN) ? 2 : 1;
+    x->floor = k->prop >= PROP_SINGLES ? 2 : 1;
     x->pick9 = x->mrv && x->floor == 2 && t->size >= 2 && t->size <= 9 && !t->ncages;
     x->qcap = qcap;
     x->nwhere = nwhere;

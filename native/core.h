@@ -7,11 +7,13 @@
  * follows its code step by step:
  *
  *   - candidates are bit masks (bit v-1 for value v) in uint32_t, so sizes up to 25;
- *   - the four propagation levels (none, forward, singles, hidden) place a value and
+ *   - the five propagation levels (none, forward, singles, hidden, locked) place a value and
  *     propagate with a LIFO queue of (cell, bit); under hidden each state also keeps the
  *     places left for each value in each unit, so a hidden single is found when they
  *     drop to one instead of by rescanning units (see propagate_hidden); there the root
- *     is built in one sweep (root_hidden) rather than given by given;
+ *     is built in one sweep (root_hidden) rather than given by given; locked adds a
+ *     pass over the pairs of units sharing two or more cells after each fixpoint
+ *     (lock_fixpoint), reading the same per-unit places;
  *   - hidden is the hot path, and its time goes less to instructions than to branches
  *     whose outcome is data (how many peers hold a value, whether a unit is left with
  *     one place): callgrind's branch simulation guided it. So a unit slot left with one
@@ -75,7 +77,7 @@
 #define CLOCK_EVERY 255u /* the reference's _CLOCK_EVERY */
 #define MAX_COMBOS (1 << 22) /* value sets over all cages of a shape */
 
-enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3 };
+enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3, PROP_LOCKED = 4 };
 
 /* The classic 9x9 solver is compiled where GCC-style x86-64 vector code is (board9.c). */
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -118,6 +120,11 @@ typedef struct {
     int32_t *combo_start; /* ncages + 1 offsets into combos */
     uint32_t *combos;     /* each cage's value sets, as masks */
     int board9;           /* searches under hidden run run_board9 (classic 9x9, AVX2) */
+    /* Locked candidates: each ordered pair of units (a, b) sharing two or more cells, as
+     * the rows of a and b in units[] and the positions of the shared cells in each. */
+    int nlock;
+    int32_t *lock_a, *lock_b;
+    uint32_t *lock_ina, *lock_inb;
 } TablesObject;
 
 extern PyTypeObject TablesType;

@@ -302,7 +302,7 @@ propagate_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
     const uint32_t *restrict other_bit = t->other_bit;
     int32_t *restrict susp = x->susp;
     Queue q = {x->qcell, x->qbit, 0, x->qcap};
-    if (cg)
+    if (cg && !seeded) /* seeded: the caller marked the cages to look at (lock_fixpoint) */
         cage_clear(x);
     if (seeded)
         q.n = x->qseed;
@@ -558,6 +558,85 @@ root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
     return propagate_hidden(x, masks, placed, where, 0, 0, 1, 0, 0, 0);
 }
 
+/*
+ * locked: hidden, and locked candidates, to a fixpoint. When a value's places in unit a
+ * (its where[] set) all lie where a meets unit b, the value leaves b's other cells. One
+ * pass over every such pair of units removes what is locked now, keeping where[] up to
+ * date, and queues the naked and hidden singles the removals make (and marks the cages
+ * they touch); propagate_hidden then runs from that queue, and passes repeat until one
+ * removes nothing. The rules only remove candidates, so the fixpoint (or contradiction)
+ * is the reference's, whatever the order. 0 on a contradiction.
+ */
+static int
+lock_pass(Ctx *x, uint32_t *restrict masks, const uint8_t *restrict placed,
+          uint32_t *restrict where, int *changed)
+{
+    const TablesObject *t = x->t;
+    const int size = x->size;
+    Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    *changed = 0;
+    for (int i = 0; i < t->nlock; i++) {
+        const int arow = t->lock_a[i], brow = t->lock_b[i];
+        const uint32_t ina = t->lock_ina[i], inb = t->lock_inb[i];
+        for (int v = 0; v < size; v++) {
+            const uint32_t w = where[arow + v];
+            if (!w || (w & ~ina))
+                continue; /* no place (a contradiction found elsewhere) or not locked */
+            const uint32_t bit = 1u << v;
+            for (uint32_t out = where[brow + v] & ~inb; out; out &= out - 1) {
+                const int p = t->units[brow + __builtin_ctz(out)];
+                if (placed[p])
+                    continue;
+                uint32_t m = masks[p] & ~bit;
+                if (!m)
+                    return 0;
+                masks[p] = m;
+                *changed = 1;
+                if (!(m & (m - 1)) && !q_push(x, &q, p, m))
+                    return 0; /* one candidate left: a naked single */
+                if (t->ncages && t->cage_of[p] >= 0)
+                    cage_mark(x, t->cage_of[p]);
+                for (int k = t->uo_start[p]; k < t->uo_start[p + 1]; k++) {
+                    const int row = t->uo_row[k];
+                    const uint32_t left = where[row + v] &= ~t->uo_bit[k];
+                    if (!left)
+                        return 0; /* no place left for the value in this unit */
+                    const int pc = t->units[row + __builtin_ctz(left)];
+                    if (!(left & (left - 1)) && !placed[pc] && !q_push(x, &q, pc, bit))
+                        return 0; /* a hidden single */
+                }
+            }
+        }
+    }
+    x->qseed = q.n;
+    return 1;
+}
+
+static int
+lock_fixpoint(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where)
+{
+    const int cg = x->t->ncages != 0;
+    for (;;) {
+        int changed;
+        if (cg)
+            cage_clear(x);
+        if (!lock_pass(x, masks, placed, where, &changed))
+            return 0;
+        if (!changed)
+            return 1;
+        if (!(cg ? propagate_hidden(x, masks, placed, where, 0, 0, 1, 0, 0, 1)
+                 : propagate_hidden(x, masks, placed, where, 0, 0, 1, 0, 0, 0)))
+            return 0;
+    }
+}
+
+static int
+place_locked(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
+{
+    return place_hidden(x, masks, placed, where, cell, bit) &&
+           lock_fixpoint(x, masks, placed, where);
+}
+
 static inline int
 place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
@@ -568,8 +647,10 @@ place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint3
         return place_forward(x, masks, placed, cell, bit);
     case PROP_SINGLES:
         return place_singles(x, masks, placed, cell, bit);
-    default:
+    case PROP_HIDDEN:
         return place_hidden(x, masks, placed, where, cell, bit);
+    default:
+        return place_locked(x, masks, placed, where, cell, bit);
     }
 }
 
@@ -679,8 +760,9 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     uint8_t *placed = (uint8_t *)(where + nwhere);
     /* (Not for size 1: there the empty grid's cells are singles the reference never
      * places without a given, as nothing triggers propagation.) */
-    if (x->prop == PROP_HIDDEN && !x->t->ncages && x->size > 1) {
-        if (!root_hidden(x, masks, placed, where, r->givens)) {
+    if (x->prop >= PROP_HIDDEN && !x->t->ncages && x->size > 1) {
+        if (!root_hidden(x, masks, placed, where, r->givens) ||
+            (x->prop == PROP_LOCKED && !lock_fixpoint(x, masks, placed, where))) {
             if (x->overflow)
                 return 0;
             r->complete = 1;

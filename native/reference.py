@@ -18,6 +18,11 @@ Propagation (what placing value ``v`` in a cell does), weakest first:
     ``hidden``   singles, and every value with one place left in a unit (a *hidden
                  single*) is placed there, to a fixpoint; a value with no place left in a
                  unit is a contradiction. The default.
+    ``locked``   hidden, and *locked candidates*: when a value's places in one unit all
+                 lie where it meets another unit (two or more shared cells), the value
+                 is removed from the other unit's remaining cells (a box and a row or
+                 column: *pointing* when the box confines it, *claiming* when the line
+                 does), to a fixpoint with the other rules.
     These rules only ever remove candidates, so the fixpoint (or the contradiction) does
     not depend on the order they are applied in: a second implementation may propagate in
     any order and reach the same states.
@@ -104,7 +109,7 @@ from itertools import combinations
 from math import comb
 from typing import Any
 
-PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden")
+PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden", "locked")
 ORDERS: tuple[str, ...] = ("mrv", "first")
 
 #: Solutions kept by default: a count may run into millions, the grids are kept only up
@@ -147,6 +152,20 @@ class Tables:
     cages: tuple[tuple[int, ...], ...] = ()  # the cells of each cage
     combos: tuple[tuple[int, ...], ...] = ()  # each cage's value sets (masks), ascending
     cage_of: tuple[int, ...] | None = None  # each cell's cage, -1 for none; None: no cages
+    #: Locked candidates: (a, b, a's other cells, shared cells, b's other cells) for each
+    #: ordered pair of units sharing two or more cells, in unit order.
+    intersections: tuple[
+        tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...
+    ] = ()
+
+
+def _bits(mask: int) -> list[int]:
+    """The single bits of a mask, lowest first."""
+    out = []
+    while mask:
+        out.append(mask & -mask)
+        mask &= mask - 1
+    return out
 
 
 def check_budget(max_guesses: int | None) -> None:
@@ -207,6 +226,17 @@ def tables(size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...
             cage_of[cell] = index
             peer_sets[cell].update(cells)
     peers = tuple(tuple(sorted(s - {c})) for c, s in enumerate(peer_sets))
+    intersections = []
+    for a, unit_a in enumerate(units):
+        for b, unit_b in enumerate(units):
+            shared = set(unit_a) & set(unit_b)
+            if a != b and len(shared) >= 2:
+                intersections.append((
+                    a, b,
+                    tuple(c for c in unit_a if c not in shared),
+                    tuple(c for c in unit_a if c in shared),
+                    tuple(c for c in unit_b if c not in shared),
+                ))  # fmt: skip
     return Tables(
         size,
         units,
@@ -216,6 +246,7 @@ def tables(size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...
         tuple(tuple(cells) for cells, _ in cages),
         tuple(combinations_of(size, len(cells), total) for cells, total in cages),
         tuple(cage_of) if cages else None,
+        tuple(intersections),
     )
 
 
@@ -249,17 +280,19 @@ class Engine:
             "forward": self._place_forward,
             "singles": self._place_singles,
             "hidden": self._place_singles,
+            "locked": self._place_singles,
         }[propagation]
-        self._hidden = propagation == "hidden"
+        self._hidden = propagation in ("hidden", "locked")
+        self._locked = propagation == "locked"
         # Under none every unplaced cell keeps all its candidates: mrv ties everywhere and
         # picks the first unplaced cell, so skip the scan.
         use_mrv = order == "mrv" and propagation != "none"
         self._choose = self._choose_mrv if use_mrv else self._choose_first
         # Under singles/hidden an unplaced cell always keeps two or more candidates, so a
         # cell with two is already the best MRV can find; under forward, one.
-        self._fewest_possible = 2 if propagation in ("singles", "hidden") else 1
+        self._fewest_possible = 2 if propagation in ("singles", "hidden", "locked") else 1
 
-    # -- placing a value: the four propagation levels ---------------------------------
+    # -- placing a value: the five propagation levels ---------------------------------
 
     def _place_check(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
         """Plain backtracking: place ``bit`` unless a peer already holds it."""
@@ -367,12 +400,18 @@ class Engine:
                 dirty.clear()
                 if queue:
                     continue
-            if not dirty_cages:
+            if dirty_cages:
+                k = min(dirty_cages)
+                dirty_cages.discard(k)
+                if not self._prune_cage(masks, placed, k, queue, dirty, dirty_cages):
+                    return False
+                continue
+            if not self._locked:
                 return True
-            k = min(dirty_cages)
-            dirty_cages.discard(k)
-            if not self._prune_cage(masks, placed, k, queue, dirty, dirty_cages):
+            if not self._locked_candidates(masks, placed, queue, dirty, dirty_cages):
                 return False
+            if not (queue or dirty or dirty_cages):
+                return True  # nothing was locked: the fixpoint
 
     def _prune_cage(
         self,
@@ -430,6 +469,44 @@ class Engine:
                     if self._hidden:
                         dirty.update(t.units_of[c])
                     dirty_cages.add(k)
+        return True
+
+    def _locked_candidates(
+        self, masks: list[int], placed: bytearray, queue: list, dirty: set, dirty_cages: set
+    ) -> bool:
+        """Remove every locked candidate, one pass over the intersections; False on a
+        contradiction. A cell left with one candidate is queued, and the units and cages
+        of every cell that lost one are marked for another look (the caller's fixpoint)."""
+        t = self.tables
+        trace = self.trace
+        for a, b, a_only, shared, b_only in t.intersections:
+            inside = outside = 0
+            for c in shared:
+                inside |= masks[c]
+            for c in a_only:
+                outside |= masks[c]
+            locked = inside & ~outside  # values whose places in a are all shared with b
+            if not locked:
+                continue
+            if trace is not None:
+                for bit in _bits(locked):
+                    cells = [c for c in b_only if not placed[c] and masks[c] & bit]
+                    if cells:
+                        trace.lock(a, b, bit, cells)
+            for c in b_only:
+                m = masks[c]
+                if m & locked and not placed[c]:
+                    m &= ~locked
+                    if not m:
+                        if trace is not None:
+                            trace.contradiction("empty", c, -1, masks[c] & locked)
+                        return False
+                    masks[c] = m
+                    if not m & (m - 1):
+                        queue.append((c, m))
+                    dirty.update(t.units_of[c])
+                    if t.cage_of is not None and t.cage_of[c] >= 0:
+                        dirty_cages.add(t.cage_of[c])
         return True
 
     def _hidden_singles(

@@ -59,6 +59,10 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->cage_cells);
     PyMem_Free(self->combo_start);
     PyMem_Free(self->combos);
+    PyMem_Free(self->lock_a);
+    PyMem_Free(self->lock_b);
+    PyMem_Free(self->lock_ina);
+    PyMem_Free(self->lock_inb);
     Py_XDECREF(self->units_obj);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -210,6 +214,46 @@ read_cages(TablesObject *self, PyObject *cages_arg)
 fail:
     Py_XDECREF(seq);
     return -1;
+}
+
+/* The pairs of units that share two or more cells (locked candidates), both ways round;
+ * 0, or -1 with MemoryError set. */
+static int
+read_intersections(TablesObject *self)
+{
+    const int size = self->size, nunits = self->nunits;
+    const size_t most = (size_t)nunits * (size_t)nunits + 1;
+    self->lock_a = PyMem_Malloc(sizeof(int32_t) * most);
+    self->lock_b = PyMem_Malloc(sizeof(int32_t) * most);
+    self->lock_ina = PyMem_Malloc(sizeof(uint32_t) * most);
+    self->lock_inb = PyMem_Malloc(sizeof(uint32_t) * most);
+    if (!self->lock_a || !self->lock_b || !self->lock_ina || !self->lock_inb) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int n = 0;
+    for (int a = 0; a < nunits; a++) {
+        for (int b = 0; b < nunits; b++) {
+            if (a == b)
+                continue;
+            uint32_t ina = 0, inb = 0;
+            for (int i = 0; i < size; i++)
+                for (int j = 0; j < size; j++)
+                    if (self->units[a * size + i] == self->units[b * size + j]) {
+                        ina |= 1u << i;
+                        inb |= 1u << j;
+                    }
+            if (popcount32(ina) < 2)
+                continue;
+            self->lock_a[n] = a * size;
+            self->lock_b[n] = b * size;
+            self->lock_ina[n] = ina;
+            self->lock_inb[n] = inb;
+            n++;
+        }
+    }
+    self->nlock = n;
+    return 0;
 }
 
 static PyObject *
@@ -425,6 +469,8 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
 
     self->board9 = bitboard && b9_cpu && is_classic9(self);
+    if (read_intersections(self) < 0)
+        goto fail;
 
     PyMem_Free(seen);
     PyMem_Free(peerbits);

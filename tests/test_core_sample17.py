@@ -1,8 +1,8 @@
 """Identity of the C core and the reference on 2,000 puzzles of sudokus_17, every setting.
 
-The sample is fixed (``SEED``). Under ``hidden`` (either order) the puzzles are compared
-as they are. Under the weaker propagations the Python reference needs seconds per 17-clue
-puzzle (plain backtracking: minutes), so there each puzzle is *eased* first: its first
+The sample is fixed (``SEED``). Under ``hidden`` and ``locked`` (either order) the puzzles
+are compared as they are. Under the weaker propagations the Python reference needs seconds
+per 17-clue puzzle (plain backtracking: minutes), so there each puzzle is *eased* first: its first
 ``EASED[propagation]`` blank cells (row-major) are filled in from its solution, which
 leaves a real search (tens of guesses) that the reference finishes in a millisecond or
 two. Every one of the 2,000 is compared, field for field, with a uniqueness check
@@ -28,7 +28,7 @@ _core = pytest.importorskip(
 
 SIZE = 2000
 SEED = 17
-EASED = {"none": 30, "forward": 20, "singles": 20, "hidden": 0}
+EASED = {"none": 30, "forward": 20, "singles": 20, "hidden": 0, "locked": 0}
 UNITS = tuple(u.cells for u in geometry(9).units)
 
 

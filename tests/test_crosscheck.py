@@ -52,6 +52,7 @@ def test_presets_are_the_seed_approaches():
         "forward-checking": {"propagation": "forward", "order": "mrv"},
         "singles": {"propagation": "singles", "order": "mrv"},
         "hidden-singles": {"propagation": "hidden", "order": "mrv"},
+        "locked-candidates": {"propagation": "locked", "order": "mrv"},
         "sat-minimal": {"encoding": "minimal"},
         "sat-extended": {"encoding": "extended"},
         "sat-optimized": {"encoding": "optimized"},

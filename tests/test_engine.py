@@ -21,7 +21,9 @@ ADVERSARIAL = "..............3.85..1.2.......5.7.....4...1...9.......5......73..
 COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
 # Plain backtracking and forward checking in pure Python need millions of guesses on
 # some top95 puzzles; they get the whole set only where a run stays within minutes.
-FAST = [(p, o) for p, o in COMBINATIONS if p in ("singles", "hidden") or p + o == "forwardmrv"]
+FAST = [
+    (p, o) for p, o in COMBINATIONS if p in ("singles", "hidden", "locked") or p + o == "forwardmrv"
+]
 #: Guesses the slow combinations get per puzzle: a second or two of pure Python for the
 #: adversarial seed or the whole of top95, and the same stopping point on any machine.
 BUDGET = 20_000

@@ -26,6 +26,7 @@ from .trace import (
     Elimination,
     Event,
     Guess,
+    Locked,
     Placement,
     Solution,
     State,
@@ -74,6 +75,8 @@ def describe(
             f"{cage_name(cages, event.cage, geom)}: only {_values(event.allowed)} can complete "
             "its sum in its open cells"
         )
+    if isinstance(event, Locked):
+        return locked_text(event, geom)
     name = geom.cell_name(event.cell) if getattr(event, "cell", -1) >= 0 else ""
     if isinstance(event, Placement):
         v = symbol(event.value)
@@ -92,6 +95,18 @@ def describe(
     if isinstance(event, Solution):
         return f"solution {event.number}: every cell is filled"
     return f"{symbol(event.value)} removed from {_cells(geom, event.cells)}"
+
+
+def locked_text(event: Locked, geom: Geometry) -> str:
+    """``locked candidates (pointing): in box 4, 7 lies only in row 5, so r5c7, r5c8 lose
+    7`` (pointing: the box confines the value; claiming: the line does)."""
+    unit, other = geom.units[event.unit], geom.units[event.other]
+    kind = {("box", "row"): "pointing", ("box", "column"): "pointing"}.get(
+        (unit.kind, other.kind), "claiming" if other.kind == "box" else ""
+    )
+    v = symbol(event.value)
+    head = f"locked candidates ({kind})" if kind else "locked candidates"
+    return f"{head}: in {unit}, {v} lies only in {other}, so {_cells(geom, event.cells)} lose {v}"
 
 
 def _contradiction(
@@ -142,6 +157,8 @@ def steps(trace: Trace) -> list[Step]:
             removed = ()
             if isinstance(event, CagePrune):
                 removed = tuple((c, v) for c, values in event.removed for v in values)
+            elif isinstance(event, Locked):
+                removed = tuple((c, event.value) for c in event.cells)
             out.append(Step(event, text, removed, state, event_cell(event), unit))
         before = state
     return out
@@ -223,9 +240,12 @@ def summary_lines(trace: Trace) -> list[str]:
     ]
     if trace.puzzle.cages:
         rows.insert(3, ("cage prunings", s.cage_prunings))
+    if trace.propagation == "locked":
+        rows.insert(3, ("locked candidates", s.locked_candidates))
     head = f"summary (propagation {trace.propagation}, order {trace.order}):"
-    lines = [head] + [f"  {label:<16} {value}" for label, value in rows]
-    lines.append(f"  {'outcome':<16} {outcome_text(trace)}")
+    width = max(16, *(len(label) for label, _ in rows))
+    lines = [head] + [f"  {label:<{width}} {value}" for label, value in rows]
+    lines.append(f"  {'outcome':<{width}} {outcome_text(trace)}")
     return lines
 
 

@@ -94,6 +94,8 @@ def viewer_data(trace: Trace) -> dict:
     ]
     if puzzle.cages:
         summary.insert(3, ["cage prunings", s.cage_prunings])
+    if trace.propagation == "locked":
+        summary.insert(3, ["locked candidates", s.locked_candidates])
     return {
         "size": n,
         "boxRows": geom.box_rows,

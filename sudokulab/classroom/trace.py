@@ -77,6 +77,19 @@ class CagePrune:
 
 
 @dataclass(frozen=True)
+class Locked:
+    """Locked candidates: ``value``'s places in ``unit`` all lie where it meets ``other``,
+    so ``cells`` (the rest of ``other``) lose it. A box and a line: *pointing* when the
+    unit is the box, *claiming* when it is the line."""
+
+    unit: int  # where the value is confined (index into geometry.units)
+    other: int  # the unit whose other cells lose it
+    value: int
+    cells: tuple[int, ...]
+    depth: int
+
+
+@dataclass(frozen=True)
 class Contradiction:
     """A dead state: a cell without candidates (``empty``), a value without a place in a
     unit (``noplace``), a value a cell cannot take (``clash``), or a killer cage no value
@@ -108,7 +121,7 @@ class Solution:
     depth: int
 
 
-Event = Placement | Elimination | CagePrune | Guess | Contradiction | Backtrack | Solution
+Event = Placement | Elimination | CagePrune | Locked | Guess | Contradiction | Backtrack | Solution
 
 
 @dataclass(frozen=True)
@@ -125,6 +138,7 @@ class Summary:
     contradictions: int
     solutions: int
     cage_prunings: int = 0  # killer cages whose value sets removed candidates
+    locked_candidates: int = 0  # values removed as locked candidates (propagation locked)
 
 
 @dataclass(frozen=True)
@@ -169,6 +183,7 @@ class Recorder:
                 "nodes",
                 "contradictions",
                 "cage",
+                "locked",
             ),
             0,
         )
@@ -218,6 +233,11 @@ class Recorder:
             )
         )
 
+    def lock(self, unit: int, other: int, bit: int, cells: list[int]) -> None:
+        """``bit`` is locked in ``unit`` where it meets ``other``: ``cells`` lose it."""
+        self.counts["locked"] += 1
+        self._keep(Locked(unit, other, bit.bit_length(), tuple(cells), self.depth))
+
     def contradiction(self, kind: str, cell: int, unit: int, bits: int, cage: int = -1) -> None:
         """The state is dead (see :class:`Contradiction`)."""
         self.counts["contradictions"] += 1
@@ -248,6 +268,7 @@ class Recorder:
             contradictions=c["contradictions"],
             solutions=self.found,
             cage_prunings=c["cage"],
+            locked_candidates=c["locked"],
         )
 
 
@@ -307,7 +328,7 @@ def replay(trace: Trace) -> Iterator[tuple[Event, State]]:
         if isinstance(event, Placement):
             masks[event.cell] = 1 << (event.value - 1)
             kinds[event.cell] = GIVEN if event.reason == "given" else DEDUCED
-        elif isinstance(event, Elimination):
+        elif isinstance(event, Elimination | Locked):
             bit = 1 << (event.value - 1)
             for p in event.cells:
                 masks[p] &= ~bit
