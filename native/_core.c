@@ -186,7 +186,7 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     stride = (stride + 63) & ~(size_t)63;
     size_t bytes_states = stride * nstates;
 #if HAVE_BOARD9
-    if (t->board9 && k->prop == PROP_HIDDEN && bytes_states < board9_states_bytes())
+    if (t->board9 && k->prop >= PROP_HIDDEN && bytes_states < board9_states_bytes())
         bytes_states = board9_states_bytes(); /* run_board9's states, 32-byte aligned */
 #endif
     size_t bytes_frames = sizeof(Frame) * nstates;

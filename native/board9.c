@@ -1,16 +1,17 @@
 /*
- * The classic 9x9 board under hidden propagation on digit planes (AVX2): run_board9.
+ * The classic 9x9 board under hidden or locked propagation on digit planes (AVX2):
+ * run_board9.
  * See core.h for the whole core, and run_search (engine.c) for the search it mirrors.
  */
 
 #include "core.h"
 
 /* ------------------------------------------------------------------------------------ */
-/* The classic 9x9 board under hidden: digit planes (AVX2)                                */
+/* The classic 9x9 board under hidden or locked: digit planes (AVX2)                      */
 /* ------------------------------------------------------------------------------------ */
 
 /*
- * The same search as run_search under hidden, for the classic 9x9 shape only (rows,
+ * The same search as run_search under hidden (and locked), for the classic 9x9 shape only (rows,
  * columns and 3x3 boxes, no cages), turned around: instead of each cell's candidates,
  * each digit's plane, the cells that may still hold it. A plane is one AVX2 vector of
  * four 64-bit lanes: lanes 0-2 are the bands (rows 3b..3b+2, row r at bits 16 (r mod 3)
@@ -37,6 +38,10 @@
  * general engine on whole sets; the identity tests check it against the reference), and
  * as it takes its guesses from next_guess too, a deadline or a guess budget stops it
  * where it stops the general engine.
+ * Under locked, once the singles are at their fixpoint, each digit whose plane changed
+ * gets its locked candidates (locked9: pointing and claiming along rows and columns, a
+ * few dozen vector operations on its plane), and the singles run again on what they
+ * removed, to the fixpoint: the reference's rules again, so again the same results.
  * A state is 320 bytes (the general engine's is 1.4 KB), copied once per guess.
  *
  * Compiled for AVX2 (target attribute) where the compiler can, used when the CPU has it
@@ -173,11 +178,83 @@ place9(Board9 *s, int c, int d, unsigned *dirty)
     return 1;
 }
 
-/* Naked and hidden singles to the fixpoint; dirty: the digits whose planes changed.
- * 0 on a contradiction. */
-B9 int
-propagate9(Board9 *s, unsigned dirty)
+/* Fold macros over a band word: REP3 copies a row field's bits to the three rows, EXP3
+ * spreads a segment's (or a box group's) first bit to its three cells. */
+#define REP3(v) ((v) | (v) << 16 | (v) << 32)
+#define EXP3(v) ((v) | (v) << 1 | (v) << 2)
+
+/* Per row field of v: bit 16 r when row r holds a bit (ANY3), two or more (TWO3). */
+B9 B9V
+any_rows(B9V v)
 {
+    const B9V h = B9S(B9H3), l = B9S(B9L3);
+    return ((v + (h - l)) & h) >> 15;
+}
+
+B9 B9V
+two_rows(B9V v)
+{
+    const B9V h = B9S(B9H3), l = B9S(B9L3);
+    return any_rows(v & ((v | h) - l)); /* each field without its lowest bit */
+}
+
+/* The cells of the rows whose bit 16 r is set. */
+B9 B9V
+rows_of(B9V r)
+{
+    return (r << 9) - r;
+}
+
+/*
+ * Locked candidates of one digit's plane x: the cells that lose the digit. Segments are
+ * the three cells a row shares with a box; `seg` has bit 16 r + 3 j when row r of box j
+ * (of the band) may hold the digit, `o` bit k when column k of the band may.
+ *   - pointing along a row: a box whose places lie in one row confines the digit to
+ *     that segment, so the row's other cells lose it (a row two boxes point into loses
+ *     it everywhere: the rules' union, as the reference applies them one by one);
+ *   - claiming by a row: a row whose places lie in one box: the box's other rows lose it;
+ *   - pointing along a column: a box whose places lie in one column: that column loses
+ *     it in the other bands (lane rotations);
+ *   - claiming by a column: a column whose places lie in one band: the box's other
+ *     columns lose it.
+ * Box groups and rows are counted with the same "any" and "two or more" folds as
+ * hidden9. The caller keeps only unplaced cells of the bands (the pad lane is garbage).
+ */
+B9 B9V
+locked9(B9V x)
+{
+    const B9V f = B9S(B9F9), k49 = B9S(0x49), k3 = B9S(0x49 * B9L3);
+    const B9V seg = (x | x >> 1 | x >> 2) & k3;
+    /* pointing along rows: boxes with one row of places */
+    const B9V s0 = seg & k49, s1 = (seg >> 16) & k49, s2 = (seg >> 32) & k49;
+    const B9V box_one_row = (s0 | s1 | s2) & ~((s0 & s1) | (s2 & (s0 | s1)));
+    const B9V point = seg & REP3(box_one_row);
+    const B9V out_rows = (rows_of(any_rows(point)) & ~EXP3(point)) | rows_of(two_rows(point));
+    /* claiming by rows: rows with one segment; by box group, one such row or more */
+    const B9V claim = seg & rows_of(any_rows(seg) & ~two_rows(seg));
+    const B9V q0 = claim & k49, q1 = (claim >> 16) & k49, q2 = (claim >> 32) & k49;
+    const B9V q_any = q0 | q1 | q2, q_two = (q0 & q1) | (q2 & (q0 | q1));
+    const B9V out_boxes = (REP3(EXP3(q_any)) & ~EXP3(claim)) | REP3(EXP3(q_two));
+    /* the band's columns with places; pointing along columns: boxes with one column */
+    const B9V o = (x | x >> 16 | x >> 32) & f;
+    const B9V g0 = o & k49, g1 = (o >> 1) & k49, g2 = (o >> 2) & k49;
+    const B9V box_one_col = (g0 | g1 | g2) & ~((g0 & g1) | (g2 & (g0 | g1)));
+    const B9V col = o & EXP3(box_one_col);
+    const B9V out_cols = REP3(b9_rot1(col) | b9_rot2(col));
+    /* claiming by columns: columns with places in this band only */
+    const B9V only = o & ~(b9_rot1(o) | b9_rot2(o));
+    const B9V c0 = only & k49, c1 = (only >> 1) & k49, c2 = (only >> 2) & k49;
+    const B9V c_any = c0 | c1 | c2, c_two = (c0 & c1) | (c2 & (c0 | c1));
+    const B9V out_group = REP3((EXP3(c_any) & ~only) | EXP3(c_two));
+    return out_rows | out_boxes | out_cols | out_group;
+}
+
+/* Naked and hidden singles (and with lock, locked candidates) to the fixpoint; dirty: the
+ * digits whose planes changed. 0 on a contradiction. */
+B9 int
+propagate9(Board9 *s, unsigned dirty, const int lock)
+{
+    unsigned stale = dirty; /* digits whose planes changed since their locked candidates */
     for (;;) {
         B9V ones = s->p[0], twos = B9S(0);
         for (int d = 1; d < 9; d++) {
@@ -192,6 +269,7 @@ propagate9(Board9 *s, unsigned dirty)
             for (int d = 0; d < 9; d++)
                 digits |= (unsigned)b9_any(naked & s->p[d]) << d;
             dirty |= digits;
+            stale |= digits;
             for (; digits; digits &= digits - 1) {
                 const int d = __builtin_ctz(digits);
                 const B9V n = naked & s->p[d];
@@ -204,7 +282,7 @@ propagate9(Board9 *s, unsigned dirty)
             continue; /* naked singles to their fixpoint first */
         }
         if (!dirty)
-            return 1;
+            goto locked;
         B9V hid[9];
         unsigned found = 0;
         for (unsigned dd = dirty; dd; dd &= dd - 1) {
@@ -217,7 +295,7 @@ propagate9(Board9 *s, unsigned dirty)
         }
         dirty = 0;
         if (!found)
-            return 1;
+            goto locked;
         for (; found; found &= found - 1) {
             const int d = __builtin_ctz(found);
             const B9V n = hid[d];
@@ -232,6 +310,25 @@ propagate9(Board9 *s, unsigned dirty)
             s->p[d] = (s->p[d] & ~cover) | n;
             s->u &= ~n;
         }
+        stale |= dirty;
+        continue;
+    locked:
+        if (!lock)
+            return 1;
+        /* Singles are at their fixpoint: the locked candidates of each digit whose plane
+         * changed since its last look (they depend on that plane alone), all from this
+         * state (the rules only remove, so their union is the same fixpoint). */
+        for (; stale; stale &= stale - 1) {
+            const int d = __builtin_ctz(stale);
+            const B9V gone = locked9(s->p[d]) & s->p[d] & s->u;
+            if (b9_any(gone)) {
+                s->p[d] &= ~gone;
+                dirty |= 1u << d;
+            }
+        }
+        if (!dirty)
+            return 1;
+        stale = dirty;
     }
 }
 
@@ -267,7 +364,7 @@ choose9(const Board9 *s, int mrv)
     return -1;
 }
 
-/* run_search for the classic 9x9 shape under hidden (see above); `block` holds 82
+/* run_search for the classic 9x9 shape under hidden or locked (see above); `block` holds 82
  * states (the root and one per depth) plus 32 bytes for the alignment. */
 __attribute__((target("avx2"))) int
 run_board9(Ctx *x, Run *r, char *block, Frame *stack)
@@ -275,6 +372,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
     Board9 *states = (Board9 *)(((uintptr_t)block + 31) & ~(uintptr_t)31);
     Board9 *s = states;
     const int mrv = x->mrv;
+    const int lock = x->prop == PROP_LOCKED;
     for (int d = 0; d < 9; d++)
         s->p[d] = B9S(B9BAND);
     s->u = (B9V){B9BAND, B9BAND, B9BAND, 0};
@@ -284,7 +382,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
             r->complete = 1; /* a value given twice in a unit */
             return 1;
         }
-    if (!propagate9(s, 0x1FF)) {
+    if (!propagate9(s, 0x1FF, lock)) {
         r->complete = 1;
         return 1;
     }
@@ -332,7 +430,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
             }
             s = &states[cur];
             dirty = 0;
-            if (place9(s, f->cell, __builtin_ctz(bit), &dirty) && propagate9(s, dirty))
+            if (place9(s, f->cell, __builtin_ctz(bit), &dirty) && propagate9(s, dirty, lock))
                 break;
         }
     }

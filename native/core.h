@@ -32,7 +32,7 @@
  *     frame stays on the stack until it is popped (and counted as a backtrack);
  *   - the clock is read every 256 guesses, and the guess budget (max_guesses) is checked
  *     before each guess, both in one place (next_guess) that both searches share;
- *   - the classic 9x9 shape (rows, columns, boxes, no cages) under hidden runs its own
+ *   - the classic 9x9 shape (rows, columns, boxes, no cages) under hidden or locked runs its own
  *     search, run_board9, on CPUs with AVX2: the same rules on digit planes (one AVX2
  *     vector of three band words per digit), every single of a digit placed at once, a
  *     320-byte state; the same results, 1.7x to 2.2x as fast (see its section).
@@ -119,7 +119,7 @@ typedef struct {
     int32_t *cage_cells;  /* the cells of each cage */
     int32_t *combo_start; /* ncages + 1 offsets into combos */
     uint32_t *combos;     /* each cage's value sets, as masks */
-    int board9;           /* searches under hidden run run_board9 (classic 9x9, AVX2) */
+    int board9;           /* searches under hidden or locked run run_board9 (9x9, AVX2) */
     /* Locked candidates: each ordered pair of units (a, b) sharing two or more cells, as
      * the rows of a and b in units[] and the positions of the shared cells in each. */
     int nlock;

@@ -747,7 +747,7 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     if (ncells < 1 || ncells > MAX_SIZE * MAX_SIZE)
         return 0; /* Tables never makes such a shape */
 #if HAVE_BOARD9
-    if (x->prop == PROP_HIDDEN && x->t->board9)
+    if (x->prop >= PROP_HIDDEN && x->t->board9)
         return run_board9(x, r, states, stack);
 #endif
 

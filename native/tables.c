@@ -547,7 +547,8 @@ static PyGetSetDef Tables_getset[] = {
     {"units", (getter)Tables_get_units, NULL, "the units, a tuple of tuples of cells", NULL},
     {"peers", (getter)Tables_get_peers, NULL, "the peers of each cell, ascending", NULL},
     {"bitboard", (getter)Tables_get_bitboard, NULL,
-     "whether searches under hidden propagation run the classic 9x9 bitboard solver "
+     "whether searches under hidden or locked propagation run the classic 9x9 bitboard "
+     "solver "
      "(this shape is rows, columns and boxes of a 9x9 grid without cages, the CPU has "
      "AVX2, and bitboard=False was not given)", NULL},
     {NULL, NULL, NULL, NULL, NULL},

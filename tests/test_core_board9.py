@@ -43,19 +43,25 @@ SETS = {
 }
 
 
-@pytest.fixture(scope="module")
-def pair():
-    """(bitboard tables, general tables) of the classic 9x9 shape."""
+#: The propagations the bitboard solver runs (the others run the general engine).
+BITBOARD_PROPAGATIONS = ("hidden", "locked")
+
+
+@pytest.fixture(scope="module", params=BITBOARD_PROPAGATIONS)
+def pair(request):
+    """(bitboard tables, general tables) of the classic 9x9 shape, and a propagation the
+    bitboard solver runs."""
     fast, general = _core.Tables(9, UNITS), _core.Tables(9, UNITS, bitboard=False)
     assert fast.bitboard and not general.bitboard
-    return fast, general
+    return fast, general, request.param
 
 
 def both(pair, givens, order="mrv", limit=2, timeout=None, keep=1000, max_guesses=None):
     """The two engines' answers on one puzzle."""
+    *tables, propagation = pair
     return tuple(
-        _core.search(tables, givens, "hidden", order, limit, timeout, keep, max_guesses)
-        for tables in pair
+        _core.search(t, givens, propagation, order, limit, timeout, keep, max_guesses)
+        for t in tables
     )
 
 
@@ -167,25 +173,25 @@ def test_a_budget_stops_both_at_the_same_guess(data_dir, pair, order):
 
 def test_batch_runs_the_bitboard_solver_too(data_dir, pair):
     puzzles = [e.puzzle.givens for e in read_file(data_dir / SETS["top95"])]
-    fast, general = pair
-    batch = _core.search_batch(fast, puzzles, "hidden", "mrv", 2, None, 1000)
+    fast, general, prop = pair
+    batch = _core.search_batch(fast, puzzles, prop, "mrv", 2, None, 1000)
     assert [answer[:-1] for answer in batch] == [
-        _core.search(general, p, "hidden", "mrv", 2, None, 1000) for p in puzzles
+        _core.search(general, p, prop, "mrv", 2, None, 1000) for p in puzzles
     ]
     # With a budget too: each puzzle its own, and the general engine's answers.
     for budget in (0, 3, 50):
-        batch = _core.search_batch(fast, puzzles, "hidden", "mrv", 2, None, 10, budget)
+        batch = _core.search_batch(fast, puzzles, prop, "mrv", 2, None, 10, budget)
         assert [answer[:-1] for answer in batch] == [
-            _core.search(general, p, "hidden", "mrv", 2, None, 10, budget) for p in puzzles
+            _core.search(general, p, prop, "mrv", 2, None, 10, budget) for p in puzzles
         ]
 
 
 def test_other_propagations_are_untouched(pair):
-    # Only hidden runs the bitboard solver; the others give the same on both tables.
+    # Only hidden and locked run the bitboard solver; the others give the same on both.
     line = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
     givens = [int(c) for c in line.replace(".", "0")]
     for propagation in ("forward", "singles"):
-        fast, general = (_core.search(t, givens, propagation, "mrv", 1, None, 10) for t in pair)
+        fast, general = (_core.search(t, givens, propagation, "mrv", 1, None, 10) for t in pair[:2])
         assert fast == general
 
 
@@ -212,8 +218,9 @@ def grids(draw):
     st.sampled_from(["mrv", "first"]),
     st.sampled_from([1, 2, 5]),
     st.one_of(st.none(), st.integers(0, 60)),
+    st.sampled_from(BITBOARD_PROPAGATIONS),
 )
-def test_random_grids_agree(givens, order, limit, max_guesses):
-    pair = (_core.Tables(9, UNITS), _core.Tables(9, UNITS, bitboard=False))
+def test_random_grids_agree(givens, order, limit, max_guesses, propagation):
+    pair = (_core.Tables(9, UNITS), _core.Tables(9, UNITS, bitboard=False), propagation)
     fast, general = both(pair, givens, order, limit, keep=3, max_guesses=max_guesses)
     assert fast == general
