@@ -4,7 +4,9 @@ In one run, on a LocalCluster of worker processes on this machine (one thread ea
 
     scaling     the same slow workload (python-constraint on a top95 sample) with 1 and
                 with 2 Dask workers: the ratio of the wall times (near 2 on two cores
-                when the work dominates; the cluster's start is not timed)
+                when the work dominates; the cluster's start is not timed), the best a
+                perfect split of these puzzles could give, and the rows' own times
+                added up (when they grow with two workers, the cores slow each other)
     ingestion   a fast backend (native on sudoku17) through the Dask executor: rows the
                 parent verifies and commits per second, against the rate at which the
                 workers' engine produces them (the sum of the rows' solve_time), and how
@@ -71,11 +73,15 @@ def main() -> None:
                     Path(tmp) / f"slow-{workers}.sqlite",
                 )  # fmt: skip
                 print(f"constraint x top95 ({slow_rows} puzzles), {workers} worker(s): "
-                      f"{walls[workers]:.2f} s")  # fmt: skip
+                      f"{walls[workers]:.2f} s wall, the rows' own times add up to "
+                      f"{total:.2f} s")  # fmt: skip
                 if workers == 1:
                     best, slowest = total / max(total / 2, longest), longest
+                else:
+                    busy = total / (workers * walls[workers])
         print(f"scaling: 1 worker / 2 workers = {walls[1] / walls[2]:.2f}; the best split of "
-              f"these puzzles gives {best:.2f} (the longest takes {slowest:.1f} s)")  # fmt: skip
+              f"these puzzles gives {best:.2f} (the longest takes {slowest:.1f} s); the two "
+              f"workers were busy {busy:.0%} of the wall time")  # fmt: skip
         with local_cluster(2) as cluster, dd.Client(cluster) as client:
             client.wait_for_workers(2)
             wall, rows, engine, _ = timed_run(

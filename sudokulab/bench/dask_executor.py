@@ -50,11 +50,18 @@ def distributed() -> Any:
 
 def local_cluster(workers: int) -> Any:
     """A :class:`~distributed.LocalCluster` of ``workers`` processes, one thread each, and
-    no tasks of its own in the caller's process."""
+    no tasks of its own in the caller's process.
+
+    Its scheduler hands a worker its next task only when the worker is free (worker
+    saturation 1.0; Dask's default, 1.1, keeps a second task waiting on each worker,
+    which can sit behind a slow puzzle while another worker runs out of work)."""
     dd = distributed()
-    return dd.LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
+    import dask
+
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+        return dd.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
 
 
 class DaskExecutor:
