@@ -18,6 +18,7 @@ from .constraint import ConstraintBackend
 from .cpsat import CpSatBackend
 from .native import backends as native_backends
 from .sat import SatBackend
+from .smt import SmtBackend
 
 #: Environment variable naming extra backends to register, as ``module:Class,...``.
 PLUGINS = "SUDOKULAB_BACKENDS"
@@ -25,7 +26,13 @@ PLUGINS = "SUDOKULAB_BACKENDS"
 
 @cache
 def _create() -> dict[str, Backend]:
-    found: list[Backend] = [*native_backends(), CpSatBackend(), SatBackend(), ConstraintBackend()]
+    found: list[Backend] = [
+        *native_backends(),
+        CpSatBackend(),
+        SatBackend(),
+        SmtBackend(),
+        ConstraintBackend(),
+    ]
     found += [_plugin(item) for item in os.environ.get(PLUGINS, "").split(",") if item.strip()]
     return {b.name: b for b in found}
 
