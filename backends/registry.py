@@ -16,6 +16,7 @@ from functools import cache
 from .base import MEMBERS, Backend
 from .constraint import ConstraintBackend
 from .cpsat import CpSatBackend
+from .mip import MipBackend
 from .native import backends as native_backends
 from .sat import SatBackend
 from .smt import SmtBackend
@@ -30,6 +31,7 @@ def _create() -> dict[str, Backend]:
         *native_backends(),
         CpSatBackend(),
         SatBackend(),
+        MipBackend(),
         SmtBackend(),
         ConstraintBackend(),
     ]

@@ -19,7 +19,7 @@ from sudokulab.models import geometry
 from sudokulab.models.puzzle import Cage
 
 #: The specs under test (a backend, or a backend with an option worth its own run).
-PARADIGMS = ["smt"]
+PARADIGMS = ["mip", "smt"]
 SHIPPED = ("gen-4x4", "gen-classic-easy", "gen-classic-medium", "gen-classic-hard")
 SHIPPED += ("gen-16x16", "gen-x", "gen-jigsaw", "gen-killer")
 SEED_ANSWER = "389157264267489153541623978813576492792341586456892731635914827924768315178235649"
