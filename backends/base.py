@@ -114,7 +114,10 @@ def unsupported(backend: Backend, model: Model) -> str:
     unknown = model.kinds - backend.kinds
     if not unknown:
         return ""
-    return f"{backend.name} does not support {' or '.join(sorted(unknown))} constraints"
+    message = f"{backend.name} does not support {' or '.join(sorted(unknown))} constraints"
+    # a backend may say why (``refuses``: kind -> reason), e.g. exact cover and cages
+    reasons = [getattr(backend, "refuses", {}).get(kind) for kind in sorted(unknown)]
+    return message + "".join(f": {reason}" for reason in reasons if reason)
 
 
 def check_options(backend: Backend, options: dict[str, Any]) -> dict[str, Any]:
