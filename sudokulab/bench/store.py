@@ -77,7 +77,15 @@ _INSERT = (
     f"INSERT OR REPLACE INTO results ({_NAMES}) VALUES ({', '.join('?' * len(RESULT_COLUMNS))})"
 )
 
-PACKAGES = ("sudokulab", "ortools", "python-constraint2", "pandas", "numpy")
+PACKAGES = (
+    "sudokulab",
+    "ortools",
+    "python-sat",
+    "z3-solver",
+    "python-constraint2",
+    "pandas",
+    "numpy",
+)
 
 
 def _now() -> str:
