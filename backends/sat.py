@@ -72,6 +72,12 @@ SOLVERS = (
 #: literals probed to a fixpoint.
 INFERENCES = ("unit", "failed-literal")
 
+#: The backend's ``search``: the solver's CDCL search (the default), or inference alone
+#: as Lynce and Ouaknine ran it: ``none`` (unit propagation) or ``failed-literal``. Without
+#: search a puzzle that inference does not decide ends as a native search with a budget
+#: of no guess does: ``timeout``, its message saying how many open cells were decided.
+SEARCHES = ("cdcl", "none", "failed-literal")
+
 # The groups of clauses, in the order they are built and described.
 CELL_ALO = "cell at least one value"
 CELL_AMO = "cell at most one value"
@@ -310,7 +316,7 @@ class SatBackend(Backend):
 
     name = "sat"
     kinds = frozenset({"alldifferent", "sum"})
-    options = {"encoding": ENCODINGS, "solver": SOLVERS}
+    options = {"encoding": ENCODINGS, "solver": SOLVERS, "search": SEARCHES}
     stops_itself = True  # the solver is interrupted from a timer thread at the deadline
     requires = "python-sat"
 
@@ -332,6 +338,8 @@ class SatBackend(Backend):
         check_request(self, model, limit)
         encoding = options.get("encoding", ENCODINGS[0])
         solver_name = options.get("solver", SOLVERS[0])
+        if options.get("search", SEARCHES[0]) != "cdcl":
+            return self._infer(model, encoding, solver_name, options["search"])
         from pysat.solvers import NoSuchSolverError, Solver
 
         start = time.perf_counter()
@@ -388,6 +396,33 @@ class SatBackend(Backend):
             build_time=build_time,
             solve_time=solve_time,
             stats=stats,
+        )
+
+    def _infer(self, model: Model, encoding: str, solver_name: str, search: str) -> Result:
+        """Inference alone (``search`` none or failed-literal): solved when it decides
+        every cell (then the solution is forced: exact), unsolvable on a contradiction,
+        else a timeout saying how far it got."""
+        start = time.perf_counter()
+        method = "unit" if search == "none" else "failed-literal"
+        found = infer(model, encoding, method, solver_name)
+        open_cells = sum(1 for d in model.domains if len(d) > 1)
+        decided = sum(
+            1 for d, v in zip(model.domains, found.decided, strict=True) if len(d) > 1 and v
+        )
+        stats = {"encoding": encoding, "solver": solver_name, "search": search,
+                 "open": open_cells, "decided": decided}  # fmt: skip
+        elapsed = time.perf_counter() - start
+        if found.contradiction:
+            return Result(self.name, Status.UNSOLVABLE, (), 0, True, 0.0, elapsed, stats)
+        if found.solution is not None:
+            return Result(self.name, Status.SOLVED, (found.solution,), 1, True, 0.0, elapsed, stats)
+        what = "unit propagation" if search == "none" else "failed literals"
+        return Result(
+            self.name,
+            Status.TIMEOUT,
+            stats=stats,
+            solve_time=elapsed,
+            message=f"{what} alone decided {decided} of {open_cells} open cells (no search)",
         )
 
     def describe(self, model: Model) -> str:

@@ -291,3 +291,31 @@ def test_inference_meets_a_contradiction(encoding):
 def test_the_docstring_examples():
     result = doctest.testmod(sat, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_search_none_answers_with_inference_alone(data_dir):
+    # The backend option and sat.infer agree; a decided puzzle is solved and exact (the
+    # solution is forced), an undecided one a timeout saying how far inference got.
+    seen = set()
+    for entry in _top95(data_dir)[:20] + list(load("gen-classic-easy").entries):
+        model = build_model(entry.puzzle)
+        for search, method in (("none", "unit"), ("failed-literal", "failed-literal")):
+            for encoding in ("minimal", "extended"):
+                result = solve(entry.puzzle, "sat", limit=2, search=search, encoding=encoding)
+                inference = sat.infer(model, encoding, method)
+                decided = sum(
+                    1
+                    for d, v in zip(model.domains, inference.decided, strict=True)
+                    if len(d) > 1 and v
+                )
+                assert result.stats["decided"] == decided
+                if inference.solution is not None:
+                    assert (result.status, result.count, result.exact) == ("solved", 1, True)
+                    assert is_solution(entry.puzzle, result.solution)
+                else:
+                    assert result.status == "timeout" and result.count == 0
+                    assert f"alone decided {decided} of " in result.message
+                seen.add(result.status)
+    assert seen == {"solved", "timeout"}
+    stuck = Puzzle.from_grid(list(range(1, 9)) + [0] * 9 + [9] + [0] * 63)
+    assert solve(stuck, "sat", search="none", encoding="extended").status == "unsolvable"
