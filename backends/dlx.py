@@ -42,7 +42,7 @@ from typing import Any
 
 from ..models import Grid, Model
 from .base import Backend, check_options, check_request
-from .result import Result, status_of
+from .result import Result
 
 #: Rows tried between two looks at the clock.
 _CLOCK_EVERY = 1023
@@ -191,16 +191,8 @@ class DlxBackend(Backend):
             "columns": m.columns,
             "ones": len(m.left) - m.columns - 1,
         }
-        return Result(
-            backend=self.name,
-            status=status_of(len(solutions), exact, timed_out),
-            solutions=tuple(solutions),
-            count=len(solutions),
-            exact=exact,
-            build_time=build_time,
-            solve_time=time.perf_counter() - start,
-            stats=stats,
-        )
+        solve_time = time.perf_counter() - start
+        return Result.counted(self.name, solutions, exact, timed_out, build_time, solve_time, stats)
 
     def describe(self, model: Model) -> str:
         """The exact-cover matrix this backend builds, counted off it."""

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..models import Grid, Model
 from .base import Backend, check_options, check_request
-from .result import Result, Status, status_of
+from .result import Result, Status
 
 #: The MIP solvers offered (``pywraplp`` names in :data:`_NAMES`), default first: SCIP
 #: was measured fastest to a proven-unique solution here, with CBC close (first 20 of
@@ -128,27 +128,8 @@ class MipBackend(Backend):
             for c in open_cells:
                 cut.SetCoefficient(x[c][grid[c]], 1)
         solve_time = time.perf_counter() - start
-        if message:
-            return Result(
-                self.name,
-                Status.ERROR,
-                tuple(solutions),
-                len(solutions),
-                False,
-                build_time,
-                solve_time,
-                stats,
-                message,
-            )
-        return Result(
-            backend=self.name,
-            status=status_of(len(solutions), exact, timed_out),
-            solutions=tuple(solutions),
-            count=len(solutions),
-            exact=exact,
-            build_time=build_time,
-            solve_time=solve_time,
-            stats=stats,
+        return Result.counted(
+            self.name, solutions, exact, timed_out, build_time, solve_time, stats, message
         )
 
     def describe(self, model: Model) -> str:

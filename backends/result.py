@@ -50,6 +50,33 @@ class Result(Displayed):
     stats: dict[str, Any] = field(default_factory=dict)
     message: str = ""
 
+    @classmethod
+    def counted(
+        cls,
+        backend: str,
+        solutions: list[Grid],
+        exact: bool,
+        timed_out: bool,
+        build_time: float,
+        solve_time: float,
+        stats: dict[str, Any],
+        message: str = "",
+    ) -> Result:
+        """The result of a search that counted ``solutions`` (every one found): its
+        status by :func:`status_of`, or ``error`` when ``message`` says the solver failed."""
+        status = Status.ERROR if message else status_of(len(solutions), exact, timed_out)
+        return cls(
+            backend,
+            status,
+            tuple(solutions),
+            len(solutions),
+            exact and not message,
+            build_time,
+            solve_time,
+            stats,
+            message,
+        )
+
     @property
     def solution(self) -> Grid | None:
         """The first solution found, or None."""

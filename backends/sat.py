@@ -43,7 +43,7 @@ import numpy as np
 from ..models import Grid, Model
 from ..native.reference import combinations_of
 from .base import Backend, check_options, check_request
-from .result import Result, Status, status_of
+from .result import Result, Status
 
 #: Encodings, default first: ``optimized`` measured fastest (with minisat22, mean per
 #: puzzle over solving and a uniqueness check: top95 2.1 ms against 3.8 ms extended and
@@ -387,16 +387,7 @@ class SatBackend(Backend):
                 solver.add_clause(blocking)
             stats.update(solver.accum_stats())
         solve_time = time.perf_counter() - start
-        return Result(
-            backend=self.name,
-            status=status_of(len(solutions), exact, timed_out),
-            solutions=tuple(solutions),
-            count=len(solutions),
-            exact=exact,
-            build_time=build_time,
-            solve_time=solve_time,
-            stats=stats,
-        )
+        return Result.counted(self.name, solutions, exact, timed_out, build_time, solve_time, stats)
 
     def _infer(self, model: Model, encoding: str, solver_name: str, search: str) -> Result:
         """Inference alone (``search`` none or failed-literal): solved when it decides

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..models import Grid, Model
 from .base import Backend, check_options, check_request
-from .result import Result, Status, status_of
+from .result import Result
 
 #: z3's counters copied into ``stats`` when present, by the name ``stats`` gives them:
 #: its arithmetic solver and its SAT core (``QF_FD``) name them differently.
@@ -132,27 +132,8 @@ class SmtBackend(Backend):
             solver.add(z3.Or([cells[i] != grid[i] for i in open_cells]))
         solve_time = time.perf_counter() - start
         stats = self._stats(solver, len(cells), len(self._local.added) + len(solutions))
-        if message:
-            return Result(
-                self.name,
-                Status.ERROR,
-                tuple(solutions),
-                len(solutions),
-                False,
-                build_time,
-                solve_time,
-                stats,
-                message,
-            )
-        return Result(
-            backend=self.name,
-            status=status_of(len(solutions), exact, timed_out),
-            solutions=tuple(solutions),
-            count=len(solutions),
-            exact=exact,
-            build_time=build_time,
-            solve_time=solve_time,
-            stats=stats,
+        return Result.counted(
+            self.name, solutions, exact, timed_out, build_time, solve_time, stats, message
         )
 
     def build(self, model: Model, logic: str = LOGICS[0]) -> tuple[Any, list[Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from itertools import product
 
+from sudokulab import is_solution, solve
 from sudokulab.models import geometry
 
 
@@ -85,3 +86,14 @@ def random_cages(
 def killer_cages(solution: list[int] | tuple[int, ...], cages: list[tuple[int, ...]]):
     """The cages with their totals taken from a solved grid."""
     return tuple((cells, sum(solution[c] for c in cells)) for cells in cages)
+
+
+def same_as_native(puzzle, spec: str, limit: int | None = 2):
+    """Solve with ``spec`` and the native engine; every grid verified, the answers equal."""
+    mine, native = solve(puzzle, spec, limit=limit), solve(puzzle, "native", limit=limit)
+    assert (mine.status, mine.count, mine.exact) == (native.status, native.count, native.exact)
+    assert all(is_solution(puzzle, s) for s in mine.solutions)
+    assert len(set(mine.solutions)) == len(mine.solutions)
+    if mine.exact:  # the whole set of solutions: the same grids
+        assert set(mine.solutions) == set(native.solutions)
+    return mine

@@ -10,7 +10,13 @@ import random
 import time
 
 import pytest
-from helpers import killer_cages, random_cages, random_solution, two_solution_grid
+from helpers import (
+    killer_cages,
+    random_cages,
+    random_solution,
+    same_as_native,
+    two_solution_grid,
+)
 
 from sudokulab import Puzzle, build_model, is_solution, parse_puzzle, solve
 from sudokulab.backends import get_backend
@@ -39,17 +45,6 @@ def spec(request):
 
 def takes(spec: str, puzzle: Puzzle) -> bool:
     return build_model(puzzle).kinds <= backend_of(spec).kinds
-
-
-def same_as_native(puzzle: Puzzle, spec: str, limit: int | None = 2):
-    """Solve with ``spec`` and the native engine; every grid verified, the answers equal."""
-    mine, native = solve(puzzle, spec, limit=limit), solve(puzzle, "native", limit=limit)
-    assert (mine.status, mine.count, mine.exact) == (native.status, native.count, native.exact)
-    assert all(is_solution(puzzle, s) for s in mine.solutions)
-    assert len(set(mine.solutions)) == len(mine.solutions)
-    if mine.exact:  # the whole set of solutions: the same grids
-        assert set(mine.solutions) == set(native.solutions)
-    return mine
 
 
 def test_the_shipped_sets_as_the_native_engine_solves_them(spec):

@@ -9,7 +9,13 @@ import time
 from math import comb
 
 import pytest
-from helpers import killer_cages, random_cages, random_solution, two_solution_grid
+from helpers import (
+    killer_cages,
+    random_cages,
+    random_solution,
+    same_as_native,
+    two_solution_grid,
+)
 
 from sudokulab import Puzzle, build_model, is_solution, parse_puzzle, read_file, solve
 from sudokulab.backends import get_backend, parse_spec, sat
@@ -35,21 +41,10 @@ def encoding(request):
     return request.param
 
 
-def _same_as_native(puzzle: Puzzle, spec: str, limit: int | None = 2):
-    """Solve with ``spec`` and the native engine; every grid verified, the answers equal."""
-    mine, native = solve(puzzle, spec, limit=limit), solve(puzzle, "native", limit=limit)
-    assert (mine.status, mine.count, mine.exact) == (native.status, native.count, native.exact)
-    assert all(is_solution(puzzle, s) for s in mine.solutions)
-    assert len(set(mine.solutions)) == len(mine.solutions)
-    if mine.exact:  # the whole set of solutions: the same grids
-        assert set(mine.solutions) == set(native.solutions)
-    return mine
-
-
 def test_every_encoding_solves_the_shipped_sets_as_the_native_engine_does(encoding):
     for name in SHIPPED:
         for entry in load(name).entries:
-            result = _same_as_native(entry.puzzle, f"sat:encoding={encoding}")
+            result = same_as_native(entry.puzzle, f"sat:encoding={encoding}")
             assert result.status == "solved", (name, entry.line, result)
             assert entry.solution is None or result.solution == entry.solution
 
@@ -171,11 +166,11 @@ def test_killer_cages_count_like_the_native_engine(encoding):
         cages = killer_cages(solution, random_cages(solution, rng, largest=rng.randint(2, 5)))
         givens = tuple(0 if rng.random() < blank else v for v in solution)
         puzzle = Puzzle(geometry(size), givens, tuple(Cage(c, t) for c, t in cages))
-        assert _same_as_native(puzzle, spec, limit).count >= 1
+        assert same_as_native(puzzle, spec, limit).count >= 1
         if size == 4:
             (a, s), (b, t), *rest = cages
             moved = (Cage(a, s + 1), Cage(b, t - 1), *(Cage(c, u) for c, u in rest))
-            _same_as_native(Puzzle(puzzle.geometry, givens, moved), spec, limit)
+            same_as_native(Puzzle(puzzle.geometry, givens, moved), spec, limit)
 
 
 def test_a_cage_no_values_can_fill_is_unsolvable(encoding):
