@@ -26,11 +26,12 @@ FOLDERS = {
     "sudokulab.models": "models",
     "sudokulab.backends": "backends",
     "sudokulab.native": "native",
+    "sudokulab.logic": "logic",
 }
 #: Layers, lowest first: a module may import from its own layer's package and below.
 LAYERS = [
     ("sudokulab.models",),
-    ("sudokulab.native",),
+    ("sudokulab.native", "sudokulab.logic"),
     ("sudokulab.backends",),
     ("sudokulab.api",),
     ("sudokulab.generate", "sudokulab.bench", "sudokulab.classroom"),

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..logic.board import locked_kind
+from ..logic.words import locked_words
 from ..models import Geometry
 from ..models.puzzle import Cage, symbol
 from .trace import (
@@ -99,14 +101,11 @@ def describe(
 
 def locked_text(event: Locked, geom: Geometry) -> str:
     """``locked candidates (pointing): in box 4, 7 lies only in row 5, so r5c7, r5c8 lose
-    7`` (pointing: the box confines the value; claiming: the line does)."""
+    7`` (pointing: the box confines the value; claiming: the line does), in the logic
+    solver's words."""
     unit, other = geom.units[event.unit], geom.units[event.other]
-    kind = {("box", "row"): "pointing", ("box", "column"): "pointing"}.get(
-        (unit.kind, other.kind), "claiming" if other.kind == "box" else ""
-    )
-    v = symbol(event.value)
-    head = f"locked candidates ({kind})" if kind else "locked candidates"
-    return f"{head}: in {unit}, {v} lies only in {other}, so {_cells(geom, event.cells)} lose {v}"
+    kind = locked_kind(unit.kind, other.kind)
+    return locked_words(geom, event.unit, event.other, event.value, kind, event.cells)
 
 
 def _contradiction(
