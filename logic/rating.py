@@ -15,7 +15,7 @@ from .ladder import BY_NAME, GRADES, LADDER, Run, Technique, score, solve_logic
 class Rating:
     """How hard a puzzle is for a human solver climbing the ladder.
 
-    ``hardest`` is the technique of the highest-scoring step (``needs search`` when the
+    ``hardest`` is the technique of the highest-scoring step (the higher rung on a tie) (``needs search`` when the
     ladder stalls, ``no solution`` on a contradiction), ``score`` that step's score
     (``SEARCH_SCORE`` when stalled, 0.0 on a contradiction), ``grade`` one of
     :data:`GRADES` (the hardest grade of the techniques used; ``extreme`` when stalled)
@@ -42,7 +42,8 @@ def rate_run(run: Run) -> Rating:
     if run.status == "contradiction":
         return Rating(run.puzzle, run.status, "no solution", 0.0, "no solution", dict(counts), run)
     scored = [s for s in run.steps if s.technique in BY_NAME]
-    top = max(scored, key=score, default=None)
+    rung = {t.name: i for i, t in enumerate(LADDER)}
+    top = max(scored, key=lambda s: (score(s), rung[s.technique]), default=None)
     if run.status == "stalled":
         return Rating(
             run.puzzle,

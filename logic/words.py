@@ -2,9 +2,9 @@
 
 >>> from sudokulab.models import parse_puzzle
 >>> from sudokulab.logic import solve_logic
->>> run = solve_logic(parse_puzzle("1.....1..1.....1"))
+>>> run = solve_logic(parse_puzzle("4.3...1.2......."))
 >>> step_text(run.steps[0], run.puzzle.geometry)
-'r1c2 = 2: hidden single, the only place for 2 in box 1'
+'r1c2 = 1: hidden single, the only place for 1 in box 1'
 """
 
 from __future__ import annotations

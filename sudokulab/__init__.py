@@ -20,6 +20,7 @@ from .models import display as _display
 _HOMES = {
     "as_puzzle": ".api",
     "count": ".api",
+    "rate": ".api",
     "solve": ".api",
     "Result": ".backends",
     "Status": ".backends",

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -184,3 +185,97 @@ def count(
             + (f" ({result.message})" if result.message else "")
         )
     return result.count
+
+
+# --- rating ------------------------------------------------------------------------------
+
+#: Puzzles per task when several processes rate (small: hard puzzles take a while each).
+RATE_CHUNK = 64
+
+
+def _rate_chunk(puzzles: list[Puzzle]) -> list[dict[str, Any]]:
+    """The rating rows of some puzzles (run in a worker process when ``jobs`` > 1)."""
+    from .logic.rating import rate_puzzle, rating_row
+
+    rows = []
+    for puzzle in puzzles:
+        try:
+            row = rating_row(rate_puzzle(puzzle))
+        except ValueError as err:  # killer cages: the ladder knows no sums
+            row = {"status": "error", "message": str(err)}
+        rows.append(row)
+    return rows
+
+
+def rate_rows(
+    puzzles: Iterable[Puzzle], jobs: int = 1, done: Callable[[int], None] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The rating row of each puzzle (see :func:`rate`), in input order; ``jobs``
+    processes share the work a chunk at a time, with only a few chunks in flight, and
+    ``done(k)`` is told as each chunk of ``k`` puzzles is rated."""
+    chunks = _chunks(puzzles, RATE_CHUNK)
+    if jobs <= 1:
+        for chunk in chunks:
+            rows = _rate_chunk(chunk)
+            if done:
+                done(len(rows))
+            yield from rows
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    window: collections.deque = collections.deque()
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for chunk in chunks:
+            window.append(pool.submit(_rate_chunk, chunk))
+            while len(window) > 2 * jobs:
+                rows = window.popleft().result()
+                if done:
+                    done(len(rows))
+                yield from rows
+        while window:
+            rows = window.popleft().result()
+            if done:
+                done(len(rows))
+            yield from rows
+
+
+def _chunks(items: Iterable[Puzzle], size: int) -> Iterator[list[Puzzle]]:
+    chunk: list[Puzzle] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def rate(puzzles: Puzzle | str | Iterable[Puzzle | str], jobs: int = 1) -> Any:
+    """Rate puzzles for a human solver: a pandas DataFrame, one row per puzzle.
+
+    Columns: ``puzzle`` (as a line), ``status`` (solved, stalled, contradiction, or error
+    for a puzzle the logic solver refuses), ``hardest`` (the hardest technique used, or
+    ``needs search``), ``score`` (on the ladder's scale, modelled on Sudoku Explainer:
+    singles 1.2-2.3, locked candidates 2.6-2.8, ..., 10.0 when search is needed),
+    ``grade`` (easy, medium, hard, expert, extreme), ``needs_search``, ``steps``, then the
+    number of steps of each technique of the ladder.
+
+    >>> rate("4.3...1.2.......")[["status", "hardest", "score", "grade"]].values.tolist()
+    [['solved', 'hidden single', 1.2, 'easy']]
+    """
+    import pandas as pd
+
+    from .logic.ladder import LADDER
+    from .logic.rating import COLUMNS
+
+    if isinstance(puzzles, Puzzle | str):
+        puzzles = [puzzles]
+    parsed = [as_puzzle(p) for p in puzzles]
+    rows = [
+        {"puzzle": str(p), **row} for p, row in zip(parsed, rate_rows(parsed, jobs), strict=True)
+    ]
+    columns = ["puzzle", *COLUMNS, *(t.name for t in LADDER)]
+    if any("message" in row for row in rows):
+        columns.append("message")
+    return pd.DataFrame(rows, columns=columns)

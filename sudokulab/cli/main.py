@@ -8,11 +8,11 @@ import sys
 from collections.abc import Sequence
 
 from ..models import ParseError
-from . import bench, classroom, data, generate, solve
+from . import bench, classroom, data, generate, rate, solve
 from .common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, UsageError, error
 
 #: The command groups, in the order ``sudokulab --help`` lists their commands.
-GROUPS = (solve, bench, data, classroom, generate)
+GROUPS = (solve, bench, data, classroom, rate, generate)
 
 
 class _Version(argparse.Action):
