@@ -231,3 +231,55 @@ def test_jigsaw_page_draws_the_regions(page, tmp_path):
     n = geom.size
     assert sorted(left) == [c for c in geom.cells if c % n and region[c] != region[c - 1]]
     assert sorted(top) == [c for c in geom.cells if c >= n and region[c] != region[c - n]]
+
+
+#: Solved by logic with locked candidates, subsets, wings and simple colouring (top95 #72).
+LOGIC = "....7..8...6...5...2...3.61.1...7..2..8..534.2..9.......2......58...6.3.4...1...."
+
+
+def test_logic_page_highlights_each_pattern(page, tmp_path, capsys):
+    from sudokulab.logic import solve_logic
+
+    run = solve_logic(parse_puzzle(LOGIC))
+    assert run.status == "solved"
+    patterns = [s for s in run.steps if s.technique not in ("naked single", "hidden single")]
+    assert {s.technique for s in patterns} >= {"XY-wing", "simple colouring", "naked triple"}
+    html = tmp_path / "logic.html"
+    assert main(["explain", LOGIC, "--logic", "--html", str(html)]) == 0
+    assert "grade" in capsys.readouterr().out
+
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(html.as_uri())
+    viewer = page.locator('[data-role="viewer"]')
+    lines = page.locator('[data-role="list"] li[data-step]')
+    assert lines.count() == len(run.steps) + 1  # the givens, then every step
+
+    def cells_where(attribute: str) -> list[int]:
+        found = page.eval_on_selector_all(
+            f'[data-role="grid"] [{attribute}="true"]', "els => els.map(e => +e.dataset.cell)"
+        )
+        return sorted(found)
+
+    page.keyboard.press("ArrowRight")  # the givens
+    for number, step in enumerate(run.steps, 1):
+        page.keyboard.press("ArrowRight")
+        assert viewer.get_attribute("data-step") == str(number)
+        if step in patterns:
+            assert cells_where("data-pattern") == sorted(step.cells), step
+            struck = page.eval_on_selector_all(
+                '[data-role="grid"] [data-cell] span.removed',
+                "els => els.map(e => +e.closest('[data-cell]').dataset.cell)",
+            )
+            assert sorted(struck) == sorted(c for c, _ in step.removed), step
+            assert step.technique.split()[0].lower() in lines.nth(number).inner_text().lower()
+        else:
+            assert cells_where("data-pattern") == []
+            assert cells_where("data-current") == [step.cells[0]]
+    values = page.eval_on_selector_all(
+        '[data-role="grid"] [data-cell]', "els => els.map(e => e.dataset.value)"
+    )
+    assert tuple(int(v) for v in values) == run.grid
+    assert is_solution(parse_puzzle(LOGIC), run.grid)
+    page.screenshot(path=str(tmp_path / "logic.png"))
+    assert errors == []

@@ -5,6 +5,7 @@ constructed grids is in tests/test_logic_techniques.py."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -12,6 +13,7 @@ from collections import Counter
 import pytest
 
 from sudokulab import rate, read_file, solve
+from sudokulab.classroom.logic_story import logic_steps
 from sudokulab.logic import LADDER, Board, solve_logic
 from sudokulab.logic.ladder import apply
 from sudokulab.logic.rating import rate_run
@@ -231,3 +233,26 @@ def test_rate_command_formats_and_bad_lines(tmp_path, data_dir):
     assert one.stdout.startswith(f"{expected.hardest[0]} ({expected.score[0]:.1f}, ")
     empty = run_cli("rate", "-", stdin="")
     assert empty.returncode == 2 and "no puzzle" in empty.stderr
+
+
+def test_explain_logic_tells_every_step(data_dir):
+    entries = read_file(data_dir / "norvig-pytudes/sudoku-top95.txt")
+    solved = next(e.puzzle for e in entries if solve_logic(e.puzzle).status == "solved")
+    stalled = next(e.puzzle for e in entries if solve_logic(e.puzzle).status == "stalled")
+    run = solve_logic(solved)
+    out = run_cli("explain", str(solved), "--logic", "--show-candidates", "end")
+    assert out.returncode == 0, out.stderr
+    numbered = [ln for ln in out.stdout.splitlines() if re.match(r"\s*\d+\. ", ln)]
+    texts = [ln.split(". ", 1)[1] for ln in numbered]
+    assert texts == [s.text for s in logic_steps(run)[1:]]
+    assert [t.split(":")[0].split(" (")[0] for t in texts if "single" not in t] == [
+        s.technique for s in run.steps if "single" not in s.technique
+    ]
+    assert "candidates after the last step:" in out.stdout
+    assert "outcome           solved by logic alone" in out.stdout
+    rating = rate_run(run)
+    assert f"grade             {rating.grade}" in out.stdout
+    out = run_cli("explain", str(stalled), "--logic")
+    assert out.returncode == 1
+    assert "stalled: no technique of the ladder applies" in out.stdout
+    assert "the rest needs search" in out.stdout

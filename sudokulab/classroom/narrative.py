@@ -51,6 +51,10 @@ class Step:
     state: State
     cell: int  # the cell the step is about, or -1
     unit: int  # the unit the step is about (index into geometry.units), or -1
+    #: A logic step's pattern: the cells it rests on, and its units (base and cover).
+    pattern: tuple[int, ...] = ()
+    areas: tuple[int, ...] = ()
+    kind: str = ""  # the list's class for the step; empty: the event's type
 
 
 def _cells(geom: Geometry, cells: Iterable[int]) -> str:

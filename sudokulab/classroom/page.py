@@ -8,7 +8,8 @@ with a full snapshot every :data:`SNAPSHOT_EVERY` steps so a jump costs little.
 
 Stable hooks for tests and scripts: ``data-role`` on the grid, buttons, list, counter and
 summary; ``data-cell`` (cell index), ``data-value`` (placed value or empty),
-``data-current`` and (killer cages) ``data-cage`` on grid cells; ``data-step`` on
+``data-current``, ``data-pattern`` (a logic step's pattern) and (killer cages) ``data-cage``
+on grid cells; ``data-step`` on
 narrative lines and the counter. A killer cage is drawn as a dashed outline inside its
 cells with its sum in its first cell.
 """
@@ -19,9 +20,9 @@ import html
 import json
 import secrets
 
-from ..models import Geometry
+from ..models import Geometry, Puzzle
 from ..models.puzzle import symbol
-from .narrative import outcome_text, removal_line, steps
+from .narrative import Step, outcome_text, removal_line, steps
 from .page_assets import MARKUP, SCRIPT, STYLE
 from .trace import State, Trace
 
@@ -46,15 +47,40 @@ def _regions(geom: Geometry) -> list[int] | None:
 
 
 def viewer_data(trace: Trace) -> dict:
-    """The viewer's data: geometry, steps as diffs, periodic snapshots, summary."""
-    puzzle = trace.puzzle
+    """The viewer's data of a traced search: geometry, steps as diffs, periodic
+    snapshots, summary."""
+    s = trace.summary
+    summary = [
+        ["givens placed", s.givens],
+        ["naked singles", s.naked_singles],
+        ["hidden singles", s.hidden_singles],
+        ["guesses", s.guesses],
+        ["backtracks", s.backtracks],
+        ["maximum depth", s.max_depth],
+        ["nodes", s.nodes],
+        ["contradictions", s.contradictions],
+        ["solutions", s.solutions],
+        ["outcome", outcome_text(trace)],
+    ]
+    if trace.puzzle.cages:
+        summary.insert(3, ["cage prunings", s.cage_prunings])
+    if trace.propagation == "locked":
+        summary.insert(3, ["locked candidates", s.locked_candidates])
+    title = f"{trace.puzzle}  ·  propagation {trace.propagation}, order {trace.order}"
+    return story_data(trace.puzzle, steps(trace), summary, trace.truncated, title)
+
+
+def story_data(
+    puzzle: Puzzle, story: list[Step], summary: list[list], truncated: bool, title: str
+) -> dict:
+    """The viewer's data of any story told in steps (a traced search, a logic solve)."""
     geom = puzzle.geometry
     n = geom.size
     full = (1 << n) - 1
     current = [full] * (n * n)
     start = current[:]
     rows, snapshots = [], {}
-    for index, step in enumerate(steps(trace)):
+    for index, step in enumerate(story):
         packed = _pack(step.state, n)
         removed: dict[int, int] = {}  # cell -> the candidate bits this step removed there
         for cell, value in step.removed:
@@ -71,31 +97,16 @@ def viewer_data(trace: Trace) -> dict:
                 "c": step.cell,
                 "u": step.unit,
                 "g": getattr(step.event, "cage", -1),  # a killer cage the step is about
-                "k": type(step.event).__name__.lower(),
+                "k": step.kind or type(step.event).__name__.lower(),
                 "r": list(removed),
                 "m": list(removed.values()),
                 "d": diff,
             }
         )
+        if step.pattern or step.areas:
+            rows[-1].update(ps=list(step.pattern), us=list(step.areas))
         if (index + 1) % SNAPSHOT_EVERY == 0:
             snapshots[index] = packed
-    s = trace.summary
-    summary = [
-        ["givens placed", s.givens],
-        ["naked singles", s.naked_singles],
-        ["hidden singles", s.hidden_singles],
-        ["guesses", s.guesses],
-        ["backtracks", s.backtracks],
-        ["maximum depth", s.max_depth],
-        ["nodes", s.nodes],
-        ["contradictions", s.contradictions],
-        ["solutions", s.solutions],
-        ["outcome", outcome_text(trace)],
-    ]
-    if puzzle.cages:
-        summary.insert(3, ["cage prunings", s.cage_prunings])
-    if trace.propagation == "locked":
-        summary.insert(3, ["locked candidates", s.locked_candidates])
     return {
         "size": n,
         "boxRows": geom.box_rows,
@@ -109,15 +120,20 @@ def viewer_data(trace: Trace) -> dict:
         "steps": rows,
         "snapshots": snapshots,
         "summary": summary,
-        "truncated": trace.truncated,
-        "title": f"{puzzle}  ·  propagation {trace.propagation}, order {trace.order}",
+        "truncated": truncated,
+        "title": title,
     }
 
 
 def viewer_html(trace: Trace, standalone: bool = True) -> str:
-    """The step-through viewer: a whole page, or a fragment to embed (notebooks)."""
+    """The step-through viewer of a traced search: a whole page, or a fragment to embed
+    (notebooks)."""
+    return story_html(viewer_data(trace), f"sudokulab explain {trace.puzzle}", standalone)
+
+
+def story_html(data: dict, title: str, standalone: bool = True) -> str:
+    """The step-through viewer of a story's data (:func:`story_data`)."""
     prefix = "slv" + secrets.token_hex(4)
-    data = viewer_data(trace)
     data.update(standalone=standalone, every=SNAPSHOT_EVERY)
     data = json.dumps(data, separators=(",", ":"))
     # "</" inside a script would end it early; JSON allows the escaped form.
@@ -131,7 +147,7 @@ def viewer_html(trace: Trace, standalone: bool = True) -> str:
     )
     if not standalone:
         return body
-    title = html.escape(f"sudokulab explain {trace.puzzle}")
+    title = html.escape(title)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

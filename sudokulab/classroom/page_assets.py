@@ -62,6 +62,7 @@ STYLE = """\
 .slv-cell.guessed .slv-val { color: #c25e00; font-style: italic; }
 .slv-cell.unit { background: #fff6c9; }
 .slv-cell.dead { background: #ffc4c4; }
+.slv-cell.pattern { background: #d6e8ff; box-shadow: inset 0 0 0 2px #2f6fd0; }
 .slv-cell.current { background: #ffe066; box-shadow: inset 0 0 0 3px #e08a00; }
 .slv-cell.current.dead { background: #ffb0b0; box-shadow: inset 0 0 0 3px #c00; }
 .slv-controls { margin: 0.5em 0; display: flex; gap: 0.3em; align-items: center; }
@@ -200,12 +201,21 @@ function go(t) {
 }
 function render() {
   var s = pos >= 0 ? steps[pos] : null, removed = {};
-  marked.forEach(function (c) { cells[c].classList.remove("current", "unit", "dead"); });
+  marked.forEach(function (c) {
+    cells[c].classList.remove("current", "unit", "dead", "pattern");
+    cells[c].setAttribute("data-pattern", "false");
+  });
   marked = [];
   if (s) s.r.forEach(function (c, i) { removed[c] = s.m[i]; });
   for (var c = 0; c < n * n; c++) drawCell(c, removed[c] || 0);
   var area = s && s.u >= 0 ? DATA.units[s.u][1] : s && s.g >= 0 ? DATA.cages[s.g][1] : [];
+  if (s && s.us) area = [].concat.apply([], s.us.map(function (u) { return DATA.units[u][1]; }));
   area.forEach(function (c) { cells[c].classList.add("unit"); marked.push(c); });
+  if (s && s.ps) s.ps.forEach(function (c) {
+    cells[c].classList.add("pattern");
+    cells[c].setAttribute("data-pattern", "true");
+    marked.push(c);
+  });
   if (s && s.c >= 0) {
     cells[s.c].classList.add("current");
     if (s.k === "contradiction") cells[s.c].classList.add("dead");

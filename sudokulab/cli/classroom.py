@@ -26,11 +26,15 @@ examples:
   sudokulab explain puzzle.txt --propagation none --order first --max-steps 200
   sudokulab explain puzzle.txt --show-candidates guesses
   sudokulab explain puzzle.txt --html lesson.html      # a page to step through
+  sudokulab explain puzzle.txt --logic                 # human techniques, step by step
+  sudokulab explain puzzle.txt --logic --html logic.html
 
 --show-candidates prints the candidates grid: start (after the givens are placed and
 propagated), guesses (that, and before every guess), every (after every step), end.
-exit status: 0 solved (and unique, with --unique), 1 no solution, several, or timed out,
-2 bad input.
+--logic tells the logic solver's run instead (human techniques, no guess): each step names
+its technique, the cells and units it rests on and what it removes; the page highlights
+them. exit status: 0 solved (and unique, with --unique), 1 no solution, several, or
+timed out (with --logic: the ladder stalls or meets a contradiction), 2 bad input.
 """
 
 MODEL_EXAMPLES = """\
@@ -84,6 +88,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="stop the search after this long (default: 10)",
     )
     p.add_argument("--html", metavar="FILE", help="write a step-through page; print the summary")
+    p.add_argument(
+        "--logic",
+        action="store_true",
+        help="tell the logic solver's run instead: human techniques, simplest first "
+        "(singles, locked candidates, subsets, fish, wings, colouring, chains), no guess; "
+        "the summary rates the puzzle (see `sudokulab rate`)",
+    )
     _common(p)
     p.set_defaults(handler=cmd_explain)
 
@@ -133,6 +144,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     entry = _one_entry(args)
     if not _valid(entry):
         return EXIT_BAD_INPUT
+    if args.logic:
+        return _explain_logic(entry, args)
     trace = trace_puzzle(
         entry.puzzle,
         args.propagation,
@@ -144,11 +157,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.html:
         from ..classroom.page import viewer_html
 
-        try:
-            with open(args.html, "w", encoding="utf-8") as out:
-                out.write(viewer_html(trace))
-        except OSError as err:
-            raise UsageError(f"{args.html}: cannot write: {err.strerror or err}") from None
+        _write(args.html, viewer_html(trace))
         kept = f" (the first {args.max_steps} steps)" if trace.truncated else ""
         print(f"wrote {args.html}{kept}", file=sys.stderr)
         print("\n".join(summary_lines(trace)))
@@ -157,6 +166,33 @@ def cmd_explain(args: argparse.Namespace) -> int:
     found = trace.summary.solutions
     ok = found == 1 and (trace.complete or not args.unique) and not trace.timed_out
     return EXIT_OK if ok else EXIT_FAILED
+
+
+def _explain_logic(entry: Entry, args: argparse.Namespace) -> int:
+    """``explain --logic``: the logic solver's story, or its page and summary."""
+    from ..classroom import logic_story
+    from ..logic import solve_logic
+
+    try:
+        run = solve_logic(entry.puzzle)
+    except ValueError as err:  # killer cages
+        raise UsageError(f"--logic: {err}") from None
+    if args.html:
+        _write(args.html, logic_story.logic_html(run))
+        print(f"wrote {args.html}", file=sys.stderr)
+        print("\n".join(logic_story.summary_lines(run)))
+    else:
+        print(logic_story.logic_narrative(run, args.show_candidates))
+    return EXIT_OK if run.status == "solved" else EXIT_FAILED
+
+
+def _write(path: str, text: str) -> None:
+    """Write a page; a usage error naming the file when it cannot be written."""
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as err:
+        raise UsageError(f"{path}: cannot write: {err.strerror or err}") from None
 
 
 def cmd_model(args: argparse.Namespace) -> int:
