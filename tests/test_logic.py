@@ -256,3 +256,27 @@ def test_explain_logic_tells_every_step(data_dir):
     assert out.returncode == 1
     assert "stalled: no technique of the ladder applies" in out.stdout
     assert "the rest needs search" in out.stdout
+
+
+@pytest.mark.parametrize(("propagation", "rungs"), [("hidden", 2), ("locked", 3)])
+def test_the_first_rungs_settle_what_the_engine_settles_without_a_guess(
+    data_dir, propagation, rungs
+):
+    """Singles (and locked candidates) to the fixpoint are the engine's ``hidden`` (and
+    ``locked``) propagation: the fixpoint of monotone rules is unique, so the ladder's
+    first rungs solve a puzzle exactly when the engine does at its root."""
+    from sudokulab.generate import propagates
+
+    assert [t.name for t in LADDER[:rungs]][-1] == (
+        "locked candidates" if propagation == "locked" else "naked single"
+    )
+    agree = Counter()
+    entries = read_file(data_dir / "norvig-pytudes/sudokus_17.txt")[::97]
+    entries += read_file(data_dir / "amtal-sudoku/top1465")[::5]
+    for entry in entries:
+        puzzle = entry.puzzle
+        engine = propagates(puzzle.geometry, puzzle.givens, propagation)
+        logic = solve_logic(puzzle, LADDER[:rungs]).status == "solved"
+        assert engine == logic, str(puzzle)
+        agree[engine] += 1
+    assert agree[True] > 50 and agree[False] > 50

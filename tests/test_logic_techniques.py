@@ -63,9 +63,7 @@ def mask(values: Iterable[int]) -> int:
     return sum(1 << (v - 1) for v in set(values))
 
 
-def board_with(
-    candidates: dict[int, Iterable[int]] | None = None, geom: Geometry = GEOM
-) -> Board:
+def board_with(candidates: dict[int, Iterable[int]] | None = None, geom: Geometry = GEOM) -> Board:
     """An empty board whose listed cells hold just the given candidates (the rest all)."""
     board = Board(shape_of(geom), [0] * geom.cell_count)
     for cell, values in (candidates or {}).items():
@@ -144,9 +142,7 @@ class TestNakedSingle:
 
     def test_a_cell_with_one_candidate_takes_it(self):
         step = naked_single(self.grid())
-        assert_step(
-            step, "naked single", cells=(rc(3, 5),), values=(7,), placed=((rc(3, 5), 7),)
-        )
+        assert_step(step, "naked single", cells=(rc(3, 5),), values=(7,), placed=((rc(3, 5), 7),))
 
     def test_two_candidates_are_not_a_single(self):
         assert naked_single(board_with({rc(3, 5): (7, 8)})) is None
@@ -214,7 +210,8 @@ class TestHiddenSingle:
 class TestLockedCandidates:
     @staticmethod
     def pointing_grid() -> Board:
-        """Box 1 keeps 1 only in row 1, so the rest of row 1 loses it::
+        """Box 1 keeps 1 only in row 1 (rows 2 and 3 of the box lost it), so the rest of
+        row 1 loses it::
 
             r1  1 1 1 | * * * | * * *
             r2  . . . |       |
@@ -225,7 +222,8 @@ class TestLockedCandidates:
 
     @staticmethod
     def claiming_grid() -> Board:
-        """Row 5 keeps 2 only in box 4, so the rest of box 4 loses it::
+        """Row 5 keeps 2 only in box 4 (c4..c9 of the row lost it), so the rest of box 4
+        loses it::
 
             r4  * * * |       |
             r5  2 2 2 | . . . | . . .
@@ -278,7 +276,8 @@ class TestLockedCandidates:
 class TestNakedSubsets:
     @staticmethod
     def pair_grid() -> Board:
-        """Row 1: r1c1 and r1c5 hold only 1 and 2 (different boxes)::
+        """Row 1: r1c1 and r1c5 hold only 1 and 2 (different boxes); the other seven cells
+        of the row lose 1 and 2::
 
             r1  12 * * | * 12 * | * * *
         """
@@ -292,9 +291,7 @@ class TestNakedSubsets:
     @staticmethod
     def quad_grid() -> Board:
         """Row 3: 12, 23, 34 and 14 at c1, c4, c7, c9: four cells, four values."""
-        return board_with(
-            {rc(3, 1): (1, 2), rc(3, 4): (2, 3), rc(3, 7): (3, 4), rc(3, 9): (1, 4)}
-        )
+        return board_with({rc(3, 1): (1, 2), rc(3, 4): (2, 3), rc(3, 7): (3, 4), rc(3, 9): (1, 4)})
 
     def test_naked_pair(self):
         step = naked_pair(self.pair_grid())
@@ -345,18 +342,17 @@ class TestNakedSubsets:
         assert naked_triple(board) is None
 
     def test_four_cells_holding_five_values_are_no_quad(self):
-        board = board_with(
-            {rc(3, 1): (1, 2), rc(3, 4): (2, 3), rc(3, 7): (3, 4), rc(3, 9): (1, 5)}
-        )
+        board = board_with({rc(3, 1): (1, 2), rc(3, 4): (2, 3), rc(3, 7): (3, 4), rc(3, 9): (1, 5)})
         assert naked_quad(board) is None
 
 
 class TestHiddenSubsets:
     @staticmethod
     def pair_grid() -> Board:
-        """Row 4: 1 and 2 fit only in r4c2 and r4c8 (both still hold all nine)::
+        """Row 4: 1 and 2 fit only in r4c2 and r4c8 (both still hold all nine), so those
+        two cells lose 3..9 (``.`` lost 1 and 2)::
 
-            r4  . 123456789 . | . . . | . 123456789 .     (. : lost 1 and 2)
+            r4  . 123456789 . | . . . | . 123456789 .
         """
         board = board_with()
         for v in (1, 2):
@@ -461,10 +457,13 @@ def outside(lines: Iterable[int], within: Iterable[int], by_row: bool) -> list[i
 class TestFish:
     @staticmethod
     def x_wing_rows() -> Board:
-        """5 in rows 2 and 6 only at c3 and c7; the rest of columns 3 and 7 loses it::
+        """5 in rows 2 and 6 only at c3 and c7; the rest of columns 3 and 7 loses it
+        (rows 1, 3..5, 7..9 as r1)::
 
-                c3      c7
-            r2  5 . . . 5 .      r6 the same; * in c3, c7 of every other row
+                c1 c2 c3 c4 c5 c6 c7 c8 c9
+            r1           *           *
+            r2  .  .  5  .  .  .  5  .  .
+            r6  .  .  5  .  .  .  5  .  .
         """
         return rows_confined(5, {2: (3, 7), 6: (3, 7)})
 
@@ -546,8 +545,11 @@ class TestFish:
         assert_step(
             step,
             "jellyfish",
-            cells=tuple(rc(r, c) for r, cs in ((1, (1, 3)), (3, (3, 5)), (5, (5, 7)), (7, (1, 7)))
-                        for c in cs),
+            cells=tuple(
+                rc(r, c)
+                for r, cs in ((1, (1, 3)), (3, (3, 5)), (5, (5, 7)), (7, (1, 7)))
+                for c in cs
+            ),
             values=(7,),
             units=(row(1), row(3), row(5), row(7)),
             cover=(col(1), col(3), col(5), col(7)),
@@ -559,8 +561,11 @@ class TestFish:
         assert_step(
             step,
             "jellyfish",
-            cells=tuple(rc(r, c) for c, rs in ((2, (2, 4)), (4, (4, 6)), (6, (6, 8)), (8, (2, 8)))
-                        for r in rs),
+            cells=tuple(
+                rc(r, c)
+                for c, rs in ((2, (2, 4)), (4, (4, 6)), (6, (6, 8)), (8, (2, 8)))
+                for r in rs
+            ),
             values=(7,),
             units=(col(2), col(4), col(6), col(8)),
             cover=(row(2), row(4), row(6), row(8)),
@@ -591,11 +596,12 @@ class TestFish:
 class TestXYWing:
     @staticmethod
     def grid() -> Board:
-        """Pivot r1c1 (12), pincers r1c5 (13) and r5c1 (23): r5c5 sees both pincers::
+        """Pivot r1c1 (12), pincers r1c5 (13) and r5c1 (23): whatever the pivot is, one
+        pincer is 3, so r5c5, seeing both pincers, loses 3::
 
-                c1          c5
-            r1  12 . . .    13
-            r5  23 . . .    *3
+                c1 c2 c3 c4 c5
+            r1  12          13
+            r5  23          *
         """
         return board_with({rc(1, 1): (1, 2), rc(1, 5): (1, 3), rc(5, 1): (2, 3)})
 
@@ -623,11 +629,12 @@ class TestXYWing:
 class TestXYZWing:
     @staticmethod
     def grid() -> Board:
-        """Pivot r1c1 (123), pincers r1c5 (13) and r2c2 (23): r1c2 and r1c3 see all three::
+        """Pivot r1c1 (123), pincers r1c5 (13) and r2c2 (23): one of the three is 3, so
+        r1c2 and r1c3 (row 1 and box 1) lose 3::
 
-                c1  c2  c3      c5
-            r1  123 *3  *3  .   13
-            r2  .   23
+                c1  c2  c3  c4  c5
+            r1  123 *   *       13
+            r2      23
         """
         return board_with({rc(1, 1): (1, 2, 3), rc(1, 5): (1, 3), rc(2, 2): (2, 3)})
 
@@ -657,10 +664,10 @@ class TestWWing:
         """r1c1 and r5c9 hold only 1 and 2; row 9 holds 1 only at r9c1 (seeing r1c1) and
         r9c9 (seeing r5c9). One of r1c1, r5c9 is 2: r1c9 and r5c1 lose 2::
 
-                c1          c9
-            r1  12  . . .   *2
-            r5  *2  . . .   12
-            r9  1   . . .   1       (the rest of row 9 lost 1)
+                c1                c9
+            r1  12                *
+            r5  *                 12
+            r9  1   . . . . . . . 1
         """
         board = board_with({rc(1, 1): (1, 2), rc(5, 9): (1, 2)})
         return confine(board, 1, row(9), [rc(9, 1), rc(9, 9)])
@@ -720,7 +727,7 @@ class TestSimpleColouring:
                 c1 c2 c3 c4 c5
             r1  A  .  .  .  B
             r2     E        .
-            r7  .  D  .  .  C
+            r7  .  D  .  .  C    (the rest of rows 1, 7 and columns 2, 5 lost 4)
         """
         board = board_with()
         confine(board, 4, row(1), [rc(1, 1), rc(1, 5)])
@@ -815,9 +822,7 @@ class TestXYChain:
             r5  *
             r6  *   41          34
         """
-        return board_with(
-            {rc(1, 1): (1, 2), rc(1, 7): (2, 3), rc(6, 7): (3, 4), rc(6, 2): (1, 4)}
-        )
+        return board_with({rc(1, 1): (1, 2), rc(1, 7): (2, 3), rc(6, 7): (3, 4), rc(6, 2): (1, 4)})
 
     def test_cells_seeing_both_ends_lose_z(self):
         step = xy_chain(self.grid())
@@ -831,9 +836,7 @@ class TestXYChain:
         )
 
     def test_a_chain_not_ending_on_z_is_none(self):
-        board = board_with(
-            {rc(1, 1): (1, 2), rc(1, 7): (2, 3), rc(6, 7): (3, 4), rc(6, 2): (4, 5)}
-        )
+        board = board_with({rc(1, 1): (1, 2), rc(1, 7): (2, 3), rc(6, 7): (3, 4), rc(6, 2): (4, 5)})
         assert xy_chain(board) is None
 
     def test_ends_that_see_nothing_are_no_chain(self):
