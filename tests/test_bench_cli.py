@@ -76,3 +76,34 @@ def test_a_baseline_that_names_no_backend_is_refused_before_any_work(tmp_path, c
     assert "'nosuch' is not among the backends of run 1: native, native-py" in captured.err
     assert main(["report", "--out", str(out), "--baseline", "native-py", "--no-plots"]) == 0
     assert "vs baseline" in capsys.readouterr().out
+
+
+def test_bench_rate_keeps_each_puzzles_rating_and_reports_times_by_grade(tmp_path, capsys):
+    from sudokulab import rate
+
+    out = str(tmp_path / "b")
+    args = ["bench", "gen-classic-hard", "gen-killer", "--backends", "native", "--out", out]
+    assert main([*args, "--rate", "--no-plots", "--workers", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "rated 20 puzzle(s)" in captured.err
+    with Store(tmp_path / "b" / "results.sqlite") as store:
+        ratings = store.ratings([1])
+        results = store.results([1])
+    assert len(ratings) == 20 and set(ratings.puzzle) == set(results.puzzle)
+    classic = ratings[ratings.status != "error"]
+    assert len(classic) == 10  # the killer puzzles are refused: the ladder knows no sums
+    expected = rate(list(classic.puzzle))
+    assert classic.grade.tolist() == expected.grade.tolist()
+    assert classic.score.tolist() == expected.score.tolist()
+    report = (tmp_path / "b" / "run-1" / "report.md").read_text()
+    section = report.split("## By difficulty", 1)[1]
+    for grade, rows in expected.grade.value_counts().items():
+        assert f"| native    | {grade:<9} | {rows:>6} |" in section
+    assert "| native    | not rated |     10 |" in section
+    # A second run of the same puzzles rates nothing new; its report still has the grades.
+    assert main([*args, "--rate", "--no-plots", "--workers", "1"]) == 0
+    assert "rated 0 puzzle(s)" in capsys.readouterr().err
+    assert "## By difficulty" in (tmp_path / "b" / "run-2" / "report.md").read_text()
+    # Without --rate the report has no such section.
+    assert main([*args[:-2], "--out", str(tmp_path / "c"), "--no-plots"]) == 0
+    assert "By difficulty" not in (tmp_path / "c" / "run-1" / "report.md").read_text()

@@ -408,17 +408,56 @@ def by_host(results: pd.DataFrame) -> pd.DataFrame | None:
     )
 
 
+def by_grade(results: pd.DataFrame, ratings: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Per backend and grade (the logic solver's rating of each row's puzzle, from
+    ``bench --rate``): rows, mean and median ms per row, mean guesses; the grades easiest
+    first. None when no row's puzzle is rated."""
+    if ratings is None or ratings.empty:
+        return None
+    grade = results["puzzle"].map(ratings.set_index("puzzle")["grade"])
+    if grade.isna().all():
+        return None
+    from ..logic.ladder import GRADES
+
+    order = [*GRADES, "no solution"]
+    frame = pd.DataFrame(
+        {
+            "backend": results["backend"],
+            "grade": pd.Categorical(grade.fillna("not rated"), [*order, "not rated"]),
+            "ms": _numbers(results, "time") * 1000.0,
+            "guesses": _numbers(results, "guesses"),
+        }
+    )
+    table = frame.groupby(["backend", "grade"], sort=True, observed=True).agg(
+        rows=("ms", "size"),
+        mean_ms=("ms", "mean"),
+        median_ms=("ms", "median"),
+        mean_guesses=("guesses", "mean"),
+    )
+    backends = list(dict.fromkeys(results["backend"]))
+    table = table.reset_index()
+    table["backend"] = pd.Categorical(table["backend"], backends)
+    table = table.sort_values(["backend", "grade"]).reset_index(drop=True)
+    table["backend"] = table["backend"].astype(str)
+    table["grade"] = table["grade"].astype(str)
+    return table.rename(
+        columns={"mean_ms": "mean ms", "median_ms": "median ms", "mean_guesses": "mean guesses"}
+    )
+
+
 def markdown_report(
     results: pd.DataFrame,
     runs: pd.DataFrame,
     baseline: str | None = None,
     plots: dict[str, str] | None = None,
+    ratings: pd.DataFrame | None = None,
 ) -> str:
     """A whole bench report in Markdown: the machines, the summary table, the plots.
 
     ``runs`` may hold more runs than ``results`` used: only those in ``results`` are
     listed. ``plots`` maps a caption to a file path, shown as an image when it is a PNG
     or SVG file and linked otherwise. Rows counted as wrong are listed under the table.
+    With ``ratings`` (``bench --rate``) the times are also shown by human difficulty.
     """
     run_ids = set(results["run_id"].dropna()) if "run_id" in results else set()
     table = summary(results, baseline)
@@ -444,6 +483,18 @@ def markdown_report(
     hosts = by_host(results)
     if hosts is not None:
         lines += ["", "## By host", "", render(hosts, "markdown").rstrip("\n")]
+    grades = by_grade(results, ratings)
+    if grades is not None:
+        lines += [
+            "",
+            "## By difficulty",
+            "",
+            render(grades, "markdown").rstrip("\n"),
+            "",
+            "Grades are the logic solver's rating of each puzzle (`sudokulab rate`): easy "
+            "(singles), medium (locked candidates, subsets), hard (fish, wings, colouring), "
+            "expert (chains), extreme (the ladder stalls: it needs search).",
+        ]
     wrong = results[wrong_rows(results)]
     if not wrong.empty:
         shown = [c for c in WRONG_COLUMNS if c in wrong]

@@ -1,8 +1,10 @@
 """The durable results store of the bench: one SQLite file, written chunk by chunk.
 
-Two tables: ``runs`` (one row per bench run: when, on what machine, with which
-arguments, run by which executors) and ``results`` (one row per puzzle x backend x
-repeat, unique, with the worker that ran it when the executor says). The rows of
+Three tables: ``runs`` (one row per bench run: when, on what machine, with which
+arguments, run by which executors), ``results`` (one row per puzzle x backend x
+repeat, unique, with the worker that ran it when the executor says) and ``ratings``
+(one row per puzzle text the logic solver rated, for ``bench --rate``: how hard it is
+for a human, whatever backend solved it). The rows of
 a chunk of work are committed together, in one transaction, once the chunk is done, in
 WAL mode: a Ctrl-C keeps every finished chunk, a kill loses at most the chunks in
 flight, never part of one, and ``--resume`` can tell what is left to do.
@@ -63,7 +65,18 @@ CREATE TABLE IF NOT EXISTS results (
     worker TEXT,
     UNIQUE (run_id, "set", idx, backend, repeat)
 );
+CREATE TABLE IF NOT EXISTS ratings (
+    puzzle TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    hardest TEXT,
+    score REAL,
+    grade TEXT,
+    steps INTEGER
+);
 """
+
+#: The columns of ``ratings`` in order.
+RATING_COLUMNS = ("puzzle", "status", "hardest", "score", "grade", "steps")
 
 #: The columns of ``results`` in order, as the bench writes them.
 RESULT_COLUMNS = (
@@ -228,6 +241,31 @@ class Store:
         doubled."""
         with self._db:  # commits at the end, rolls back on an exception
             self._db.executemany(_INSERT, rows)
+
+    def unrated(self, run_id: int) -> list[str]:
+        """The distinct puzzle texts of a run that have no rating yet, in row order."""
+        query = (
+            "SELECT DISTINCT r.puzzle FROM results r LEFT JOIN ratings g ON g.puzzle = r.puzzle "
+            "WHERE r.run_id = ? AND g.puzzle IS NULL ORDER BY r.rowid"
+        )
+        return [row[0] for row in self._db.execute(query, (run_id,))]
+
+    def add_ratings(self, rows: Iterable[Sequence[Any]]) -> None:
+        """Store ratings, each a tuple in :data:`RATING_COLUMNS` order, in one transaction."""
+        marks = ", ".join("?" * len(RATING_COLUMNS))
+        with self._db:
+            self._db.executemany(f"INSERT OR REPLACE INTO ratings VALUES ({marks})", rows)
+
+    def ratings(self, run_ids: Iterable[int] | None = None) -> pd.DataFrame:
+        """The ratings of the puzzles of some runs (default: every rating) as a DataFrame."""
+        import pandas as pd
+
+        query, params = "SELECT * FROM ratings", []
+        if run_ids is not None:
+            params = list(run_ids)
+            marks = ", ".join("?" for _ in params)
+            query += f" WHERE puzzle IN (SELECT puzzle FROM results WHERE run_id IN ({marks}))"
+        return pd.read_sql_query(query, self._db, params=params)
 
     def done(self, run_id: int) -> set[tuple[str, int, str, int]]:
         """(set, idx, backend, repeat) of every result a run already has."""

@@ -107,6 +107,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="solve each puzzle R times with each backend (default: 1)",
     )
     p.add_argument("--unique", action="store_true", help="also check uniqueness (limit 2)")
+    p.add_argument(
+        "--rate",
+        action="store_true",
+        help="also rate each puzzle with the logic solver (once per puzzle, kept in the "
+        "store), so the report shows times by human difficulty (see `sudokulab rate`)",
+    )
     p.add_argument("--sample", type=positive_int, metavar="N", help="a random sample of N per set")
     p.add_argument("--seed", type=int, default=0, help="seed of --sample (default: 0)")
     _common(p)
@@ -271,6 +277,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
                     resume=args.resume,
                     progress=True,
                 )
+            if args.rate:
+                from ..bench.ratings import rate_run_puzzles
+
+                rated = rate_run_puzzles(store, run, jobs=args.workers)
+                print(f"bench: rated {rated} puzzle(s) with the logic solver", file=sys.stderr)
         except KeyboardInterrupt:
             runs = store.run_ids()
             run = args.resume if args.resume is not None else runs[-1]
@@ -323,6 +334,10 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
         if args.format == "table" and not args.wide:
             summary = summary[[c for c in COMPACT if c in summary]]
         sys.stdout.write(report.render(summary, args.format))
+        grades = report.by_grade(results, store.ratings([run]))
+        if grades is not None:
+            print(f"run {run} by difficulty (the logic solver's grades):", file=sys.stderr)
+            sys.stdout.write(report.render(grades, args.format))
     if len(runs) == 2:
         old, new = (frames[r] for r in runs)
         print(
@@ -341,7 +356,9 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
             if path.suffix == ".png":
                 plots[path.stem] = path.name
     (folder / "report.md").write_text(
-        report.markdown_report(results, info, baseline=args.baseline, plots=plots)
+        report.markdown_report(
+            results, info, baseline=args.baseline, plots=plots, ratings=store.ratings(runs)
+        )
     )
     print(f"report and plots: {folder}/", file=sys.stderr)
     bad = results["status"].eq("error").any() or report.wrong_rows(results).any()
