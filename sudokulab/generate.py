@@ -11,19 +11,22 @@
    A check that needs more keeps the clue: the puzzle stays provably unique, and the
    work stays bounded (on 25x25 grids some checks would run to millions of guesses,
    minutes for one puzzle; within the budget it takes seconds and keeps about as many
-   blanks). A difficulty makes the test stricter: ``easy`` keeps a removal only if
-   ``singles`` propagation still solves it with no guess, ``medium`` only if ``hidden``
-   does.
-3. The grade is what the engine needs: ``easy`` solved by ``singles`` with 0 guesses,
-   ``medium`` solved by ``hidden`` (naked and hidden singles) with 0 guesses, ``hard``
-   needs guesses even with ``hidden``. A puzzle whose grade misses the asked difficulty
-   is dropped and a new grid drawn.
+   blanks). A difficulty below ``extreme`` makes the test stricter: a removal is kept
+   only if the logic solver, climbing only the techniques of that grade and easier (see
+   :mod:`sudokulab.logic`), still solves the puzzle, which also proves it unique; a
+   technique keeps a removal only if the ladder up to that technique solves it.
+3. The grade is the logic solver's rating (:data:`DIFFICULTIES`: ``easy`` singles,
+   ``medium`` locked candidates and subsets, ``hard`` fish, wings and colouring,
+   ``expert`` chains, ``extreme`` needs search). A puzzle whose grade misses the asked
+   difficulty, or whose hardest technique is not the asked one, is dropped and a new
+   grid drawn.
 
 Killer puzzles: random cages grown over the solved grid (distinct values in each, sizes
 1-4) are the clues. Uniqueness is checked with the native engine's count (limit 2, the
 cages pruned as its docstring says, within the same guess budget); while two solutions
 exist, a given is added at a cell where they differ (at a random blank cell when the
-budget ran out first). They are graded like the others, cages included.
+budget ran out first). The ladder knows no sums, so they are graded by what the engine
+needs, cages included: ``easy`` (naked and hidden singles), ``extreme`` (search).
 
 Everything random comes from one ``random.Random(seed)``, and the work is bounded by
 counts of guesses, never by a clock, so the same seed gives the same puzzles on every
@@ -37,11 +40,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import native
+from .logic import LADDER, Technique, solve_logic
+from .logic.ladder import BY_NAME, GRADES
+from .logic.rating import rate_run
 from .models import Cage, Geometry, Grid, Puzzle, Unit, geometry, make_geometry
 from .models.variants import diagonal_units, hyper_units
 
-#: Difficulties, easiest first.
-DIFFICULTIES = ("easy", "medium", "hard")
+#: Difficulties, easiest first: the logic solver's grades.
+DIFFICULTIES = GRADES
 #: What ``variant`` may be.
 KINDS = ("classic", "x", "hyper", "jigsaw", "killer")
 #: Grids drawn for one puzzle before the generator gives up on a difficulty.
@@ -57,6 +63,19 @@ SEEDING_GUESSES = 255
 CHECK_GUESSES = 10_000
 
 
+#: Techniques few random puzzles need (measured: under 3 in 100 grids even with clues
+#: given back, see add_clues); asking for one may end in a GenerateError.
+RARE = (
+    "X-wing",
+    "swordfish",
+    "jellyfish",
+    "naked triple",
+    "hidden triple",
+    "naked quad",
+    "hidden quad",
+)
+
+
 class GenerateError(ValueError):
     """A request the generator cannot meet (a size or variant that does not fit, ...)."""
 
@@ -68,6 +87,7 @@ class Generated:
     puzzle: Puzzle
     solution: Grid
     grade: str
+    hardest: str = ""  # the hardest technique the logic solver needed (not for killer)
 
 
 def _units(geom: Geometry) -> tuple[tuple[int, ...], ...]:
@@ -94,12 +114,30 @@ def propagates(
 
 
 def grade(puzzle: Puzzle) -> str:
-    """``easy``, ``medium`` or ``hard``: what the native engine needs to solve the puzzle."""
-    if propagates(puzzle.geometry, puzzle.givens, "singles", puzzle.cages):
-        return "easy"
-    if propagates(puzzle.geometry, puzzle.givens, "hidden", puzzle.cages):
-        return "medium"
-    return "hard"
+    """The puzzle's grade, one of :data:`DIFFICULTIES`: the logic solver's rating; for a
+    killer puzzle, what the engine needs: ``easy`` (naked and hidden singles solve it),
+    else ``extreme``."""
+    return rating(puzzle)[0]
+
+
+def rating(puzzle: Puzzle) -> tuple[str, str]:
+    """The grade and the hardest technique (empty for a killer puzzle)."""
+    if puzzle.cages:
+        easy = propagates(puzzle.geometry, puzzle.givens, "hidden", puzzle.cages)
+        return ("easy" if easy else "extreme"), ""
+    rated = rate_run(solve_logic(puzzle))
+    return rated.grade, rated.hardest
+
+
+def ladder_for(difficulty: str | None, technique: str | None) -> tuple[Technique, ...] | None:
+    """The techniques a puzzle may need: those up to ``technique``, or those of grade
+    ``difficulty`` and easier; None when any puzzle with one solution will do."""
+    if technique is not None:
+        return LADDER[: LADDER.index(BY_NAME[technique]) + 1]
+    if difficulty is None or difficulty == "extreme":
+        return None
+    top = GRADES.index(difficulty)
+    return tuple(t for t in LADDER if GRADES.index(t.grade) <= top)
 
 
 def variant_of(size: int, kind: str, rng: random.Random) -> Geometry:
@@ -216,12 +254,15 @@ def _groups(geom: Geometry, rng: random.Random, symmetry: str) -> list[tuple[int
     return groups
 
 
-def _keeps(geom: Geometry, givens: list[int], difficulty: str | None, budget: int) -> bool:
-    """Whether a puzzle with these givens is unique within ``budget`` guesses (and within
-    the difficulty); a check that spends the budget says no."""
-    if difficulty in ("easy", "medium"):
-        # solved by propagation alone means forced: unique without counting
-        return propagates(geom, givens, "singles" if difficulty == "easy" else "hidden")
+def _keeps(
+    geom: Geometry, givens: list[int], ladder: tuple[Technique, ...] | None, budget: int
+) -> bool:
+    """Whether a puzzle with these givens is unique within ``budget`` guesses, or, with a
+    ``ladder``, solved by it (then it is unique: logic only removes what cannot be)."""
+    if ladder == LADDER[:2]:  # singles: the engine's hidden propagation settles the same
+        return propagates(geom, givens, "hidden")  # (tests/test_logic.py), many times faster
+    if ladder is not None:
+        return solve_logic(Puzzle(geom, tuple(givens)), ladder).status == "solved"
     units = _units(geom)
     out = native.search(geom.size, units, givens, "hidden", "mrv", 2, max_guesses=budget)
     return out.count == 1 and out.complete
@@ -231,22 +272,58 @@ def remove_clues(
     geom: Geometry,
     solution: Grid,
     rng: random.Random,
-    difficulty: str | None = None,
+    ladder: tuple[Technique, ...] | None = None,
     symmetry: str = "none",
     check_guesses: int = CHECK_GUESSES,
 ) -> Puzzle:
-    """Blank the solution's cells one group at a time while the puzzle stays acceptable,
-    each uniqueness check within ``check_guesses`` guesses (one that needs more keeps
-    the group's clues)."""
+    """Blank the solution's cells one group at a time while the puzzle stays acceptable:
+    solved by ``ladder`` (see :func:`ladder_for`), or else unique, each check within
+    ``check_guesses`` guesses (one that needs more keeps the group's clues)."""
     givens = list(solution)
     for group in _groups(geom, rng, symmetry):
         kept = [givens[c] for c in group]
         for c in group:
             givens[c] = 0
-        if not _keeps(geom, givens, difficulty, check_guesses):
+        if not _keeps(geom, givens, ladder, check_guesses):
             for c, v in zip(group, kept, strict=True):
                 givens[c] = v
     return Puzzle(geom, tuple(givens))
+
+
+def add_clues(
+    puzzle: Puzzle,
+    solution: Grid,
+    rng: random.Random,
+    ladder: tuple[Technique, ...],
+    symmetry: str = "none",
+) -> Puzzle:
+    """Give back some of the solution's values until the puzzle needs ``ladder``'s top
+    rung: solved by the whole ladder, not by the rungs below it. Each round tries the
+    blank cells (or rotational pairs) in random order and takes the first that does it;
+    failing that, the first that leaves the puzzle unsolved, so the next round starts
+    further on. A puzzle that cannot get there comes back as it is (the caller checks).
+    This finds the techniques that are rare among minimal puzzles (fish, quads)."""
+    geom = puzzle.geometry
+    below = ladder[:-1]
+    givens = list(puzzle.givens)
+    if solve_logic(puzzle, ladder).status == "solved":
+        return puzzle
+    while True:
+        onward = None
+        for group in _groups(geom, rng, symmetry):
+            if givens[group[0]]:
+                continue
+            trial = list(givens)
+            for c in group:
+                trial[c] = solution[c]
+            candidate = Puzzle(geom, tuple(trial))
+            if solve_logic(candidate, ladder).status != "solved":
+                onward = onward or trial
+            elif solve_logic(candidate, below).status != "solved":
+                return candidate
+        if onward is None:
+            return Puzzle(geom, tuple(givens))
+        givens = onward
 
 
 def random_cages(
@@ -325,42 +402,68 @@ def generate(
     seed: int = 0,
     symmetry: str = "none",
     check_guesses: int = CHECK_GUESSES,
+    technique: str | None = None,
 ) -> Iterator[Generated]:
     """Yield ``count`` puzzles; GenerateError when the request cannot be met.
 
-    ``check_guesses`` bounds each uniqueness check (see the module docstring): more lets
-    a puzzle lose a few more clues, at a cost in time on the largest grids.
+    ``difficulty`` asks for a grade, ``technique`` for puzzles whose hardest technique is
+    that one (a name of the ladder: ``X-wing``, ``naked pair``, ...). ``check_guesses``
+    bounds each uniqueness check (see the module docstring): more lets a puzzle lose a
+    few more clues, at a cost in time on the largest grids.
     """
     if difficulty is not None and difficulty not in DIFFICULTIES:
         raise GenerateError(f"unknown difficulty {difficulty!r}: {', '.join(DIFFICULTIES)}")
+    if technique is not None and technique not in BY_NAME:
+        raise GenerateError(f"unknown technique {technique!r}: {', '.join(BY_NAME)}")
+    if variant == "killer" and difficulty not in (None, "easy", "extreme"):
+        raise GenerateError(
+            "killer puzzles are graded easy or extreme (the engine's singles, "
+            f"or search), not {difficulty}"
+        )
+    if technique is not None and variant == "killer":
+        raise GenerateError("--technique: the logic solver does not read killer cages")
+    if technique is not None and difficulty not in (None, BY_NAME[technique].grade):
+        wanted = BY_NAME[technique].grade
+        raise GenerateError(f"a puzzle needing {technique} is {wanted}, not {difficulty}")
     if symmetry not in ("none", "rotational"):
         raise GenerateError(f"unknown symmetry {symmetry!r}: none, rotational")
     if check_guesses < 0:
         raise GenerateError(f"check_guesses must be at least 0, got {check_guesses}")
     rng = random.Random(seed)
     for _ in range(count):
-        yield _one(size, variant, difficulty, symmetry, rng, check_guesses)
+        yield _one(size, variant, difficulty, technique, symmetry, rng, check_guesses)
 
 
 def _one(
     size: int,
     variant: str,
     difficulty: str | None,
+    technique: str | None,
     symmetry: str,
     rng: random.Random,
     check_guesses: int,
 ) -> Generated:
-    for _ in range(ATTEMPTS):
+    ladder = None if variant == "killer" else ladder_for(difficulty, technique)
+    for attempt in range(ATTEMPTS):
         geom = variant_of(size, variant, rng)
         solution = solved_grid(geom, rng, solvable=variant != "jigsaw")
         if solution is None:
             continue  # a jigsaw layout that the seedings never completed: redraw it
         if variant == "killer":
             puzzle = killer(geom, solution, rng, check_guesses)
+        elif technique is not None and ladder is not None and attempt % 2:
+            # Every other grid: clues given back to a minimal puzzle (see add_clues).
+            puzzle = remove_clues(geom, solution, rng, None, symmetry, check_guesses)
+            puzzle = add_clues(puzzle, solution, rng, ladder, symmetry)
         else:
-            puzzle = remove_clues(geom, solution, rng, difficulty, symmetry, check_guesses)
-        found = grade(puzzle)
-        if difficulty is None or found == difficulty:
-            return Generated(puzzle, solution, found)
-    wanted = f"a {difficulty} " if difficulty else "a "
-    raise GenerateError(f"no {wanted}{size}x{size} {variant} puzzle in {ATTEMPTS} grids")
+            puzzle = remove_clues(geom, solution, rng, ladder, symmetry, check_guesses)
+        found, hardest = rating(puzzle)
+        if (difficulty is None or found == difficulty) and technique in (None, hardest):
+            return Generated(puzzle, solution, found, hardest)
+    wanted = f"{difficulty} " if difficulty else ""
+    if technique is not None:
+        wanted = f"{technique} "
+    rare = ""
+    if technique is not None and technique in RARE:
+        rare = f": puzzles needing {technique} are rare among random ones; try another --seed"
+    raise GenerateError(f"no {wanted}{size}x{size} {variant} puzzle in {ATTEMPTS} grids{rare}")

@@ -1,4 +1,4 @@
-"""The generator: unique puzzles, graded by what the engine needed, reproducible by seed."""
+"""The generator: unique puzzles, graded by the logic solver, reproducible by seed."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ from sudokulab import native
 from sudokulab.backends import get_backend
 from sudokulab.bench.sets import entries
 from sudokulab.cli import main
-from sudokulab.generate import GenerateError, generate, grade, propagates
+from sudokulab.generate import DIFFICULTIES, GenerateError, generate, grade, propagates
+from sudokulab.logic import LADDER, solve_logic
+from sudokulab.logic.ladder import BY_NAME
+from sudokulab.logic.rating import rate_run
 from sudokulab.models import build_model, is_solution
 from sudokulab.models.variants import region_labels, variant_geometry
 
@@ -34,16 +37,51 @@ def _needs(puzzle, propagation):
     return out.guesses
 
 
-@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_every_puzzle_is_unique_and_graded_by_what_the_engine_needs(difficulty):
-    made = list(generate(9, difficulty=difficulty, count=8, seed=11))
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_every_puzzle_is_unique_and_graded_by_the_logic_solver(difficulty):
+    made = list(generate(9, difficulty=difficulty, count=4, seed=11))
     for item in made:
         puzzle = item.puzzle
         assert item.grade == difficulty
         assert is_solution(puzzle, item.solution) and _count(puzzle) == 1
-        singles, hidden = _needs(puzzle, "singles"), _needs(puzzle, "hidden")
-        assert (singles == 0) == (difficulty == "easy")
-        assert (hidden == 0) == (difficulty in ("easy", "medium"))
+        rating = rate_run(solve_logic(puzzle))
+        assert (rating.grade, rating.hardest) == (item.grade, item.hardest)
+        # Easy is what the engine's hidden propagation settles without a guess.
+        assert (_needs(puzzle, "hidden") == 0) == (difficulty == "easy")
+        if difficulty != "extreme":
+            assert rating.run.grid == item.solution
+        else:
+            assert rating.needs_search
+
+
+@pytest.mark.parametrize("technique", ["naked pair", "XY-wing", "W-wing", "X-chain"])
+def test_a_technique_can_be_asked_and_is_needed(technique):
+    rung = LADDER.index(BY_NAME[technique])
+    for item in generate(9, technique=technique, seed=11):
+        assert item.hardest == technique and item.grade == BY_NAME[technique].grade
+        assert solve_logic(item.puzzle, LADDER[: rung + 1]).status == "solved"
+        assert solve_logic(item.puzzle, LADDER[:rung]).status == "stalled"
+        assert _count(item.puzzle) == 1
+
+
+def test_technique_requests_that_cannot_be_met_are_refused():
+    for kwargs, message in (
+        ({"technique": "Y-wing"}, "unknown technique"),
+        ({"technique": "X-wing", "difficulty": "easy"}, "is hard, not easy"),
+        ({"technique": "X-wing", "variant": "killer"}, "killer"),
+        ({"difficulty": "hard", "variant": "killer"}, "easy or extreme"),
+    ):
+        with pytest.raises(GenerateError, match=message):
+            list(generate(9, **kwargs))
+
+
+def test_generate_cli_takes_a_technique_in_any_spelling(capsys):
+    assert main(["generate", "--technique", "xy-WING", "--seed", "4", "--format", "json"]) == 0
+    assert "(hard: XY-wing)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main(["generate", "--technique", "y-wing", "--seed", "4"])
+    assert stop.value.code == 2
+    assert "unknown technique 'y-wing': hidden-single" in capsys.readouterr().err
 
 
 def test_cpsat_agrees_that_a_sample_is_unique():
@@ -54,7 +92,7 @@ def test_cpsat_agrees_that_a_sample_is_unique():
         *generate(9, "hyper", count=2, seed=5),
         *generate(9, "jigsaw", count=2, seed=5),
         *generate(6, count=2, seed=5),
-        *generate(16, difficulty="medium", count=1, seed=5),
+        *generate(16, difficulty="easy", count=1, seed=5),
     ]
     for item in sample:
         result = cpsat.solve(build_model(item.puzzle), limit=2)
@@ -64,7 +102,7 @@ def test_cpsat_agrees_that_a_sample_is_unique():
 
 @pytest.mark.parametrize("size", [4, 6, 8, 12, 16, 25])
 def test_every_size_generates(size):
-    (item,) = generate(size, difficulty="medium" if size > 9 else None, seed=2)
+    (item,) = generate(size, difficulty="easy" if size > 9 else None, seed=2)
     assert item.puzzle.size == size and _count(item.puzzle) == 1
     assert is_solution(item.puzzle, item.solution)
 
@@ -140,8 +178,8 @@ def test_requests_that_cannot_be_met_are_exit_2(capsys):
 
 
 def test_killer_puzzles_are_graded_and_a_difficulty_can_be_asked():
-    for item in generate(9, "killer", difficulty="hard", count=2, seed=4):
-        assert item.grade == grade(item.puzzle) == "hard"
+    for item in generate(9, "killer", difficulty="extreme", count=2, seed=4):
+        assert item.grade == grade(item.puzzle) == "extreme"
         assert not propagates(item.puzzle.geometry, item.puzzle.givens, "hidden", item.puzzle.cages)
         result = get_backend("cpsat").solve(build_model(item.puzzle), limit=2)
         assert result.count == 1 and result.exact and result.solution == item.solution
@@ -152,7 +190,7 @@ def test_a_check_that_spends_its_budget_keeps_the_clue():
     # puzzle: what is made is unique, and solved without a guess.
     for size in (9, 16):
         for item in generate(size, count=2, seed=7, check_guesses=0):
-            assert item.grade in ("easy", "medium") and _count(item.puzzle) == 1
+            assert item.grade == "easy" and _count(item.puzzle) == 1
             assert is_solution(item.puzzle, item.solution)
     # Within a small budget some checks settle, some spend it: unique all the same, by
     # the full count.

@@ -8,6 +8,7 @@ import sys
 
 from ..bench.progress import Progress
 from ..generate import DIFFICULTIES, KINDS, GenerateError, generate
+from ..logic.ladder import BY_NAME
 from ..models import format_line
 from ..models.documents import dumps
 from .common import EXIT_OK, UsageError, add_size_option, positive_int
@@ -15,7 +16,8 @@ from .common import EXIT_OK, UsageError, add_size_option, positive_int
 GENERATE_EXAMPLES = """\
 examples:
   sudokulab generate --difficulty hard --count 5 --seed 1
-  sudokulab generate --size 16 --difficulty medium --symmetry rotational
+  sudokulab generate --technique xy-wing --count 3          # puzzles that need an XY-wing
+  sudokulab generate --size 16 --difficulty easy --symmetry rotational
   sudokulab generate --variant jigsaw --count 10 --seed 3 > jigsaw.jsonl
   sudokulab generate --variant killer --format json
 
@@ -23,6 +25,16 @@ Lines hold the givens only (classic, x and hyper; read x and hyper back with --v
 documents (JSON Lines) also carry the variant, regions, cages, name and solution.
 exit status: 0 done, 2 a request the generator cannot meet.
 """
+
+
+def technique_name(text: str) -> str:
+    """A technique of the ladder as an argument: any case, ``-`` or ``_`` for spaces."""
+    wanted = text.replace("-", " ").replace("_", " ").lower().split()
+    for name in BY_NAME:
+        if name.replace("-", " ").lower().split() == wanted:
+            return name
+    known = ", ".join(n.replace(" ", "-").lower() for n in BY_NAME)
+    raise argparse.ArgumentTypeError(f"unknown technique {text!r}: {known}")
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -35,7 +47,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
         print(f"sudokulab: generate --seed {seed}", file=sys.stderr)
-    made = generate(args.size, args.variant, args.difficulty, args.count, seed, args.symmetry)
+    made = generate(
+        args.size,
+        args.variant,
+        args.difficulty,
+        args.count,
+        seed,
+        args.symmetry,
+        technique=args.technique,
+    )
     shape = f"{args.size}x{args.size} {args.variant}"
     try:
         with Progress(args.count, "generate") as progress:
@@ -45,7 +65,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 else:
                     name = f"{args.variant} {args.size}x{args.size} seed {seed} #{number}"
                     if item.grade:
-                        name += f" ({item.grade})"
+                        needs = f": {item.hardest}" if item.hardest else ""
+                        name += f" ({item.grade}{needs})"
                     text = dumps(item.puzzle, item.solution, name)
                 if progress.bar is not None:
                     progress.bar.clear()  # the bar and the puzzles may share a terminal
@@ -62,8 +83,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "generate",
         help="make random puzzles with a unique solution (any size and variant)",
         description="Make puzzles: a random solved grid from the native engine, then clues "
-        "removed while the solution stays unique; graded by what the engine needs (easy: "
-        "naked singles, medium: hidden singles, hard: guesses). Killer puzzles get random "
+        "removed while the solution stays unique; graded by the logic solver's rating (see "
+        "`sudokulab rate`). Killer puzzles get random "
         "cages as clues, checked unique with the native engine (givens added where two "
         "solutions differ). Each uniqueness check gets a budget of guesses (one that spends "
         "it keeps the clue), so the work is bounded and the same seed gives the same "
@@ -82,8 +103,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--difficulty",
         choices=DIFFICULTIES,
-        help="what solving must need: easy (naked singles), medium (hidden singles), "
-        "hard (guesses) (default: any)",
+        help="the grade a human solver meets: easy (singles), medium (locked candidates, "
+        "subsets), hard (fish, wings, colouring), expert (chains), extreme (needs search); "
+        "killer puzzles: easy or extreme (default: any)",
+    )
+    p.add_argument(
+        "--technique",
+        type=technique_name,
+        metavar="NAME",
+        help="puzzles whose hardest technique is NAME (they need it: the techniques below "
+        "it stall): " + ", ".join(n.replace(" ", "-").lower() for n in BY_NAME),
     )
     p.add_argument("--count", type=positive_int, default=1, help="puzzles to make (default: 1)")
     p.add_argument("--seed", type=int, help="same seed, same puzzles (default: random, shown)")
