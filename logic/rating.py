@@ -15,8 +15,9 @@ from .ladder import BY_NAME, GRADES, LADDER, Run, Technique, score, solve_logic
 class Rating:
     """How hard a puzzle is for a human solver climbing the ladder.
 
-    ``hardest`` is the technique of the highest-scoring step (the higher rung on a tie) (``needs search`` when the
-    ladder stalls, ``no solution`` on a contradiction), ``score`` that step's score
+    ``hardest`` is the technique of the highest-scoring step (the higher rung on a tie;
+    ``needs search`` when the ladder stalls, ``no solution`` on a contradiction),
+    ``score`` that step's score
     (``SEARCH_SCORE`` when stalled, 0.0 on a contradiction), ``grade`` one of
     :data:`GRADES` (the hardest grade of the techniques used; ``extreme`` when stalled)
     or ``no solution``, and ``counts`` the steps of each technique.
