@@ -127,7 +127,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "see `sudokulab backends`)",
     )
     p.add_argument(
-        "--propagation", choices=PROPAGATIONS, help="native engine propagation (default: hidden)"
+        "--propagation",
+        choices=PROPAGATIONS,
+        help="native engine propagation (default: locked on classic 9x9 grids, hidden on "
+        "other shapes: the fastest measured)",
     )
     p.add_argument("--order", choices=ORDERS, help="native engine cell order (default: mrv)")
     p.add_argument(
