@@ -199,6 +199,10 @@ def _rate_chunk(puzzles: list[Puzzle]) -> list[dict[str, Any]]:
 
     rows = []
     for puzzle in puzzles:
+        clashes = puzzle.clashes()
+        if clashes:  # bad input, as for solve: not a puzzle without a solution
+            rows.append({"status": "invalid", "message": "; ".join(map(str, clashes))})
+            continue
         try:
             row = rating_row(rate_puzzle(puzzle))
         except ValueError as err:  # killer cages: the ladder knows no sums
@@ -254,8 +258,9 @@ def _chunks(items: Iterable[Puzzle], size: int) -> Iterator[list[Puzzle]]:
 def rate(puzzles: Puzzle | str | Iterable[Puzzle | str], jobs: int = 1) -> Any:
     """Rate puzzles for a human solver: a pandas DataFrame, one row per puzzle.
 
-    Columns: ``puzzle`` (as a line), ``status`` (solved, stalled, contradiction, or error
-    for a puzzle the logic solver refuses), ``hardest`` (the hardest technique used, or
+    Columns: ``puzzle`` (as a line), ``status`` (solved, stalled, contradiction; invalid
+    for clashing givens, error for a puzzle the logic solver refuses, both with a
+    ``message``), ``hardest`` (the hardest technique used, or
     ``needs search``), ``score`` (on the ladder's scale, modelled on Sudoku Explainer:
     singles 1.2-2.3, locked candidates 2.6-2.8, ..., 10.0 when search is needed),
     ``grade`` (easy, medium, hard, expert, extreme), ``needs_search``, ``steps``, then the

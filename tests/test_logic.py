@@ -171,6 +171,12 @@ def test_a_contradiction_is_reported():
     assert (rating.hardest, rating.grade) == ("no solution", "no solution")
     out = run_cli("rate", grid)
     assert out.returncode == 1 and "no solution" in out.stderr
+    clash = run_cli("rate", "11" + "." * 14)  # two 1s in row 1: bad input, not unsolvable
+    assert clash.returncode == 2 and clash.stdout == ""
+    assert "invalid puzzle" in clash.stderr and "row 1" in clash.stderr
+    frame = rate(["11" + "." * 14, "4.3...1.2......."])
+    assert frame.status.tolist() == ["invalid", "solved"]
+    assert "row 1" in frame.message[0]
 
 
 def test_words_name_every_step(data_dir):

@@ -31,8 +31,8 @@ def rate_run_puzzles(store: Store, run_id: int, jobs: int = 1, progress: bool = 
     rows = []
     try:
         for text, row in zip(kept, rate_rows(puzzles, jobs, told), strict=True):
-            if row["status"] == "error":
-                rows.append((text, "error", None, None, None, None))
+            if row["status"] in ("error", "invalid"):
+                rows.append((text, row["status"], None, None, None, None))
             else:
                 rows.append(
                     (text, row["status"], row["hardest"], row["score"], row["grade"], row["steps"])

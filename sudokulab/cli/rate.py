@@ -30,8 +30,8 @@ quad 5.4, X-chain 6.5+, XY-chain 6.6+ (longer chains score more), needs search 1
 grades: easy (singles), medium (locked candidates, subsets), hard (fish, wings,
 colouring), expert (chains), extreme (needs search).
 
-exit status: 0 every puzzle rated, 1 some puzzle has no solution, 2 bad input (the good
-puzzles of a file are still rated).
+exit status: 0 every puzzle rated, 1 some puzzle has no solution, 2 bad input (unreadable
+text, clashing givens, killer cages; the good puzzles of a file are still rated).
 """
 
 #: The columns of the table, before the techniques used.
@@ -99,8 +99,9 @@ def cmd_rate(args: argparse.Namespace) -> int:
         rows = rate_rows(puzzles, jobs, told)
         for (source, line), row in zip(places, rows, strict=True):
             label = f"{source} line {line}" if many else "puzzle"
-            if row["status"] == "error":
-                error(f"{label}: cannot rate: {row['message']}")
+            if row["status"] in ("error", "invalid"):
+                what = "invalid puzzle" if row["status"] == "invalid" else "cannot rate"
+                error(f"{label}: {what}: {row['message']}")
                 worst = max(worst, EXIT_BAD_INPUT)
                 continue
             if row["status"] == "contradiction":
