@@ -4,6 +4,7 @@ links (two cells that see each other cannot both hold it)."""
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 
 from .board import Board
 from .step import Step
@@ -83,6 +84,34 @@ def _path(parent: dict, state: tuple) -> list[tuple]:
     return out[::-1]
 
 
+def shortest_chain(
+    first: tuple,
+    successors: Callable[[tuple], Iterable[tuple]],
+    is_end: Callable[[tuple], bool],
+    min_links: int,
+    below: float,
+) -> tuple[int, list[tuple]] | None:
+    """Breadth-first from the state ``first``: the number of links and the states of the
+    first chain of at least ``min_links`` and fewer than ``below`` links whose last state
+    ``is_end``; None when there is none. Each state is visited once."""
+    parent: dict[tuple, tuple | None] = {first: None}
+    frontier = [first]
+    links = 0
+    while frontier and links + 1 < below:
+        links += 1
+        after = []
+        for state in frontier:
+            for new in successors(state):
+                if new in parent:
+                    continue
+                parent[new] = state
+                after.append(new)
+                if links >= min_links and is_end(new):
+                    return links, _path(parent, new)
+        frontier = after
+    return None
+
+
 def x_chain(board: Board) -> Step | None:
     """A chain on one value from cell to cell, alternating strong links (one of the two
     holds it) and weak links (the two see each other), starting and ending with a strong
@@ -92,35 +121,25 @@ def x_chain(board: Board) -> Step | None:
     best: tuple[int, int, list[tuple]] | None = None  # (links, value, path)
     for value in range(1, board.shape.size + 1):
         bit = 1 << (value - 1)
-        links = _conjugates(board, value)
+        strong = _conjugates(board, value)
         holders = [c for c, m in enumerate(masks) if not values[c] and m & bit]
-        for start in links:
-            # States (cell, on): on = 1 when the cell must hold the value if start does not.
-            parent: dict[tuple, tuple | None] = {(start, 0): None}
-            frontier = [(start, 0)]
-            depth = 0
-            while frontier and (best is None or depth + 1 < best[0]):
-                depth += 1
-                nxt = []
-                for cell, on in frontier:
-                    step_to = (
-                        links.get(cell, ()) if not on else (c for c in holders if c in sees[cell])
-                    )
-                    for d in step_to:
-                        state = (d, 1 - on)
-                        if state in parent or d == start:
-                            continue
-                        parent[state] = (cell, on)
-                        nxt.append(state)
-                        shorter = best is None or depth < best[0]
-                        if (
-                            not on
-                            and depth >= 3
-                            and shorter
-                            and seeing_all(board, value, (start, d))
-                        ):
-                            best = (depth, value, _path(parent, state))
-                frontier = nxt
+        for start in strong:
+            # States (cell, on): on = 1 when the cell must hold the value if start does
+            # not. From an off cell a strong link leads on, from an on cell a weak one off.
+            def successors(
+                state: tuple, start: int = start, strong: dict = strong, holders: list = holders
+            ) -> Iterator[tuple]:
+                cell, on = state
+                step_to = (c for c in holders if c in sees[cell]) if on else strong.get(cell, ())
+                return ((d, 1 - on) for d in step_to if d != start)
+
+            def is_end(state: tuple, start: int = start, value: int = value) -> bool:
+                return state[1] == 1 and bool(seeing_all(board, value, (start, state[0])))
+
+            below = best[0] if best else float("inf")
+            found = shortest_chain((start, 0), successors, is_end, 3, below)
+            if found:
+                best = (found[0], value, found[1])
     if best is None:
         return None
     _, value, path = best
@@ -137,36 +156,29 @@ def xy_chain(board: Board) -> Step | None:
     cell seeing both ends loses z. The shortest chain that removes something is taken."""
     masks, sees = board.masks, board.shape.sees
     two = bivalue_cells(board)
-    best: tuple[int, int, list[tuple]] | None = None
+    best: tuple[int, int, list[tuple]] | None = None  # (links, z, path)
     for start in two:
         for z_bit in (masks[start] & -masks[start], masks[start] & (masks[start] - 1)):
             z = z_bit.bit_length()
+
+            # States (cell, held): the value the cell holds if start is not z.
+            def successors(state: tuple, start: int = start) -> Iterator[tuple]:
+                cell, held = state
+                hb = 1 << (held - 1)
+                return (
+                    (d, (masks[d] & ~hb).bit_length())
+                    for d in two
+                    if d != start and masks[d] & hb and d in sees[cell]
+                )
+
+            def is_end(state: tuple, start: int = start, z: int = z) -> bool:
+                return state[1] == z and bool(seeing_all(board, z, (start, state[0])))
+
             first = (start, (masks[start] & ~z_bit).bit_length())  # start is not z
-            parent: dict[tuple, tuple | None] = {first: None}
-            frontier = [first]
-            depth = 1
-            while frontier and (best is None or depth + 1 < best[0]):
-                depth += 1
-                nxt = []
-                for cell, held in frontier:
-                    hb = 1 << (held - 1)
-                    for d in two:
-                        if d == start or not masks[d] & hb or d not in sees[cell]:
-                            continue
-                        state = (d, (masks[d] & ~hb).bit_length())
-                        if state in parent:
-                            continue
-                        parent[state] = (cell, held)
-                        nxt.append(state)
-                        shorter = best is None or depth < best[0]
-                        if (
-                            state[1] == z
-                            and depth >= 3
-                            and shorter
-                            and seeing_all(board, z, (start, d))
-                        ):
-                            best = (depth, z, _path(parent, state))
-                frontier = nxt
+            below = best[0] if best else float("inf")
+            found = shortest_chain(first, successors, is_end, 2, below)
+            if found:
+                best = (found[0], z, found[1])
     if best is None:
         return None
     _, z, path = best
