@@ -10,7 +10,7 @@ on any geometry: extra units and jigsaw regions included; fish use rows and colu
 """
 
 from .board import Board, shape_of
-from .ladder import GRADES, LADDER, Run, Technique, ladder_without, score, solve_logic
+from .ladder import GRADES, LADDER, Run, Technique, score, solve_logic
 from .step import Step
 
 __all__ = [
@@ -20,7 +20,6 @@ __all__ = [
     "Run",
     "Step",
     "Technique",
-    "ladder_without",
     "score",
     "shape_of",
     "solve_logic",

@@ -110,13 +110,6 @@ class Board:
             elif value:  # a given its peers forbid: the cell is dead
                 self.masks[cell] = 0
 
-    def copy(self) -> Board:
-        """An independent copy."""
-        other = Board.__new__(Board)
-        other.shape, other.masks, other.values = self.shape, self.masks[:], self.values[:]
-        other.open = self.open
-        return other
-
     def place(self, cell: int, value: int) -> None:
         """Place ``value`` in ``cell``: its peers lose the value."""
         bit = 1 << (value - 1)
@@ -140,14 +133,6 @@ class Board:
         bit = 1 << (value - 1)
         values, masks = self.values, self.masks
         return [c for c in self.shape.units[unit] if not values[c] and masks[c] & bit]
-
-    def placed_in(self, unit: int) -> int:
-        """The mask of values placed in ``unit``."""
-        out = 0
-        for c in self.shape.units[unit]:
-            if self.values[c]:
-                out |= 1 << (self.values[c] - 1)
-        return out
 
     def dead(self) -> tuple[int, int, int] | None:
         """A contradiction, or None: ``(cell, -1, 0)`` for an open cell without candidates,

@@ -91,14 +91,6 @@ def score(step: Step) -> float:
     return base
 
 
-def ladder_without(*names: str) -> tuple[Technique, ...]:
-    """The ladder less the named techniques (ValueError naming an unknown one)."""
-    unknown = [n for n in names if n not in BY_NAME]
-    if unknown:
-        raise ValueError(f"unknown technique {unknown[0]!r}: {', '.join(BY_NAME)}")
-    return tuple(t for t in LADDER if t.name not in names)
-
-
 @dataclass(frozen=True)
 class Run:
     """What the logic solver did with one puzzle: its steps, the grid it reached (0 where

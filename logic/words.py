@@ -149,14 +149,3 @@ def step_text(step: Step, geom: Geometry, masks: dict[int, tuple[int, ...]] | No
             return "stopped: the step budget is spent"
         return "stalled: no technique of the ladder applies; the rest needs search"
     raise ValueError(f"unknown technique {t!r}")
-
-
-def removal_text(step: Step, geom: Geometry) -> str:
-    """What a step removes, e.g. ``removes 2 from r4c1, r5c8``; empty when nothing."""
-    if not step.removed:
-        return ""
-    by_value: dict[int, list[int]] = {}
-    for c, v in step.removed:
-        by_value.setdefault(v, []).append(c)
-    parts = [f"{symbol(v)} from {cells_text(geom, cs)}" for v, cs in sorted(by_value.items())]
-    return "removes " + "; ".join(parts)

@@ -14,10 +14,11 @@ import pytest
 
 from sudokulab import rate, read_file, solve
 from sudokulab.classroom.logic_story import logic_steps
+from sudokulab.classroom.narrative import removal_line
 from sudokulab.logic import LADDER, Board, solve_logic
 from sudokulab.logic.ladder import apply
 from sudokulab.logic.rating import rate_run
-from sudokulab.logic.words import removal_text, step_text
+from sudokulab.logic.words import step_text
 from sudokulab.models import parse_puzzle
 
 #: Shipped sets (9x9 classic, 4x4, 16x16, diagonals, jigsaw): every puzzle.
@@ -183,13 +184,13 @@ def test_words_name_every_step(data_dir):
     for entry in read_file(data_dir / "norvig-pytudes/sudoku-top95.txt")[:30]:
         run = solve_logic(entry.puzzle)
         geom = entry.puzzle.geometry
-        for step in run.steps:
+        for step, told in zip(run.steps, logic_steps(run)[1:], strict=True):
             text = step_text(step, geom)
             assert text
             if step.removed:
-                assert removal_text(step, geom).startswith("removes ")
+                assert removal_line(told, geom).startswith("removes ")
                 for cell, _ in step.removed:
-                    assert geom.cell_name(cell) in removal_text(step, geom)
+                    assert geom.cell_name(cell) in removal_line(told, geom)
 
 
 def test_killer_puzzles_are_refused_with_a_clear_error():
