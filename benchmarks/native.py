@@ -9,9 +9,14 @@ uniqueness check, limit 2), one thread, microseconds per puzzle and puzzles per 
                 where C single runs the classic 9x9 bitboard solver (CPUs with AVX2;
                 the row is left out where the bitboard solver does not run)
     C locked    as C single with propagation ``locked`` (hidden singles and locked
-                candidates): the same solutions and counts, a smaller search tree; its
-                ratio to C single (``hidden``, the configuration the issue measures
-                against) and both rows' guesses per puzzle follow it
+                candidates): the same solutions and counts, a smaller search tree
+    C default   as C locked with order ``mrv-degree`` (mrv's ties to the cell with the
+                most unplaced peers): the backend's default on the classic grid. The
+                ratios of both to C single (``hidden``, ``mrv``: the configuration issue
+                17 measures against) follow, per call and in engine time (the core's
+                own clock around each search, as ``search_batch`` reports it: no Python
+                call, no reading of the givens list, no result tuple), with every
+                row's guesses per puzzle
     reference   the Python reference (``native.reference.Engine``), on a sample
     cpsat       ``get_backend("cpsat").solve`` on the model (one worker), on a sample
 
@@ -56,7 +61,7 @@ TARGET_RATE = 30_000  # puzzles per second on sudokus_17, first solution
 LOCKED_TARGETS = {"top1465": 2.5, "hardest": 1.6, "top2365": 1.6, "sudokus_17": 1.25}
 
 
-def time_c_single(tables, puzzles, limit, repeat, propagation="hidden"):
+def time_c_single(tables, puzzles, limit, repeat, propagation="hidden", order="mrv"):
     """Seconds per puzzle (best of ``repeat`` passes), one core call each; the outcomes."""
     search = native._core.search
     times = [float("inf")] * len(puzzles)
@@ -64,7 +69,7 @@ def time_c_single(tables, puzzles, limit, repeat, propagation="hidden"):
         outs = []
         for i, givens in enumerate(puzzles):
             start = time.perf_counter()
-            out = search(tables, givens, propagation, "mrv", limit, None, KEEP)
+            out = search(tables, givens, propagation, order, limit, None, KEEP)
             times[i] = min(times[i], time.perf_counter() - start)
             outs.append(out)
     return times, [native.Outcome(*out) for out in outs]
@@ -78,6 +83,15 @@ def time_c_batch(tables, puzzles, limit, repeat):
         answers = native._core.search_batch(tables, puzzles, "hidden", "mrv", limit, None, KEEP)
         wall = min(wall, time.perf_counter() - start)
     return wall, [native.Outcome(*a[:-1]) for a in answers]  # the last: seconds
+
+
+def time_engine(tables, puzzles, limit, repeat, propagation, order):
+    """Seconds per puzzle inside the core (best of ``repeat`` batch passes, per puzzle)."""
+    times = [float("inf")] * len(puzzles)
+    for _ in range(repeat):
+        answers = native._core.search_batch(tables, puzzles, propagation, order, limit, None, 1)
+        times = [min(t, a[-1]) for t, a in zip(times, answers, strict=True)]
+    return times
 
 
 def time_reference(units, puzzles, limit, repeat):
@@ -262,20 +276,36 @@ def main() -> int:
                         ratio(sat, g_sample),
                     )
                 )
-            locked_times, locked_outs = time_c_single(tables, puzzles, limit, args.repeat, "locked")
-            # The same counts (a puzzle with several solutions may show another one first).
-            for entry, out, other in zip(entries, outs, locked_outs, strict=True):
-                if (out.count, out.complete) != (other.count, other.complete) or not all(
-                    is_solution(entry.puzzle, grid) for grid in other.solutions
-                ):
-                    fail(f"{name}: locked and hidden differ at {entry.source} line {entry.line}")
-            c_locked = statistics.fmean(locked_times)
-            print(row(f"{label}: C locked", len(puzzles), c_locked))
-            guesses = statistics.fmean(o.guesses for o in outs)
-            guesses_locked = statistics.fmean(o.guesses for o in locked_outs)
+            c_new = {}
+            guesses = {"hidden": statistics.fmean(o.guesses for o in outs)}
+            for tag, order in (("locked", "mrv"), ("default", "mrv-degree")):
+                new_times, new_outs = time_c_single(
+                    tables, puzzles, limit, args.repeat, "locked", order
+                )
+                # The same counts (a puzzle with several solutions may show another first).
+                for entry, out, other in zip(entries, outs, new_outs, strict=True):
+                    if (out.count, out.complete) != (other.count, other.complete) or not all(
+                        is_solution(entry.puzzle, grid) for grid in other.solutions
+                    ):
+                        fail(f"{name}: {tag} and hidden differ at {entry.source} line {entry.line}")
+                c_new[tag] = statistics.fmean(new_times)
+                guesses[tag] = statistics.fmean(o.guesses for o in new_outs)
+                print(row(f"{label}: C {tag}", len(puzzles), c_new[tag]))
+            engine_hidden = statistics.fmean(
+                time_engine(tables, puzzles, limit, args.repeat, "hidden", "mrv")
+            )
+            engine_new = statistics.fmean(
+                time_engine(tables, puzzles, limit, args.repeat, "locked", "mrv-degree")
+            )
             print(
-                f"{'':<30} locked vs hidden {c_all / c_locked:.2f}x as fast; guesses per "
-                f"puzzle hidden {guesses:.1f}, locked {guesses_locked:.1f}"
+                f"{'':<30} vs C single (hidden, mrv): locked {c_all / c_new['locked']:.2f}x, "
+                f"default {c_all / c_new['default']:.2f}x per call; engine time "
+                f"{engine_hidden * 1e6:.2f} -> {engine_new * 1e6:.2f} us, "
+                f"{engine_hidden / engine_new:.2f}x"
+            )
+            print(
+                f"{'':<30} guesses per puzzle: hidden {guesses['hidden']:.1f}, locked "
+                f"{guesses['locked']:.1f}, default {guesses['default']:.1f}"
             )
             print(row(f"{label}: reference", len(sample), ref, "1.0x", ratio(sat, ref)))
             print(row(f"{label}: cpsat", len(sample), sat, ratio(ref, sat), "1.0x"))
@@ -284,7 +314,8 @@ def main() -> int:
                 "batch": b_all,
                 "vs_ref": ref / c_sample,
                 "batch_vs_ref": ref / b_sample,
-                "locked_vs_hidden": c_all / c_locked,
+                "default_vs_hidden": c_all / c_new["default"],
+                "engine_vs_hidden": engine_hidden / engine_new,
             }
 
     print()
@@ -305,11 +336,15 @@ def main() -> int:
     for name, want in LOCKED_TARGETS.items():
         for limit, task in ((1, "first"), (2, "unique")):
             if (name, limit) in found:
-                got = found[name, limit]["locked_vs_hidden"]
-                verdict = "met" if got >= want else "NOT met"
+                call = found[name, limit]["default_vs_hidden"]
+                engine = found[name, limit]["engine_vs_hidden"]
+                verdict = ("NOT met", "met per call only", "met in engine time only", "met")[
+                    (call >= want) + 2 * (engine >= want)
+                ]
                 print(
-                    f"target: locked >= {want}x as fast as hidden on {name}, {task}: "
-                    f"{got:.2f}x: {verdict}"
+                    f"target: the default (locked, mrv-degree) >= {want}x as fast as hidden, "
+                    f"mrv on {name}, {task}: per call {call:.2f}x, engine time "
+                    f"{engine:.2f}x: {verdict}"
                 )
     return 0
 

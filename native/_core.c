@@ -61,13 +61,13 @@ parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
             PyObject *timeout_obj, PyObject *keep_obj, PyObject *max_guesses_obj, Knobs *k)
 {
     static const char *const props[] = {"none", "forward", "singles", "hidden", "locked"};
-    static const char *const orders[] = {"mrv", "first"};
+    static const char *const orders[] = {"mrv", "first", "mrv-degree"};
     memset(k, 0, sizeof *k);
     k->prop = parse_choice(prop_obj, "propagation", props, 5,
                            "none, forward, singles, hidden, locked");
     if (k->prop < 0)
         return -1;
-    k->order = parse_choice(order_obj, "order", orders, 2, "mrv, first");
+    k->order = parse_choice(order_obj, "order", orders, 3, "mrv, first, mrv-degree");
     if (k->order < 0)
         return -1;
     long long n;
@@ -229,6 +229,7 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     x->prop = k->prop;
     /* Under none mrv ties everywhere and picks the first unplaced cell. */
     x->mrv = k->order == 0 && k->prop != PROP_NONE;
+    x->degree = k->order == 2 && k->prop != PROP_NONE; /* under none: first, as mrv */
     /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
     x->floor = k->prop >= PROP_SINGLES ? 2 : 1;
     x->pick9 = x->mrv && x->floor == 2 && t->size >= 2 && t->size <= 9 && !t->ncages;
@@ -566,7 +567,8 @@ static PyMethodDef core_methods[] = {
      "search(tables, givens, propagation, order, limit, timeout, keep, max_guesses=None)"
      "\n--\n\n"
      "Search one grid (see sudokulab.native.reference). givens: n*n ints in 0..n; "
-     "propagation: none, forward, singles or hidden; order: mrv or first; limit: an int "
+     "propagation: none, forward, singles, hidden or locked; order: mrv, first or "
+     "mrv-degree; limit: an int "
      ">= 1 or None; timeout: seconds from the call or None; keep: solution grids to "
      "return; max_guesses: the guess budget, an int >= 0 or None. Returns (solutions, "
      "count, complete, timed_out, budget_spent, nodes, guesses, backtracks)."},

@@ -33,7 +33,9 @@
  * planes changed. These are the reference's rules, only fired in another order and many
  * at once, which its docstring allows (they only remove candidates, so the fixpoint or
  * the contradiction is the same). MRV counts candidates with bit-sliced adders over the
- * planes and takes the lowest cell with the fewest. So the nodes, guesses, backtracks
+ * planes and takes the lowest cell with the fewest; mrv-degree then counts each such
+ * cell's unplaced peers (three popcounts of u and the cell's peer mask) and takes the
+ * lowest cell with the most. So the nodes, guesses, backtracks
  * and solutions are the reference's (tests/test_core_board9.py checks this against the
  * general engine on whole sets; the identity tests check it against the reference), and
  * as it takes its guesses from next_guess too, a deadline or a guess budget stops it
@@ -54,7 +56,7 @@ int b9_cpu;
 #include <immintrin.h>
 
 typedef uint64_t B9V __attribute__((vector_size(32)));
-#define B9 static inline __attribute__((target("avx2"), always_inline))
+#define B9 static inline __attribute__((target("avx2,popcnt"), always_inline))
 #define B9F9 0x1FFull
 #define B9L3 0x0000000100010001ull /* the lowest bit of each row field */
 #define B9H3 0x0000800080008000ull /* a guard bit above each row field */
@@ -82,7 +84,7 @@ board9_init(void)
         b9_bit[c][r / 3] = 1ull << (16 * (r % 3) + k);
     }
     __builtin_cpu_init();
-    b9_cpu = __builtin_cpu_supports("avx2") != 0;
+    b9_cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 }
 
 /* The cell at bit pos of band b. */
@@ -179,78 +181,84 @@ place9(Board9 *s, int c, int d, unsigned *dirty)
 }
 
 /* Fold macros over a band word: REP3 copies a row field's bits to the three rows, EXP3
- * spreads a segment's (or a box group's) first bit to its three cells. */
+ * spreads a segment's first bit to its three cells. */
 #define REP3(v) ((v) | (v) << 16 | (v) << 32)
 #define EXP3(v) ((v) | (v) << 1 | (v) << 2)
 
-/* Per row field of v: bit 16 r when row r holds a bit (ANY3), two or more (TWO3). */
-B9 B9V
-any_rows(B9V v)
-{
-    const B9V h = B9S(B9H3), l = B9S(B9L3);
-    return ((v + (h - l)) & h) >> 15;
-}
-
-B9 B9V
-two_rows(B9V v)
-{
-    const B9V h = B9S(B9H3), l = B9S(B9L3);
-    return any_rows(v & ((v | h) - l)); /* each field without its lowest bit */
-}
-
-/* The cells of the rows whose bit 16 r is set. */
-B9 B9V
-rows_of(B9V r)
-{
-    return (r << 9) - r;
-}
-
 /*
- * Locked candidates of one digit's plane x: the cells that lose the digit. Segments are
- * the three cells a row shares with a box; `seg` has bit 16 r + 3 j when row r of box j
- * (of the band) may hold the digit, `o` bit k when column k of the band may.
- *   - pointing along a row: a box whose places lie in one row confines the digit to
- *     that segment, so the row's other cells lose it (a row two boxes point into loses
- *     it everywhere: the rules' union, as the reference applies them one by one);
- *   - claiming by a row: a row whose places lie in one box: the box's other rows lose it;
- *   - pointing along a column: a box whose places lie in one column: that column loses
- *     it in the other bands (lane rotations);
- *   - claiming by a column: a column whose places lie in one band: the box's other
- *     columns lose it.
- * Box groups and rows are counted with the same "any" and "two or more" folds as
- * hidden9. The caller keeps only unplaced cells of the bands (the pad lane is garbage).
+ * Locked candidates of one digit's plane x: the cells that lose the digit. A band's
+ * segments are where a row meets a box (bit 16 r + 3 j of `seg` when row r of box j
+ * may hold the digit) and where a column meets the band (bit k of `col`):
+ *   - pointing along a row: box j's places all in row r (no other row of the box has a
+ *     segment): row r's other segments lose the digit;
+ *   - claiming by a row: row r's places all in box j: the box's other rows' segments lose it;
+ *   - pointing along a column: a box's places all in column k (no other column of its
+ *     group has one): column k loses it in the other bands (lane rotations);
+ *   - claiming by a column: column k's places all in this band: the other columns of
+ *     its box lose it.
+ * All four from the same plane: the rules' union, which the reference reaches applying
+ * them one by one (two boxes pointing into one row take it from the whole row). The
+ * caller keeps only unplaced cells of the bands (the pad lane is garbage).
  */
+#define B9K3 (0x49 * B9L3) /* the first cell of each segment, every row */
+/* On segment words: (r, j) gets (r + 1, j), (r + 2, j), (r, j + 1), (r, j + 2), mod 3. */
+B9 B9V
+seg_row1(B9V s)
+{
+    return (s >> 16 | s << 32) & B9S(B9K3);
+}
+
+B9 B9V
+seg_row2(B9V s)
+{
+    return (s >> 32 | s << 16) & B9S(B9K3);
+}
+
+B9 B9V
+seg_box1(B9V s)
+{
+    return (s >> 3 | s << 6) & B9S(B9K3);
+}
+
+B9 B9V
+seg_box2(B9V s)
+{
+    return (s >> 6 | s << 3) & B9S(B9K3);
+}
+
+/* On column words: column k gets column k + 1 (k + 2) of its group of three, mod 3. */
+B9 B9V
+col_next1(B9V c)
+{
+    return (c >> 1 & B9S(0x0DB)) | (c << 2 & B9S(0x124));
+}
+
+B9 B9V
+col_next2(B9V c)
+{
+    return (c >> 2 & B9S(0x049)) | (c << 1 & B9S(0x1B6));
+}
+
 B9 B9V
 locked9(B9V x)
 {
-    const B9V f = B9S(B9F9), k49 = B9S(0x49), k3 = B9S(0x49 * B9L3);
-    const B9V seg = (x | x >> 1 | x >> 2) & k3;
-    /* pointing along rows: boxes with one row of places */
-    const B9V s0 = seg & k49, s1 = (seg >> 16) & k49, s2 = (seg >> 32) & k49;
-    const B9V box_one_row = (s0 | s1 | s2) & ~((s0 & s1) | (s2 & (s0 | s1)));
-    const B9V point = seg & REP3(box_one_row);
-    const B9V out_rows = (rows_of(any_rows(point)) & ~EXP3(point)) | rows_of(two_rows(point));
-    /* claiming by rows: rows with one segment; by box group, one such row or more */
-    const B9V claim = seg & rows_of(any_rows(seg) & ~two_rows(seg));
-    const B9V q0 = claim & k49, q1 = (claim >> 16) & k49, q2 = (claim >> 32) & k49;
-    const B9V q_any = q0 | q1 | q2, q_two = (q0 & q1) | (q2 & (q0 | q1));
-    const B9V out_boxes = (REP3(EXP3(q_any)) & ~EXP3(claim)) | REP3(EXP3(q_two));
-    /* the band's columns with places; pointing along columns: boxes with one column */
-    const B9V o = (x | x >> 16 | x >> 32) & f;
-    const B9V g0 = o & k49, g1 = (o >> 1) & k49, g2 = (o >> 2) & k49;
-    const B9V box_one_col = (g0 | g1 | g2) & ~((g0 & g1) | (g2 & (g0 | g1)));
-    const B9V col = o & EXP3(box_one_col);
-    const B9V out_cols = REP3(b9_rot1(col) | b9_rot2(col));
-    /* claiming by columns: columns with places in this band only */
-    const B9V only = o & ~(b9_rot1(o) | b9_rot2(o));
-    const B9V c0 = only & k49, c1 = (only >> 1) & k49, c2 = (only >> 2) & k49;
-    const B9V c_any = c0 | c1 | c2, c_two = (c0 & c1) | (c2 & (c0 | c1));
-    const B9V out_group = REP3((EXP3(c_any) & ~only) | EXP3(c_two));
-    return out_rows | out_boxes | out_cols | out_group;
+    const B9V seg = (x | x >> 1 | x >> 2) & B9S(B9K3);
+    const B9V box_in_row = seg & ~(seg_row1(seg) | seg_row2(seg)); /* pointing */
+    const B9V row_in_box = seg & ~(seg_box1(seg) | seg_box2(seg)); /* claiming */
+    const B9V segs = seg_box1(box_in_row) | seg_box2(box_in_row) | seg_row1(row_in_box) |
+                     seg_row2(row_in_box);
+    const B9V col = (x | x >> 16 | x >> 32) & B9S(B9F9);
+    const B9V col_in_band = col & ~(b9_rot1(col) | b9_rot2(col)); /* claiming */
+    const B9V box_in_col = col & ~(col_next1(col) | col_next2(col)); /* pointing */
+    const B9V cols = col_next1(col_in_band) | col_next2(col_in_band) | b9_rot1(box_in_col) |
+                     b9_rot2(box_in_col);
+    return x & (EXP3(segs) | REP3(cols));
 }
 
 /* Naked and hidden singles (and with lock, locked candidates) to the fixpoint; dirty: the
- * digits whose planes changed. 0 on a contradiction. */
+ * digits whose planes changed. 0 on a contradiction. Each round places every naked single,
+ * then every hidden single of the digits whose planes changed, all at once (cover9 per
+ * digit); at the singles' fixpoint come the locked candidates. */
 B9 int
 propagate9(Board9 *s, unsigned dirty, const int lock)
 {
@@ -264,12 +272,12 @@ propagate9(Board9 *s, unsigned dirty, const int lock)
         if (b9_any(s->u & ~ones))
             return 0; /* a cell without a candidate */
         const B9V naked = s->u & ~twos;
-        if (b9_any(naked)) {
+        int placed = b9_any(naked);
+        if (placed) {
             unsigned digits = 0;
             for (int d = 0; d < 9; d++)
                 digits |= (unsigned)b9_any(naked & s->p[d]) << d;
             dirty |= digits;
-            stale |= digits;
             for (; digits; digits &= digits - 1) {
                 const int d = __builtin_ctz(digits);
                 const B9V n = naked & s->p[d];
@@ -277,42 +285,43 @@ propagate9(Board9 *s, unsigned dirty, const int lock)
                 if (b9_any(cover9(n, &cover)))
                     return 0;
                 s->p[d] = (s->p[d] & ~cover) | n;
-                s->u &= ~n;
             }
-            continue; /* naked singles to their fixpoint first */
+            s->u &= ~naked;
         }
-        if (!dirty)
-            goto locked;
-        B9V hid[9];
+        stale |= dirty;
+        /* the hidden singles of the digits whose planes changed, from this state */
+        B9V hid[9], all = B9S(0), twice = B9S(0);
         unsigned found = 0;
-        for (unsigned dd = dirty; dd; dd &= dd - 1) {
-            const int d = __builtin_ctz(dd);
+        for (; dirty; dirty &= dirty - 1) {
+            const int d = __builtin_ctz(dirty);
             B9V out;
             if (b9_any(hidden9(s->p[d], &out)))
                 return 0; /* a unit without a place for d + 1 */
             hid[d] = out & s->u;
             found |= (unsigned)b9_any(hid[d]) << d;
+            twice |= all & hid[d];
+            all |= hid[d];
         }
-        dirty = 0;
-        if (!found)
-            goto locked;
-        for (; found; found &= found - 1) {
-            const int d = __builtin_ctz(found);
-            const B9V n = hid[d];
-            B9V cover;
-            /* an earlier digit's hidden single may have taken one of these cells */
-            if (b9_any(n & ~s->p[d]) || b9_any(cover9(n, &cover)))
-                return 0;
-            for (int e = 0; e < 9; e++) {
-                dirty |= (unsigned)b9_any(s->p[e] & n) << e;
-                s->p[e] &= ~n;
+        if (found) {
+            if (b9_any(twice))
+                return 0; /* a cell is the only place of two digits */
+            /* every plane loses the cells, each found digit its cells' peers */
+            for (int d = 0; d < 9; d++) {
+                dirty |= (unsigned)b9_any(s->p[d] & all) << d;
+                s->p[d] &= ~all;
             }
-            s->p[d] = (s->p[d] & ~cover) | n;
-            s->u &= ~n;
+            for (; found; found &= found - 1) {
+                const int d = __builtin_ctz(found);
+                B9V cover;
+                if (b9_any(cover9(hid[d], &cover)))
+                    return 0;
+                s->p[d] = (s->p[d] & ~cover) | hid[d];
+            }
+            s->u &= ~all;
+            placed = 1;
         }
-        stale |= dirty;
-        continue;
-    locked:
+        if (placed)
+            continue;
         if (!lock)
             return 1;
         /* Singles are at their fixpoint: the locked candidates of each digit whose plane
@@ -332,10 +341,10 @@ propagate9(Board9 *s, unsigned dirty, const int lock)
     }
 }
 
-/* The cell to branch on (mrv: the fewest candidates, lowest index; else the first), or
- * -1 when every cell is placed. */
+/* The cell to branch on (mrv: the fewest candidates, lowest index; degree too, then on
+ * ties the most unplaced peers; else the first), or -1 when every cell is placed. */
 B9 int
-choose9(const Board9 *s, int mrv)
+choose9(const Board9 *s, int mrv, int degree)
 {
     B9V m = s->u;
     if (mrv) {
@@ -358,6 +367,21 @@ choose9(const Board9 *s, int mrv)
                 break;
         }
     }
+    if (degree) {
+        int best = -1, most = -1;
+        for (int b = 0; b < 3; b++)
+            for (uint64_t w = m[b]; w; w &= w - 1) {
+                const int c = b9_cell(b, __builtin_ctzll(w));
+                const B9V q = s->u & b9_peer[c];
+                const int n = __builtin_popcountll(q[0]) + __builtin_popcountll(q[1]) +
+                              __builtin_popcountll(q[2]);
+                if (n > most) {
+                    best = c;
+                    most = n;
+                }
+            }
+        return best;
+    }
     for (int b = 0; b < 3; b++)
         if (m[b])
             return b9_cell(b, __builtin_ctzll(m[b]));
@@ -366,22 +390,31 @@ choose9(const Board9 *s, int mrv)
 
 /* run_search for the classic 9x9 shape under hidden or locked (see above); `block` holds 82
  * states (the root and one per depth) plus 32 bytes for the alignment. */
-__attribute__((target("avx2"))) int
+__attribute__((target("avx2,popcnt"))) int
 run_board9(Ctx *x, Run *r, char *block, Frame *stack)
 {
     Board9 *states = (Board9 *)(((uintptr_t)block + 31) & ~(uintptr_t)31);
     Board9 *s = states;
-    const int mrv = x->mrv;
+    const int mrv = x->mrv || x->degree, degree = x->degree;
     const int lock = x->prop == PROP_LOCKED;
-    for (int d = 0; d < 9; d++)
-        s->p[d] = B9S(B9BAND);
-    s->u = (B9V){B9BAND, B9BAND, B9BAND, 0};
-    unsigned dirty = 0;
+    /* The givens, every digit's at once: g[v] the cells given v (g[0]: the empty ones);
+     * each plane keeps its givens and loses their peers and the other digits' givens. */
+    uint64_t g[10][4] = {{0}};
     for (int c = 0; c < 81; c++)
-        if (r->givens[c] && !place9(s, c, r->givens[c] - 1, &dirty)) {
+        g[r->givens[c]][c / 27] |= 1ull << (16 * ((c / 9) % 3) + c % 9);
+    const B9V band = (B9V){B9BAND, B9BAND, B9BAND, 0};
+    const B9V given = band & ~(B9V){g[0][0], g[0][1], g[0][2], 0};
+    for (int d = 0; d < 9; d++) {
+        const B9V n = (B9V){g[d + 1][0], g[d + 1][1], g[d + 1][2], 0};
+        B9V cover;
+        if (b9_any(cover9(n, &cover))) {
             r->complete = 1; /* a value given twice in a unit */
             return 1;
         }
+        s->p[d] = (B9S(B9BAND) & ~cover & ~given) | n;
+    }
+    s->u = band & ~given;
+    unsigned dirty = 0;
     if (!propagate9(s, 0x1FF, lock)) {
         r->complete = 1;
         return 1;
@@ -390,7 +423,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
     for (;;) {
         /* s is a consistent state: a node. */
         r->nodes++;
-        const int cell = choose9(s, mrv);
+        const int cell = choose9(s, mrv, degree);
         if (cell < 0) {
             r->count++;
             if ((Py_ssize_t)r->count <= r->keep) {

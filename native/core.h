@@ -25,7 +25,8 @@
  *     where[] is a transpose of the masks done by multiplications, and its givens and
  *     singles are read and queued without a branch on the data;
  *   - mrv (sizes 2 to 9 under singles and hidden, without cages) scans the masks only: at
- *     a node a cell is placed exactly when it has one candidate;
+ *     a node a cell is placed exactly when it has one candidate; mrv-degree counts the
+ *     unplaced peers (the peer lists) of each cell that ties on the fewest candidates;
  *   - the search is depth-first with an explicit stack of frames (state, cell, untried
  *     candidates); a state (masks, where, placed) is one block, copied in one memcpy per
  *     guess; on the last candidate of a frame its state is reused in place and the
@@ -161,6 +162,7 @@ typedef struct {
     /* the knobs */
     int prop;
     int mrv;
+    int degree; /* mrv-degree: fewest candidates, then most unplaced peers (choose) */
     int floor;
     int pick9; /* choose's fast path (see there) */
     /* the propagation queue */

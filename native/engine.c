@@ -661,10 +661,37 @@ first_unplaced(const uint8_t *placed, int ncells)
     return p ? (int)((const uint8_t *)p - placed) : -1;
 }
 
+/* mrv-degree: the unplaced cell with the fewest candidates, on ties the one with the most
+ * unplaced peers, then the lowest index; -1 when every cell is placed. */
+static int
+choose_degree(const Ctx *x, const uint32_t *masks, const uint8_t *placed)
+{
+    const int32_t *start = x->t->peer_start, *peers = x->t->peers;
+    int best = -1, fewest = 0, most = -1;
+    for (int c = 0; c < x->ncells; c++) {
+        if (placed[c])
+            continue;
+        const int k = popcount32(masks[c]);
+        if (best >= 0 && k > fewest)
+            continue;
+        int degree = 0;
+        for (int i = start[c]; i < start[c + 1]; i++)
+            degree += !placed[peers[i]];
+        if (best < 0 || k < fewest || degree > most) {
+            best = c;
+            fewest = k;
+            most = degree;
+        }
+    }
+    return best;
+}
+
 /* The cell to branch on, or -1 when every cell is placed. */
 static inline int
 choose(const Ctx *x, const uint32_t *masks, const uint8_t *placed)
 {
+    if (x->degree)
+        return choose_degree(x, masks, placed);
     if (x->pick9) {
         /* Sizes 2 to 9 under singles/hidden without cages: at a node a cell is placed
          * exactly when it has one candidate (an unplaced one with one is a naked single,

@@ -45,8 +45,13 @@ Cages (killer Sudoku): a cage is a group of cells whose values are distinct and 
 Order (which cell the search branches on):
     ``mrv``    the unplaced cell with the fewest candidates, lowest index on ties (default).
     ``first``  the first unplaced cell, row-major.
+    ``mrv-degree``  the fewest candidates as ``mrv``; among the cells that tie, the one
+               with the most unplaced peers (the *degree* heuristic: the guess that
+               constrains the most cells), then the lowest index.
     Under ``none`` no candidate is ever removed, so ``mrv`` ties everywhere and picks the
-    same cell as ``first``.
+    same cell as ``first``; so does ``mrv-degree`` (its tie-break is for pruned
+    candidates: with none pruned, cells far from every placed one would go first and
+    plain backtracking would see its conflicts last).
 
 Search
     Depth-first with an explicit stack. The root is the empty grid with every given placed
@@ -110,7 +115,7 @@ from math import comb
 from typing import Any
 
 PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden", "locked")
-ORDERS: tuple[str, ...] = ("mrv", "first")
+ORDERS: tuple[str, ...] = ("mrv", "first", "mrv-degree")
 
 #: Solutions kept by default: a count may run into millions, the grids are kept only up
 #: to this many (each is counted all the same).
@@ -284,10 +289,12 @@ class Engine:
         }[propagation]
         self._hidden = propagation in ("hidden", "locked")
         self._locked = propagation == "locked"
-        # Under none every unplaced cell keeps all its candidates: mrv ties everywhere and
-        # picks the first unplaced cell, so skip the scan.
-        use_mrv = order == "mrv" and propagation != "none"
-        self._choose = self._choose_mrv if use_mrv else self._choose_first
+        # Under none every unplaced cell keeps all its candidates: mrv (and mrv-degree, see
+        # the module docstring) picks the first unplaced cell, so skip the scan.
+        if propagation == "none" or order == "first":
+            self._choose = self._choose_first
+        else:
+            self._choose = self._choose_degree if order == "mrv-degree" else self._choose_mrv
         # Under singles/hidden an unplaced cell always keeps two or more candidates, so a
         # cell with two is already the best MRV can find; under forward, one.
         self._fewest_possible = 2 if propagation in ("singles", "hidden", "locked") else 1
@@ -566,6 +573,22 @@ class Engine:
                     best, fewest = c, k
                     if k <= floor:
                         break
+        return best
+
+    def _choose_degree(self, masks: list[int], placed: bytearray) -> int:
+        """The unplaced cell with the fewest candidates; on ties the one with the most
+        unplaced peers, then the lowest index; -1 when every cell is placed."""
+        peers = self.tables.peers
+        best, fewest, most = -1, 0, -1
+        for c, m in enumerate(masks):
+            if placed[c]:
+                continue
+            k = m.bit_count()
+            if best >= 0 and k > fewest:
+                continue
+            degree = len(peers[c]) - sum(placed[p] for p in peers[c])
+            if best < 0 or k < fewest or degree > most:
+                best, fewest, most = c, k, degree
         return best
 
     # -- search ------------------------------------------------------------------------

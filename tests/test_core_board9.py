@@ -106,7 +106,7 @@ def test_whole_sets_agree(data_dir, pair, name):
             assert fast == general, f"{name}: {entry.puzzle.givens}"
 
 
-@pytest.mark.parametrize("order", ["mrv", "first"])
+@pytest.mark.parametrize("order", ["mrv", "first", "mrv-degree"])
 def test_both_orders_on_hard_sets(data_dir, pair, order):
     for name in ("top95", "hardest"):
         for entry in read_file(data_dir / SETS[name]):
@@ -153,7 +153,7 @@ def test_a_deadline_stops_both_at_the_same_guess(pair):
     assert fast[3] and not fast[2] and not fast[4] and fast[6] == 256
 
 
-@pytest.mark.parametrize("order", ["mrv", "first"])
+@pytest.mark.parametrize("order", ["mrv", "first", "mrv-degree"])
 def test_a_budget_stops_both_at_the_same_guess(data_dir, pair, order):
     # On hard puzzles and counts: budgets of no guess, one, a spread up to the whole
     # search, one short of it and exactly it (hit, not stopped), with limits 1, 2, None.
@@ -215,7 +215,7 @@ def grids(draw):
 @settings(max_examples=300, deadline=None)
 @given(
     grids(),
-    st.sampled_from(["mrv", "first"]),
+    st.sampled_from(["mrv", "first", "mrv-degree"]),
     st.sampled_from([1, 2, 5]),
     st.one_of(st.none(), st.integers(0, 60)),
     st.sampled_from(BITBOARD_PROPAGATIONS),

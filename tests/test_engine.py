@@ -22,7 +22,9 @@ COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
 # Plain backtracking and forward checking in pure Python need millions of guesses on
 # some top95 puzzles; they get the whole set only where a run stays within minutes.
 FAST = [
-    (p, o) for p, o in COMBINATIONS if p in ("singles", "hidden", "locked") or p + o == "forwardmrv"
+    (p, o)
+    for p, o in COMBINATIONS
+    if p in ("singles", "hidden", "locked") or (p == "forward" and o != "first")
 ]
 #: Guesses the slow combinations get per puzzle: a second or two of pure Python for the
 #: adversarial seed or the whole of top95, and the same stopping point on any machine.
@@ -65,20 +67,22 @@ def test_fast_combinations_solve_all_of_top95(data_dir, propagation, order):
 
 
 def test_slow_combinations_solve_top95_within_a_budget(data_dir):
-    """The slow combinations (none and forward with first, none with mrv) on top95 with a
-    budget of guesses: each puzzle is solved, verified and agrees with ``hidden``, or is
-    stopped exactly at the budget; which ones finish follows from the rules alone."""
+    """The slow combinations (none and forward with first, none with mrv or mrv-degree) on
+    top95 with a budget of guesses: each puzzle is solved, verified and agrees with
+    ``hidden``, or is stopped exactly at the budget; which ones finish follows from the
+    rules alone."""
     entries = read_file(data_dir / "norvig-pytudes" / "sudoku-top95.txt")
     assert sorted(set(COMBINATIONS) - set(FAST)) == [
         ("forward", "first"),
         ("none", "first"),
         ("none", "mrv"),
+        ("none", "mrv-degree"),
     ]
     solved = {"none": 0, "forward": 0}
     for entry in entries:
         runs = {
             (p, o): solve(entry.puzzle, propagation=p, order=o, max_guesses=BUDGET)
-            for p, o in (("none", "first"), ("none", "mrv"), ("forward", "first"))
+            for p, o in set(COMBINATIONS) - set(FAST)
         }
         for result in runs.values():
             if result.stats["budget_spent"]:
@@ -90,8 +94,10 @@ def test_slow_combinations_solve_top95_within_a_budget(data_dir):
                 assert is_solution(entry.puzzle, result.solution)
                 assert result.solution == solve(entry.puzzle).solution  # the unique solution
         plain, forward = runs["none", "first"], runs["forward", "first"]
-        # Under none mrv ties everywhere: the same search as first, budget stop included.
-        assert {**runs["none", "mrv"].stats, "order": "first"} == plain.stats
+        # Under none mrv ties everywhere (and mrv-degree follows it): the same search as
+        # first, budget stop included.
+        for order in ("mrv", "mrv-degree"):
+            assert {**runs["none", order].stats, "order": "first"} == plain.stats
         # Forward checking branches on the same cells as plain backtracking (first
         # unplaced), tries only the values plain backtracking would not refuse, and cuts
         # subtrees: it never needs more guesses, so it finishes wherever plain does.
@@ -103,6 +109,51 @@ def test_slow_combinations_solve_top95_within_a_budget(data_dir):
     # The budget lets plain backtracking finish at least one puzzle, so that both
     # branches above are exercised (most of top95 needs far more guesses).
     assert 1 <= solved["none"] <= solved["forward"] < len(entries)
+
+
+class _FirstGuess:
+    """A tracer that keeps the cell of the first guess and ignores every other step."""
+
+    def __init__(self) -> None:
+        self.cell = None
+
+    def guess(self, cell, bit, candidates, depth):
+        if self.cell is None:
+            self.cell = cell
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+@pytest.mark.parametrize("propagation", ["forward", "singles", "hidden", "locked"])
+def test_mrv_degree_breaks_the_ties_of_mrv_by_unplaced_peers(data_dir, propagation):
+    """The first guess under mrv-degree, against the rule computed here from the root
+    state: the fewest candidates, then the most unplaced peers, then the lowest index."""
+    geom = geometry(9)
+    units = tuple(u.cells for u in geom.units)
+    peers = [{p for u in units if c in u for p in u} - {c} for c in range(81)]
+    entries = read_file(data_dir / "norvig-pytudes" / "sudoku-top95.txt")[:30]
+    moved = 0  # puzzles where the tie-break picks another cell than mrv
+    for entry in entries:
+        givens = list(entry.puzzle.givens)
+        masks, placed = Engine(9, units, propagation, "mrv").root(givens)
+        open_cells = [c for c in range(81) if not placed[c]]
+
+        def rank(c, masks=masks, placed=placed):
+            return masks[c].bit_count(), -sum(not placed[p] for p in peers[c]), c
+
+        first = {}
+        for order in ("mrv", "mrv-degree"):
+            tracer = _FirstGuess()
+            Engine(9, units, propagation, order, trace=tracer).search(givens, 1, max_guesses=1)
+            first[order] = tracer.cell
+        if not open_cells:  # solved by propagation: no guess
+            assert first == {"mrv": None, "mrv-degree": None}
+            continue
+        assert first["mrv-degree"] == min(open_cells, key=rank)
+        assert first["mrv"] == min(open_cells, key=lambda c: (masks[c].bit_count(), c))
+        moved += first["mrv"] != first["mrv-degree"]
+    assert moved >= 5
 
 
 def test_search_order_is_deterministic_and_ascending():

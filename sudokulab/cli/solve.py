@@ -132,7 +132,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="native engine propagation (default: locked on classic 9x9 grids, hidden on "
         "other shapes: the fastest measured)",
     )
-    p.add_argument("--order", choices=ORDERS, help="native engine cell order (default: mrv)")
+    p.add_argument(
+        "--order",
+        choices=ORDERS,
+        help="native engine cell order: mrv (fewest candidates), first (first empty cell) or "
+        "mrv-degree (fewest candidates, ties to the most unplaced peers) (default: "
+        "mrv-degree on classic 9x9 grids, mrv on other shapes: the fastest measured)",
+    )
     p.add_argument(
         "--timeout",
         type=positive_float,
