@@ -177,11 +177,12 @@ LARGE = [(16, 1, 0.55), (16, 2, 0.5), (25, 1, 0.4), (25, 3, 0.4)]  # quick for t
 
 @pytest.mark.parametrize(("size", "seed", "blank"), LARGE)
 @pytest.mark.parametrize("propagation", ["forward", "singles", "hidden"])
-def test_identical_on_large_grids(size, seed, blank, propagation):
+@pytest.mark.parametrize("order", ["mrv", "mrv-degree"])
+def test_identical_on_large_grids(size, seed, blank, propagation, order):
     rng = random.Random(seed)
     solution = random_solution(size, rng)
     givens = [0 if rng.random() < blank else v for v in solution]
-    out = compare(size, units_of(size), givens, propagation, "mrv", limit=2)
+    out = compare(size, units_of(size), givens, propagation, order, limit=2)
     assert out.count >= 1 and out.complete is (out.count < 2)
 
 
@@ -195,6 +196,18 @@ def test_identical_on_other_units_and_tiny_shapes():
         compare(1, ((0,),), [0], propagation, order, limit=None)
         compare(1, ((0,),), [1], propagation, order, limit=None)
         compare(2, ((0, 1), (2, 3), (0, 2), (1, 3)), [0] * 4, propagation, order, limit=None)
+
+
+def test_identical_on_jigsaw_regions():
+    # Irregular regions (the shipped jigsaw set), with every propagation and order.
+    for entry in read_file(REPO / "data" / "gen-jigsaw.jsonl")[:3]:
+        puzzle = entry.puzzle
+        units = tuple(u.cells for u in puzzle.geometry.units)
+        assert units != units_of(9)
+        for propagation, order in COMBINATIONS:
+            out = compare(9, units, list(puzzle.givens), propagation, order, limit=2,
+                          max_guesses=BUDGET)  # fmt: skip
+            assert out.count == 1 or out.budget_spent
 
 
 # -- the guess budget --------------------------------------------------------------------
