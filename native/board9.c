@@ -201,29 +201,13 @@ place9(Board9 *s, int c, int d, unsigned *dirty)
  * caller keeps only unplaced cells of the bands (the pad lane is garbage).
  */
 #define B9K3 (0x49 * B9L3) /* the first cell of each segment, every row */
-/* On segment words: (r, j) gets (r + 1, j), (r + 2, j), (r, j + 1), (r, j + 2), mod 3. */
+/* A segment word with (r, j) moved to where (r - 1, j) or (r, j - 1) was, mod 3, as the
+ * shifts say: (16, 32) gives each segment the one of the next row, (32, 16) the row
+ * after; (3, 6) the next box's, (6, 3) the box after. */
 B9 B9V
-seg_row1(B9V s)
+seg_next(B9V s, int right, int left)
 {
-    return (s >> 16 | s << 32) & B9S(B9K3);
-}
-
-B9 B9V
-seg_row2(B9V s)
-{
-    return (s >> 32 | s << 16) & B9S(B9K3);
-}
-
-B9 B9V
-seg_box1(B9V s)
-{
-    return (s >> 3 | s << 6) & B9S(B9K3);
-}
-
-B9 B9V
-seg_box2(B9V s)
-{
-    return (s >> 6 | s << 3) & B9S(B9K3);
+    return (s >> right | s << left) & B9S(B9K3);
 }
 
 /* On column words: column k gets column k + 1 (k + 2) of its group of three, mod 3. */
@@ -243,10 +227,10 @@ B9 B9V
 locked9(B9V x)
 {
     const B9V seg = (x | x >> 1 | x >> 2) & B9S(B9K3);
-    const B9V box_in_row = seg & ~(seg_row1(seg) | seg_row2(seg)); /* pointing */
-    const B9V row_in_box = seg & ~(seg_box1(seg) | seg_box2(seg)); /* claiming */
-    const B9V segs = seg_box1(box_in_row) | seg_box2(box_in_row) | seg_row1(row_in_box) |
-                     seg_row2(row_in_box);
+    const B9V box_in_row = seg & ~(seg_next(seg, 16, 32) | seg_next(seg, 32, 16)); /* pointing */
+    const B9V row_in_box = seg & ~(seg_next(seg, 3, 6) | seg_next(seg, 6, 3)); /* claiming */
+    const B9V segs = seg_next(box_in_row, 3, 6) | seg_next(box_in_row, 6, 3) |
+                     seg_next(row_in_box, 16, 32) | seg_next(row_in_box, 32, 16);
     const B9V col = (x | x >> 16 | x >> 32) & B9S(B9F9);
     const B9V col_in_band = col & ~(b9_rot1(col) | b9_rot2(col)); /* claiming */
     const B9V box_in_col = col & ~(col_next1(col) | col_next2(col)); /* pointing */
