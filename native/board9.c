@@ -29,24 +29,26 @@
  *     loses their rows, columns and boxes, and keeps the cells; two of them sharing a
  *     unit is a contradiction (the reference would place one and find the other empty).
  *
- * Naked singles run to their fixpoint first, then the hidden singles of the digits whose
- * planes changed. These are the reference's rules, only fired in another order and many
+ * Each round places every naked single, then every hidden single of the digits whose
+ * planes changed (all at once: the cells leave every plane in one pass), until a round
+ * places nothing. These are the reference's rules, only fired in another order and many
  * at once, which its docstring allows (they only remove candidates, so the fixpoint or
  * the contradiction is the same). MRV counts candidates with bit-sliced adders over the
  * planes and takes the lowest cell with the fewest; mrv-degree then counts each such
  * cell's unplaced peers (three popcounts of u and the cell's peer mask) and takes the
- * lowest cell with the most. So the nodes, guesses, backtracks
- * and solutions are the reference's (tests/test_core_board9.py checks this against the
- * general engine on whole sets; the identity tests check it against the reference), and
- * as it takes its guesses from next_guess too, a deadline or a guess budget stops it
- * where it stops the general engine.
+ * lowest cell with the most. So the nodes, guesses, backtracks and solutions are the
+ * reference's (tests/test_core_board9.py checks this against the general engine on whole
+ * sets; the identity tests check it against the reference), and as it takes its guesses
+ * from next_guess too, a deadline or a guess budget stops it where it stops the general
+ * engine.
  * Under locked, once the singles are at their fixpoint, each digit whose plane changed
- * gets its locked candidates (locked9: pointing and claiming along rows and columns, a
- * few dozen vector operations on its plane), and the singles run again on what they
- * removed, to the fixpoint: the reference's rules again, so again the same results.
+ * gets its locked candidates (locked9: pointing and claiming along rows and columns, on
+ * segment words, about ninety vector operations on its plane), and the singles run again
+ * on what they removed, to the fixpoint: the reference's rules again, so again the same
+ * results.
  * A state is 320 bytes (the general engine's is 1.4 KB), copied once per guess.
  *
- * Compiled for AVX2 (target attribute) where the compiler can, used when the CPU has it
+ * Compiled for AVX2 and POPCNT (target attribute) where the compiler can, used when the CPU has them
  * (checked once at import); elsewhere the general engine runs.
  */
 /* The CPU runs AVX2 code (see run_board9); set at import. */

@@ -43,7 +43,8 @@ Cages (killer Sudoku): a cage is a group of cells whose values are distinct and 
     This rule too only removes candidates and is monotone, so the fixpoint stays unique.
 
 Order (which cell the search branches on):
-    ``mrv``    the unplaced cell with the fewest candidates, lowest index on ties (default).
+    ``mrv``    the unplaced cell with the fewest candidates, lowest index on ties (the
+               default here; the ``native`` backend's on the classic grid is ``mrv-degree``).
     ``first``  the first unplaced cell, row-major.
     ``mrv-degree``  the fewest candidates as ``mrv``; among the cells that tie, the one
                with the most unplaced peers (the *degree* heuristic: the guess that
