@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import gc
-import os
 import shutil
 import statistics
 import subprocess
@@ -37,15 +36,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from classic_sets import SETS, add_options, chosen
+
 from sudokulab import is_solution, native, read_file
 from sudokulab.models import geometry
-
-SETS = {
-    "sudokus_17": "norvig-pytudes/sudokus_17.txt",
-    "top1465": "amtal-sudoku/top1465",
-    "top2365": "sunjay-sudoku/top2365.txt",
-    "hardest": "norvig-pytudes/sudoku-hardest.txt",
-}
 
 #: Our timing loop around tdoku's entry point: each puzzle alone, on the monotonic clock.
 HARNESS = r"""
@@ -137,27 +131,14 @@ def time_calls(tables, puzzles, limit, repeat, propagation, order):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tdoku", type=Path, required=True, help="a clone of tdoku")
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=os.environ.get("SUDOKULAB_DATA"),
-        help="folder of the public sets (default: $SUDOKULAB_DATA)",
-    )
+    add_options(parser)
     parser.add_argument("--repeat", type=int, default=5, help="passes, the best kept (5)")
-    parser.add_argument(
-        "--sets", default=",".join(SETS), help=f"comma-separated sets (default {','.join(SETS)})"
-    )
     args = parser.parse_args()
     if not (args.tdoku / "src" / "solver_dpll_triad_simd.cc").is_file():
         parser.error(f"{args.tdoku} is not a tdoku clone (no src/solver_dpll_triad_simd.cc)")
-    if args.data_dir is None or not Path(args.data_dir).is_dir():
-        parser.error("give the public data folder with --data-dir or SUDOKULAB_DATA")
+    names = chosen(parser, args)
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
-    names = [n.strip() for n in args.sets.split(",") if n.strip()]
-    unknown = [n for n in names if n not in SETS]
-    if unknown or not names:
-        parser.error(f"unknown set(s) {', '.join(unknown)}: choose from {', '.join(SETS)}")
     if native.ENGINE != "c" or not native.BITBOARD:
         parser.error("the compiled core with its AVX2 bitboard solver is not running here")
 

@@ -1,0 +1,42 @@
+"""The classic 9x9 sets the engine benchmarks time (native.py, tdoku.py), and their two
+shared options: ``--data-dir`` (the public data folder) and ``--sets``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+SETS = {
+    "sudokus_17": "norvig-pytudes/sudokus_17.txt",
+    "top1465": "amtal-sudoku/top1465",
+    "top2365": "sunjay-sudoku/top2365.txt",
+    "hardest": "norvig-pytudes/sudoku-hardest.txt",
+}
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """``--data-dir`` (default $SUDOKULAB_DATA) and ``--sets`` (default all)."""
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=os.environ.get("SUDOKULAB_DATA"),
+        help="folder of the public sets (default: $SUDOKULAB_DATA)",
+    )
+    parser.add_argument(
+        "--sets", default=",".join(SETS), help=f"comma-separated sets (default {','.join(SETS)})"
+    )
+
+
+def chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """The names asked for, each known and its file present (else a usage error)."""
+    if args.data_dir is None or not Path(args.data_dir).is_dir():
+        parser.error("give the public data folder with --data-dir or SUDOKULAB_DATA")
+    names = [n.strip() for n in args.sets.split(",") if n.strip()]
+    unknown = [n for n in names if n not in SETS]
+    if unknown or not names:
+        parser.error(f"unknown set(s) {', '.join(unknown)}: choose from {', '.join(SETS)}")
+    missing = [SETS[n] for n in names if not (Path(args.data_dir) / SETS[n]).is_file()]
+    if missing:
+        parser.error(f"not in {args.data_dir}: {', '.join(missing)}")
+    return names
