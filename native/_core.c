@@ -6,6 +6,10 @@
 
 #include "core.h"
 
+/* The ints 0..MAX_SIZE, made at import: the cells of the answers' grids, and the givens
+ * read by identity (see read_givens). */
+static PyObject *small_int[MAX_SIZE + 1];
+
 static int
 parse_choice(PyObject *obj, const char *what, const char *const *names, int n, const char *all)
 {
@@ -104,6 +108,52 @@ parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
     return 0;
 }
 
+/* The arguments of a METH_FASTCALL | METH_KEYWORDS call, by position then by name, into
+ * out[0..nnames) (NULL where absent; the first `required` must be there, out[0] a Tables).
+ * 0, or -1 with a TypeError naming the function and the argument, as Python's own. */
+static int
+unpack_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+            const char *const *names, int nnames, int required, PyObject **out)
+{
+    if (nargs > nnames) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", fname,
+                     nnames, nargs);
+        return -1;
+    }
+    for (int i = 0; i < nnames; i++)
+        out[i] = i < nargs ? args[i] : NULL;
+    const Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        int j = 0;
+        while (j < nnames && PyUnicode_CompareWithASCIIString(key, names[j]) != 0)
+            j++;
+        if (j == nnames) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
+                         fname, key);
+            return -1;
+        }
+        if (out[j] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                         names[j]);
+            return -1;
+        }
+        out[j] = args[nargs + k];
+    }
+    for (int i = 0; i < required; i++)
+        if (out[i] == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)",
+                         fname, names[i], i + 1);
+            return -1;
+        }
+    if (!PyObject_TypeCheck(out[0], &TablesType)) {
+        PyErr_Format(PyExc_TypeError, "%s() argument 1 must be %s, not %.100s", fname,
+                     TablesType.tp_name, Py_TYPE(out[0])->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
 /* Copy one puzzle's givens (n*n ints in 0..n) into out; `which` names it in errors. */
 static int
 read_givens(PyObject *obj, const TablesObject *t, uint8_t *out, const char *which)
@@ -117,11 +167,19 @@ read_givens(PyObject *obj, const TablesObject *t, uint8_t *out, const char *whic
         Py_DECREF(seq);
         return -1;
     }
+    PyObject **items = PySequence_Fast_ITEMS(seq);
     for (Py_ssize_t c = 0; c < n; c++) {
-        long v;
-        if (as_index(PySequence_Fast_GET_ITEM(seq, c), "a given", 0, t->size, &v) < 0) {
-            Py_DECREF(seq);
-            return -1;
+        /* an empty cell (CPython's one 0) or a plain int in range at once; anything else
+         * through as_index, for its errors */
+        int overflow = 0;
+        long v = items[c] == small_int[0]       ? 0
+                 : PyLong_CheckExact(items[c]) ? PyLong_AsLongAndOverflow(items[c], &overflow)
+                                               : -1;
+        if (overflow || v < 0 || v > t->size) {
+            if (as_index(items[c], "a given", 0, t->size, &v) < 0) {
+                Py_DECREF(seq);
+                return -1;
+            }
         }
         out[c] = (uint8_t)v;
     }
@@ -269,67 +327,66 @@ run_error(const Run *r)
 /* (solutions, count, complete, timed_out, budget_spent, nodes, guesses, backtracks
  * [, seconds]): the fields of reference.Outcome in its order, then the search's time. */
 static PyObject *
-outcome_tuple(const Run *r, int ncells, PyObject *const *small, int timed)
+outcome_tuple(const Run *r, int ncells, int timed)
 {
+    PyObject *out = PyTuple_New(timed ? 9 : 8);
     PyObject *sols = PyTuple_New(r->nsolutions);
-    if (sols == NULL)
+    if (out == NULL || sols == NULL) {
+        Py_XDECREF(out);
+        Py_XDECREF(sols);
         return NULL;
+    }
+    PyTuple_SET_ITEM(out, 0, sols);
     for (Py_ssize_t s = 0; s < r->nsolutions; s++) {
         PyObject *grid = PyTuple_New(ncells);
         if (grid == NULL) {
-            Py_DECREF(sols);
+            Py_DECREF(out);
             return NULL;
         }
         PyTuple_SET_ITEM(sols, s, grid);
         const uint8_t *g = r->solutions + (size_t)s * (size_t)ncells;
         for (int c = 0; c < ncells; c++) {
-            Py_INCREF(small[g[c]]);
-            PyTuple_SET_ITEM(grid, c, small[g[c]]);
+            Py_INCREF(small_int[g[c]]);
+            PyTuple_SET_ITEM(grid, c, small_int[g[c]]);
         }
     }
-    if (timed)
-        return Py_BuildValue("(NKNNNKKKd)", sols, r->count, PyBool_FromLong(r->complete),
-                             PyBool_FromLong(r->timed_out), PyBool_FromLong(r->budget_spent),
-                             r->nodes, r->guesses, r->backtracks, (double)r->elapsed_ns / 1e9);
-    return Py_BuildValue("(NKNNNKKK)", sols, r->count, PyBool_FromLong(r->complete),
-                         PyBool_FromLong(r->timed_out), PyBool_FromLong(r->budget_spent),
-                         r->nodes, r->guesses, r->backtracks);
-}
-
-/* The ints 0..MAX_SIZE, for the grids; 0 on failure (then none is held). */
-static int
-small_ints(PyObject **small)
-{
-    for (int v = 0; v <= MAX_SIZE; v++) {
-        small[v] = PyLong_FromLong(v);
-        if (small[v] == NULL) {
-            for (int w = 0; w < v; w++)
-                Py_DECREF(small[w]);
-            return 0;
+    PyObject *const flags[3] = {PyBool_FromLong(r->complete), PyBool_FromLong(r->timed_out),
+                                PyBool_FromLong(r->budget_spent)};
+    for (int i = 0; i < 3; i++)
+        PyTuple_SET_ITEM(out, 2 + i, flags[i]);
+    const unsigned long long counts[4] = {r->count, r->nodes, r->guesses, r->backtracks};
+    const int at[4] = {1, 5, 6, 7};
+    for (int i = 0; i < 4; i++) {
+        PyObject *v = PyLong_FromUnsignedLongLong(counts[i]);
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
         }
+        PyTuple_SET_ITEM(out, at[i], v);
     }
-    return 1;
-}
-
-static void
-drop_small_ints(PyObject **small)
-{
-    for (int v = 0; v <= MAX_SIZE; v++)
-        Py_DECREF(small[v]);
+    if (timed) {
+        PyObject *v = PyFloat_FromDouble((double)r->elapsed_ns / 1e9);
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, 8, v);
+    }
+    return out;
 }
 
 static PyObject *
-core_search(PyObject *module, PyObject *args, PyObject *kwds)
+core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)module;
-    static char *kwlist[] = {"tables", "givens",  "propagation", "order",
-                             "limit",  "timeout", "keep",        "max_guesses", NULL};
-    PyObject *tables_obj, *givens_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
-        *keep_obj, *max_guesses_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO|O:search", kwlist, &TablesType,
-                                     &tables_obj, &givens_obj, &prop_obj, &order_obj,
-                                     &limit_obj, &timeout_obj, &keep_obj, &max_guesses_obj))
+    static const char *const names[] = {"tables", "givens",  "propagation", "order",
+                                        "limit",  "timeout", "keep",        "max_guesses"};
+    PyObject *arg[8];
+    if (unpack_args("search", args, nargs, kwnames, names, 8, 7, arg) < 0)
         return NULL;
+    PyObject *tables_obj = arg[0], *givens_obj = arg[1], *prop_obj = arg[2],
+             *order_obj = arg[3], *limit_obj = arg[4], *timeout_obj = arg[5], *keep_obj = arg[6],
+             *max_guesses_obj = arg[7];
     TablesObject *t = (TablesObject *)tables_obj;
     Knobs k;
     if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, max_guesses_obj,
@@ -338,14 +395,9 @@ core_search(PyObject *module, PyObject *args, PyObject *kwds)
     uint8_t givens[MAX_SIZE * MAX_SIZE];
     if (read_givens(givens_obj, t, givens, "givens") < 0)
         return NULL;
-    PyObject *small[MAX_SIZE + 1];
-    if (!small_ints(small))
-        return NULL;
     Arena a;
-    if (arena_init(&a, t, &k) < 0) {
-        drop_small_ints(small);
+    if (arena_init(&a, t, &k) < 0)
         return NULL;
-    }
     Run r;
     int ok;
     Py_INCREF(tables_obj); /* the tables outlive the search, GIL or not */
@@ -354,25 +406,24 @@ core_search(PyObject *module, PyObject *args, PyObject *kwds)
     Py_END_ALLOW_THREADS
     Py_DECREF(tables_obj);
     arena_release(&a);
-    PyObject *out = ok ? outcome_tuple(&r, t->ncells, small, 0) : run_error(&r);
+    PyObject *out = ok ? outcome_tuple(&r, t->ncells, 0) : run_error(&r);
     PyMem_RawFree(r.solutions);
-    drop_small_ints(small);
     return out;
 }
 
 static PyObject *
-core_search_batch(PyObject *module, PyObject *args, PyObject *kwds)
+core_search_batch(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                  PyObject *kwnames)
 {
     (void)module;
-    static char *kwlist[] = {"tables", "puzzles", "propagation", "order",
-                             "limit",  "timeout", "keep",        "max_guesses", NULL};
-    PyObject *tables_obj, *puzzles_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
-        *keep_obj, *max_guesses_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOO|O:search_batch", kwlist,
-                                     &TablesType, &tables_obj, &puzzles_obj, &prop_obj,
-                                     &order_obj, &limit_obj, &timeout_obj, &keep_obj,
-                                     &max_guesses_obj))
+    static const char *const names[] = {"tables", "puzzles", "propagation", "order",
+                                        "limit",  "timeout", "keep",        "max_guesses"};
+    PyObject *arg[8];
+    if (unpack_args("search_batch", args, nargs, kwnames, names, 8, 7, arg) < 0)
         return NULL;
+    PyObject *tables_obj = arg[0], *puzzles_obj = arg[1], *prop_obj = arg[2],
+             *order_obj = arg[3], *limit_obj = arg[4], *timeout_obj = arg[5], *keep_obj = arg[6],
+             *max_guesses_obj = arg[7];
     TablesObject *t = (TablesObject *)tables_obj;
     Knobs k;
     if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, max_guesses_obj,
@@ -397,8 +448,6 @@ core_search_batch(PyObject *module, PyObject *args, PyObject *kwds)
         return PyErr_NoMemory();
     }
     PyObject *out = NULL;
-    PyObject *small[MAX_SIZE + 1];
-    int have_small = 0;
     Arena a = {0};
     for (Py_ssize_t i = 0; i < n; i++) {
         if (read_givens(PySequence_Fast_GET_ITEM(seq, i), t, givens + (size_t)i * ncells,
@@ -417,8 +466,6 @@ core_search_batch(PyObject *module, PyObject *args, PyObject *kwds)
             goto done;
         }
     }
-    if (!(have_small = small_ints(small)))
-        goto done;
     if (arena_init(&a, t, &k) < 0)
         goto done;
 
@@ -441,7 +488,7 @@ core_search_batch(PyObject *module, PyObject *args, PyObject *kwds)
     if (out == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = outcome_tuple(&runs[i], ncells, small, 1);
+        PyObject *item = outcome_tuple(&runs[i], ncells, 1);
         if (item == NULL) {
             Py_CLEAR(out);
             goto done;
@@ -454,8 +501,6 @@ done:
     PyMem_RawFree(runs);
     PyMem_RawFree(givens);
     arena_release(&a);
-    if (have_small)
-        drop_small_ints(small);
     Py_DECREF(seq);
     return out;
 }
@@ -464,17 +509,17 @@ done:
 enum { BUF_COUNT, BUF_FLAGS, BUF_NODES, BUF_GUESSES, BUF_BACKTRACKS, BUF_NS, BUF_FIELDS };
 
 static PyObject *
-core_search_buffer(PyObject *module, PyObject *args, PyObject *kwds)
+core_search_buffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames)
 {
     (void)module;
-    static char *kwlist[] = {"tables", "givens", "propagation", "order",
-                             "limit",  "timeout", "max_guesses", NULL};
-    PyObject *tables_obj, *givens_obj, *prop_obj, *order_obj, *limit_obj, *timeout_obj,
-        *max_guesses_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOO|O:search_buffer", kwlist,
-                                     &TablesType, &tables_obj, &givens_obj, &prop_obj,
-                                     &order_obj, &limit_obj, &timeout_obj, &max_guesses_obj))
+    static const char *const names[] = {"tables", "givens",  "propagation", "order",
+                                        "limit",  "timeout", "max_guesses"};
+    PyObject *arg[7];
+    if (unpack_args("search_buffer", args, nargs, kwnames, names, 7, 6, arg) < 0)
         return NULL;
+    PyObject *tables_obj = arg[0], *givens_obj = arg[1], *prop_obj = arg[2], *order_obj = arg[3],
+             *limit_obj = arg[4], *timeout_obj = arg[5], *max_guesses_obj = arg[6];
     TablesObject *t = (TablesObject *)tables_obj;
     PyObject *one = PyLong_FromLong(1);
     if (one == NULL)
@@ -563,7 +608,7 @@ done:
 }
 
 static PyMethodDef core_methods[] = {
-    {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
+    {"search", (PyCFunction)(void (*)(void))core_search, METH_FASTCALL | METH_KEYWORDS,
      "search(tables, givens, propagation, order, limit, timeout, keep, max_guesses=None)"
      "\n--\n\n"
      "Search one grid (see sudokulab.native.reference). givens: n*n ints in 0..n; "
@@ -573,7 +618,7 @@ static PyMethodDef core_methods[] = {
      "return; max_guesses: the guess budget, an int >= 0 or None. Returns (solutions, "
      "count, complete, timed_out, budget_spent, nodes, guesses, backtracks)."},
     {"search_batch", (PyCFunction)(void (*)(void))core_search_batch,
-     METH_VARARGS | METH_KEYWORDS,
+     METH_FASTCALL | METH_KEYWORDS,
      "search_batch(tables, puzzles, propagation, order, limit, timeout, keep, "
      "max_guesses=None)\n--\n\n"
      "Search many grids of one shape in one call, without the GIL: the same as search on "
@@ -582,7 +627,7 @@ static PyMethodDef core_methods[] = {
      "guesses, backtracks, seconds), seconds being that puzzle's search time measured in "
      "C."},
     {"search_buffer", (PyCFunction)(void (*)(void))core_search_buffer,
-     METH_VARARGS | METH_KEYWORDS,
+     METH_FASTCALL | METH_KEYWORDS,
      "search_buffer(tables, givens, propagation, order, limit, timeout, max_guesses=None)"
      "\n--\n\n"
      "Search many grids of one shape given as one buffer (bytes, or a C-contiguous uint8 "
@@ -607,6 +652,9 @@ PyInit__core(void)
 {
     engine_init();
     board9_init();
+    for (int v = 0; v <= MAX_SIZE; v++)
+        if (small_int[v] == NULL && (small_int[v] = PyLong_FromLong(v)) == NULL)
+            return NULL;
     if (PyType_Ready(&TablesType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);

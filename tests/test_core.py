@@ -408,8 +408,20 @@ def test_bad_search_arguments_raise():
         assert str(c_err.value) == str(ref_err.value)
     with pytest.raises(TypeError):
         _core.search(units_of(4), **good)  # not a Tables
-    with pytest.raises(TypeError):
-        _core.search(tables, [0] * 16)  # missing arguments
+    with pytest.raises(TypeError, match="missing required argument 'propagation'"):
+        _core.search(tables, [0] * 16)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'limits'"):
+        _core.search(tables, **{**good, "limits": 1})
+    with pytest.raises(TypeError, match="multiple values for argument 'givens'"):
+        _core.search(tables, [0] * 16, **good)
+    with pytest.raises(TypeError, match="at most 8 arguments"):
+        _core.search(tables, *good.values(), None, None)
+    with pytest.raises(TypeError, match="argument 1 must be .*Tables, not list"):
+        _core.search_batch([], [[0] * 16], "hidden", "mrv", 1, None, 1)
+    # By position, by name or both: the same search.
+    positional = _core.search(tables, *good.values(), 5)
+    assert positional == _core.search(tables, [0] * 16, "hidden", "mrv", 1, None, 10, max_guesses=5)
+    assert positional == _core.search(max_guesses=5, tables=tables, **good)
     # Huge limits, keeps and budgets are as good as none.
     out = _core.search(tables, **{**good, "limit": 2**80, "keep": 2**80, "max_guesses": 2**80})
     assert out[1] == 288 and out[2] is True and out[4] is False
