@@ -48,8 +48,8 @@
  * results.
  * A state is 320 bytes (the general engine's is 1.4 KB), copied once per guess.
  *
- * Compiled for AVX2 and POPCNT (target attribute) where the compiler can, used when the CPU has them
- * (checked once at import); elsewhere the general engine runs.
+ * Compiled for AVX2 and POPCNT (target attribute) where the compiler can, used when the CPU
+ * has them (checked once at import); elsewhere the general engine runs.
  */
 /* The CPU runs AVX2 code (see run_board9); set at import. */
 int b9_cpu;
@@ -374,6 +374,47 @@ choose9(const Board9 *s, int mrv, int degree)
     return -1;
 }
 
+/* The cells given v, from the 81 givens (one byte each) loaded as three 32-byte chunks:
+ * bytes 0-31, 32-63 and 49-80 (no byte past the last is read). A band's 27 cells are
+ * contiguous in the byte order; each row of 9 goes to its 16-bit field. */
+B9 B9V
+b9_given(__m256i g0, __m256i g1, __m256i g2, int v)
+{
+    const __m256i k = _mm256_set1_epi8((char)v);
+    const uint64_t a = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(g0, k)) |
+                       (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(g1, k)) << 32;
+    const uint64_t c = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(g2, k)) >> 15;
+    const uint64_t cells[3] = {a, a >> 27, a >> 54 | c << 10}; /* cells 0-26, 27-53, 54-80 */
+    B9V out = B9S(0);
+    for (int b = 0; b < 3; b++)
+        out[b] = (cells[b] & 0x1FF) | (cells[b] & 0x3FE00) << 7 | (cells[b] & 0x7FC0000) << 14;
+    return out;
+}
+
+/* The solved board's 81 values into grid, b9_given backwards: per band, each digit's 27
+ * cells spread to a byte each (bytes 27 b on; the bands' 32-byte stores overlap, in order). */
+B9 void
+b9_grid(const Board9 *s, uint8_t *grid)
+{
+    uint8_t bytes[96];
+    const __m256i pick = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2,
+                                          2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    for (int b = 0; b < 3; b++) {
+        __m256i acc = _mm256_setzero_si256();
+        for (int d = 0; d < 9; d++) {
+            const uint64_t w = s->p[d][b];
+            const uint32_t cells =
+                (uint32_t)((w & 0x1FF) | (w >> 7 & 0x3FE00) | (w >> 14 & 0x7FC0000));
+            const __m256i m = _mm256_shuffle_epi8(_mm256_set1_epi32((int)cells), pick);
+            const __m256i on = _mm256_cmpeq_epi8(_mm256_and_si256(m, bit), bit);
+            acc = _mm256_or_si256(acc, _mm256_and_si256(on, _mm256_set1_epi8((char)(d + 1))));
+        }
+        _mm256_storeu_si256((__m256i *)(bytes + 27 * b), acc);
+    }
+    memcpy(grid, bytes, 81);
+}
+
 /* run_search for the classic 9x9 shape under hidden or locked (see above); `block` holds 82
  * states (the root and one per depth) plus 32 bytes for the alignment. */
 __attribute__((target("avx2,popcnt"))) int
@@ -383,15 +424,15 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
     Board9 *s = states;
     const int mrv = x->mrv || x->degree, degree = x->degree;
     const int lock = x->prop == PROP_LOCKED;
-    /* The givens, every digit's at once: g[v] the cells given v (g[0]: the empty ones);
-     * each plane keeps its givens and loses their peers and the other digits' givens. */
-    uint64_t g[10][4] = {{0}};
-    for (int c = 0; c < 81; c++)
-        g[r->givens[c]][c / 27] |= 1ull << (16 * ((c / 9) % 3) + c % 9);
+    /* The givens, every digit's at once (b9_given); each plane keeps its givens and loses
+     * their peers and the other digits' givens. */
+    const __m256i g0 = _mm256_loadu_si256((const __m256i *)r->givens);
+    const __m256i g1 = _mm256_loadu_si256((const __m256i *)(r->givens + 32));
+    const __m256i g2 = _mm256_loadu_si256((const __m256i *)(r->givens + 49));
     const B9V band = (B9V){B9BAND, B9BAND, B9BAND, 0};
-    const B9V given = band & ~(B9V){g[0][0], g[0][1], g[0][2], 0};
+    const B9V given = band & ~b9_given(g0, g1, g2, 0);
     for (int d = 0; d < 9; d++) {
-        const B9V n = (B9V){g[d + 1][0], g[d + 1][1], g[d + 1][2], 0};
+        const B9V n = b9_given(g0, g1, g2, d + 1);
         B9V cover;
         if (b9_any(cover9(n, &cover))) {
             r->complete = 1; /* a value given twice in a unit */
@@ -418,10 +459,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
                     r->nomem = 1;
                     return 0;
                 }
-                for (int d = 0; d < 9; d++)
-                    for (int b = 0; b < 3; b++)
-                        for (uint64_t m = s->p[d][b]; m; m &= m - 1)
-                            grid[b9_cell(b, __builtin_ctzll(m))] = (uint8_t)(d + 1);
+                b9_grid(s, grid);
             }
             if (r->limit && r->count >= (unsigned long long)r->limit)
                 return 1;
