@@ -316,10 +316,8 @@ propagate9(Board9 *s, unsigned dirty, const int lock)
         for (; stale; stale &= stale - 1) {
             const int d = __builtin_ctz(stale);
             const B9V gone = locked9(s->p[d]) & s->p[d] & s->u;
-            if (b9_any(gone)) {
-                s->p[d] &= ~gone;
-                dirty |= 1u << d;
-            }
+            s->p[d] &= ~gone;
+            dirty |= (unsigned)b9_any(gone) << d;
         }
         if (!dirty)
             return 1;
@@ -354,19 +352,18 @@ choose9(const Board9 *s, int mrv, int degree)
         }
     }
     if (degree) {
-        int best = -1, most = -1;
+        /* the largest key: the most unplaced peers, then the lowest cell (no branch) */
+        int best = -1;
         for (int b = 0; b < 3; b++)
             for (uint64_t w = m[b]; w; w &= w - 1) {
                 const int c = b9_cell(b, __builtin_ctzll(w));
                 const B9V q = s->u & b9_peer[c];
                 const int n = __builtin_popcountll(q[0]) + __builtin_popcountll(q[1]) +
                               __builtin_popcountll(q[2]);
-                if (n > most) {
-                    best = c;
-                    most = n;
-                }
+                const int key = n << 7 | (127 - c);
+                best = key > best ? key : best;
             }
-        return best;
+        return best < 0 ? -1 : 127 - (best & 127);
     }
     for (int b = 0; b < 3; b++)
         if (m[b])
