@@ -1,0 +1,194 @@
+"""The compiled core of other git revisions against this checkout's, side by side.
+
+Each row is a revision and a configuration, ``REV:PROPAGATION:ORDER`` (``--row``, given
+in the order wanted; the first row is the reference of the ratios). For each revision
+other than the working tree (``.``), this script takes the C files of its ``native/``
+folder from git (``git show``, so nothing in the checkout changes), compiles them as
+setup.py does (``cc -O3``, the same warnings, the Python headers of this interpreter) into
+a temporary folder and loads the module from there; ``.`` is the core this checkout built.
+
+Per set and task (first solution, limit 1; uniqueness check, limit 2) every row searches
+every puzzle with ``search_batch`` and the core's own clock around each search (engine
+time: no Python call, no reading of the givens, no answer tuple), and again one
+``search`` call per puzzle timed from Python (per call: the givens list read, the answer
+tuple built, as a caller pays); one thread, the best of ``--repeat`` passes per puzzle,
+the rows' passes interleaved so that a drift of the machine touches all of them alike.
+Rows with the same propagation and order must agree field for field (solutions, counts,
+nodes, guesses, backtracks): the same algorithm at two revisions; every row's counts
+must agree, and every first solution must obey the rules and the givens.
+
+The default rows answer issue 17's question, "against today's engine": the engine of
+the day it was filed (02d8670, the last commit before its work: ``hidden``, ``mrv``, the
+bitboard solver), this checkout with the same knobs, and this checkout's defaults on
+the classic grid (``locked``, ``mrv-degree``).
+
+    python benchmarks/history.py --data-dir ../shared/data
+    python benchmarks/history.py --row HEAD~5:hidden:mrv --row .:hidden:mrv --sets top1465
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+from classic_sets import SETS, add_options, chosen
+
+from sudokulab import is_solution, native, read_file
+from sudokulab.models import geometry
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The last commit before issue 17's work: the engine the issue measured against.
+ISSUE_17 = "02d8670"
+DEFAULT_ROWS = [f"{ISSUE_17}:hidden:mrv", ".:hidden:mrv", ".:locked:mrv-degree"]
+FLAGS = ["-O3", "-Wall", "-Wextra", "-fvisibility=hidden", "-fPIC", "-shared"]
+
+
+def fail(message: str) -> None:
+    """Stop: a wrong answer or a missing tool makes every number moot."""
+    sys.exit(f"benchmarks/history.py: {message}")
+
+
+def git(*args: str) -> str:
+    done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        fail(f"git {' '.join(args)}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def build(rev: str, folder: Path):
+    """The core of revision ``rev``, compiled into ``folder`` and loaded."""
+    found = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if found.returncode != 0:
+        fail(f"no revision {rev!r} in {ROOT}")
+    commit = found.stdout.strip()
+    names = [n for n in git("ls-tree", "--name-only", commit, "native/").split() if n]
+    sources = [n for n in names if n.endswith((".c", ".h"))]
+    if not any(n.endswith(".c") for n in sources):
+        fail(f"revision {rev} has no C files in native/")
+    out = folder / commit[:12]
+    out.mkdir()
+    for name in sources:
+        (out / Path(name).name).write_text(git("show", f"{commit}:{name}"))
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        fail("no C compiler (cc, gcc or clang) on PATH")
+    library = out / ("_core" + sysconfig.get_config_var("EXT_SUFFIX"))
+    command = [
+        compiler, *FLAGS, f"-I{sysconfig.get_paths()['include']}",
+        *sorted(str(p) for p in out.glob("*.c")), "-o", str(library),
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        fail(f"building the core of {rev} failed:\n{done.stderr[-2000:]}")
+    spec = importlib.util.spec_from_file_location("sudokulab.native._core", library)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not hasattr(module, "search_batch"):
+        fail(f"the core of {rev} has no search_batch (older than this benchmark can time)")
+    return module, commit[:7]
+
+
+def parse_row(parser: argparse.ArgumentParser, text: str) -> tuple[str, str, str]:
+    parts = text.rsplit(":", 2)
+    if len(parts) != 3 or not all(parts):
+        parser.error(f"--row {text!r}: expected REV:PROPAGATION:ORDER, e.g. .:locked:mrv")
+    return parts[0], parts[1], parts[2]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--row",
+        action="append",
+        metavar="REV:PROPAGATION:ORDER",
+        help=f"a revision ('.': this checkout's core) and knobs; repeat "
+        f"(default {' '.join(DEFAULT_ROWS)})",
+    )
+    add_options(parser)
+    parser.add_argument("--repeat", type=int, default=5, help="passes, the best kept (5)")
+    args = parser.parse_args()
+    rows = [parse_row(parser, r) for r in (args.row or DEFAULT_ROWS)]
+    names = chosen(parser, args)
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
+    if native.ENGINE != "c":
+        parser.error("the compiled core is not running here (build it: pip install -e .)")
+
+    units = tuple(u.cells for u in geometry(9).units)
+    with tempfile.TemporaryDirectory() as folder:
+        cores = {".": (native._core, "this checkout")}
+        for rev, _, _ in rows:
+            if rev not in cores:
+                cores[rev] = build(rev, Path(folder))
+        labels = [f"{cores[rev][1]} {p},{o}" for rev, p, o in rows]
+        tables = [cores[rev][0].Tables(9, units) for rev, _, _ in rows]
+        for i, (rev, propagation, order) in enumerate(rows):  # the knobs, checked once
+            try:
+                cores[rev][0].search(tables[i], [0] * 81, propagation, order, 1, None, 0)
+            except (TypeError, ValueError) as err:
+                parser.error(f"--row {labels[i]}: {err}")
+        print(f"µs per puzzle, best of {args.repeat}; ratios: the first row's time over each")
+        width = max(len(label) for label in labels)
+        gc.disable()
+        for name in names:
+            entries = read_file(args.data_dir / SETS[name])
+            puzzles = [list(e.puzzle.givens) for e in entries]
+            for limit, task in ((1, "first"), (2, "unique")):
+                best = [[float("inf")] * len(puzzles) for _ in rows]
+                calls = [[float("inf")] * len(puzzles) for _ in rows]
+                outcomes = [None] * len(rows)
+                for _ in range(args.repeat):
+                    for i, (rev, propagation, order) in enumerate(rows):
+                        core = cores[rev][0]
+                        answers = core.search_batch(
+                            tables[i], puzzles, propagation, order, limit, None, 1
+                        )
+                        best[i] = [min(b, a[-1]) for b, a in zip(best[i], answers, strict=True)]
+                        outcomes[i] = [a[:-1] for a in answers]
+                        search = core.search
+                        for k, givens in enumerate(puzzles):
+                            start = time.perf_counter()
+                            search(tables[i], givens, propagation, order, limit, None, 1)
+                            calls[i][k] = min(calls[i][k], time.perf_counter() - start)
+                check(name, rows, labels, entries, outcomes, limit)
+                engine0, call0 = statistics.fmean(best[0]), statistics.fmean(calls[0])
+                print(f"\n{name} ({len(puzzles)} puzzles), {task}: engine time, per call, guesses")
+                for i, label in enumerate(labels):
+                    engine, call = statistics.fmean(best[i]), statistics.fmean(calls[i])
+                    guesses = statistics.fmean(o[6] for o in outcomes[i])
+                    print(
+                        f"  {label:<{width}} {engine * 1e6:7.2f} µs {engine0 / engine:5.2f}x"
+                        f"  {call * 1e6:7.2f} µs {call0 / call:5.2f}x  {guesses:6.1f}",
+                        flush=True,
+                    )
+    return 0
+
+
+def check(name, rows, labels, entries, outcomes, limit) -> None:
+    """Same knobs: the same outcomes; every row: the same counts, and sound first answers."""
+    for i, (_, prop, order) in enumerate(rows):
+        for j in range(i):
+            if rows[j][1:] == (prop, order) and outcomes[j] != outcomes[i]:
+                fail(f"{name}: {labels[j]} and {labels[i]} differ with the same knobs")
+        if [min(o[1], limit) for o in outcomes[i]] != [min(o[1], limit) for o in outcomes[0]]:
+            fail(f"{name}: {labels[0]} and {labels[i]} count differently")
+        for entry, outcome in zip(entries, outcomes[i], strict=True):
+            if outcome[0] and not is_solution(entry.puzzle, outcome[0][0]):
+                fail(f"{name}: {labels[i]}'s answer breaks the rules at line {entry.line}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
