@@ -10,9 +10,21 @@
  * read by identity (see read_givens). */
 static PyObject *small_int[MAX_SIZE + 1];
 
+/* The knobs' names, and the same as interned str objects made at import (a caller's
+ * literal is the same object, found by identity before any comparison of characters). */
+static const char *const prop_names[] = {"none", "forward", "singles", "hidden", "locked"};
+static const char *const order_names[] = {"mrv", "first", "mrv-degree"};
+#define NPROPS 5
+#define NORDERS 3
+static PyObject *prop_strs[NPROPS], *order_strs[NORDERS];
+
 static int
-parse_choice(PyObject *obj, const char *what, const char *const *names, int n, const char *all)
+parse_choice(PyObject *obj, const char *what, const char *const *names, PyObject *const *strs,
+             int n, const char *all)
 {
+    for (int i = 0; i < n; i++)
+        if (obj == strs[i])
+            return i;
     if (!PyUnicode_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what,
                      Py_TYPE(obj)->tp_name);
@@ -64,14 +76,13 @@ static int
 parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
             PyObject *timeout_obj, PyObject *keep_obj, PyObject *max_guesses_obj, Knobs *k)
 {
-    static const char *const props[] = {"none", "forward", "singles", "hidden", "locked"};
-    static const char *const orders[] = {"mrv", "first", "mrv-degree"};
     memset(k, 0, sizeof *k);
-    k->prop = parse_choice(prop_obj, "propagation", props, 5,
+    k->prop = parse_choice(prop_obj, "propagation", prop_names, prop_strs, NPROPS,
                            "none, forward, singles, hidden, locked");
     if (k->prop < 0)
         return -1;
-    k->order = parse_choice(order_obj, "order", orders, 3, "mrv, first, mrv-degree");
+    k->order = parse_choice(order_obj, "order", order_names, order_strs, NORDERS,
+                            "mrv, first, mrv-degree");
     if (k->order < 0)
         return -1;
     long long n;
@@ -654,6 +665,14 @@ PyInit__core(void)
     board9_init();
     for (int v = 0; v <= MAX_SIZE; v++)
         if (small_int[v] == NULL && (small_int[v] = PyLong_FromLong(v)) == NULL)
+            return NULL;
+    for (int i = 0; i < NPROPS; i++)
+        if (prop_strs[i] == NULL &&
+            (prop_strs[i] = PyUnicode_InternFromString(prop_names[i])) == NULL)
+            return NULL;
+    for (int i = 0; i < NORDERS; i++)
+        if (order_strs[i] == NULL &&
+            (order_strs[i] = PyUnicode_InternFromString(order_names[i])) == NULL)
             return NULL;
     if (PyType_Ready(&TablesType) < 0)
         return NULL;
