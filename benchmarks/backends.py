@@ -21,12 +21,12 @@ from __future__ import annotations
 import argparse
 import functools
 import multiprocessing
-import os
 import platform
 import statistics
 import sys
 import time
-from pathlib import Path
+
+from classic_sets import add_data_dir, data_dir
 
 from sudokulab import (
     __version__,
@@ -180,12 +180,7 @@ def row(label, times, note=""):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=os.environ.get("SUDOKULAB_DATA"),
-        help="folder of the public sets (default: $SUDOKULAB_DATA)",
-    )
+    add_data_dir(parser)
     parser.add_argument(
         "--constraint-cap",
         type=float,
@@ -196,8 +191,7 @@ def main() -> int:
         "--repeat", type=int, default=3, help="runs per puzzle in the overhead table (best kept)"
     )
     args = parser.parse_args()
-    if args.data_dir is None or not Path(args.data_dir).is_dir():
-        parser.error("give the public data folder with --data-dir or SUDOKULAB_DATA")
+    folder = data_dir(parser, args, SETS.values())
     native, cpsat, constraint = get_backend("native-py"), CpSatBackend(), ConstraintBackend()
     print(
         f"sudokulab {__version__}, Python {platform.python_version()}, {platform.machine()}, "
@@ -208,7 +202,7 @@ def main() -> int:
         f"constraint: solver=backtracking, forwardcheck=True, cap {args.constraint_cap:g} s "
         f"per puzzle in a child process (capped puzzles left out of its times)"
     )
-    sets = {name: read_file(Path(args.data_dir) / rel) for name, rel in SETS.items()}
+    sets = {name: read_file(folder / rel) for name, rel in SETS.items()}
     firsts = ", ".join(f"{b.name} {warm_up(b) * 1000:.0f} ms" for b in (native, cpsat))
     print(f"first calls, not in the tables (imports, caches): {firsts}")
 

@@ -1,5 +1,6 @@
-"""The classic 9x9 sets the engine benchmarks time (native.py, tdoku.py), and their two
-shared options: ``--data-dir`` (the public data folder) and ``--sets``."""
+"""The classic 9x9 sets the engine benchmarks time (native.py, tdoku.py, history.py), and
+their two shared options: ``--data-dir`` (the public data folder, also read by
+backends.py and engine.py through :func:`add_data_dir` and :func:`data_dir`) and ``--sets``."""
 
 from __future__ import annotations
 
@@ -15,14 +16,30 @@ SETS = {
 }
 
 
-def add_options(parser: argparse.ArgumentParser) -> None:
-    """``--data-dir`` (default $SUDOKULAB_DATA) and ``--sets`` (default all)."""
+def add_data_dir(parser: argparse.ArgumentParser) -> None:
+    """``--data-dir`` (default $SUDOKULAB_DATA)."""
     parser.add_argument(
         "--data-dir",
         type=Path,
         default=os.environ.get("SUDOKULAB_DATA"),
         help="folder of the public sets (default: $SUDOKULAB_DATA)",
     )
+
+
+def data_dir(parser: argparse.ArgumentParser, args: argparse.Namespace, files=()) -> Path:
+    """The data folder, present and holding each of ``files`` (else a usage error)."""
+    if args.data_dir is None or not Path(args.data_dir).is_dir():
+        parser.error("give the public data folder with --data-dir or SUDOKULAB_DATA")
+    folder = Path(args.data_dir)
+    missing = [f for f in files if not (folder / f).is_file()]
+    if missing:
+        parser.error(f"not in {folder}: {', '.join(missing)}")
+    return folder
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """``--data-dir`` (default $SUDOKULAB_DATA) and ``--sets`` (default all)."""
+    add_data_dir(parser)
     parser.add_argument(
         "--sets", default=",".join(SETS), help=f"comma-separated sets (default {','.join(SETS)})"
     )
@@ -30,13 +47,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 def chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
     """The names asked for, each known and its file present (else a usage error)."""
-    if args.data_dir is None or not Path(args.data_dir).is_dir():
-        parser.error("give the public data folder with --data-dir or SUDOKULAB_DATA")
     names = [n.strip() for n in args.sets.split(",") if n.strip()]
     unknown = [n for n in names if n not in SETS]
     if unknown or not names:
         parser.error(f"unknown set(s) {', '.join(unknown)}: choose from {', '.join(SETS)}")
-    missing = [SETS[n] for n in names if not (Path(args.data_dir) / SETS[n]).is_file()]
-    if missing:
-        parser.error(f"not in {args.data_dir}: {', '.join(missing)}")
+    data_dir(parser, args, [SETS[n] for n in names])
     return names

@@ -11,14 +11,13 @@ per-puzzle timeout. Every solution is verified; times include building the model
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import norvig
+from classic_sets import add_data_dir, data_dir
 
 from sudokulab import __version__, is_solution, read_file, solve
 
@@ -65,12 +64,7 @@ def row(label, times, timeouts=0, baseline=None):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=os.environ.get("SUDOKULAB_DATA"),
-        help="folder of the public sets (default: $SUDOKULAB_DATA)",
-    )
+    add_data_dir(parser)
     parser.add_argument(
         "--timeout",
         type=float,
@@ -78,19 +72,18 @@ def main() -> int:
         help="per-puzzle timeout of the plain-backtracking run (s)",
     )
     args = parser.parse_args()
-    if args.data_dir is None or not Path(args.data_dir).is_dir():
-        parser.error("give the public data folder with --data-dir or SUDOKULAB_DATA")
+    folder = data_dir(parser, args, SETS.values())
     print(f"sudokulab {__version__}, Python {platform.python_version()}, {platform.machine()}")
     header = f"{'set / solver':<34} {'n':>5} {'mean ms':>10} {'median ms':>10} {'timeouts':>8}"
     print(header + f" {'vs Norvig':>9}")
     print("-" * (len(header) + 10))
     for name, rel in SETS.items():
-        entries = read_file(Path(args.data_dir) / rel)
+        entries = read_file(folder / rel)
         base = time_norvig(entries)
         ours, _ = time_sudokulab(entries)
         print(row(f"{name}: Norvig baseline", base))
         print(row(f"{name}: native-py hidden/mrv", ours, baseline=base))
-    entries = read_file(Path(args.data_dir) / SETS["easy50"])
+    entries = read_file(folder / SETS["easy50"])
     plain, timeouts = time_sudokulab(
         entries, timeout=args.timeout, propagation="none", order="first"
     )
