@@ -57,23 +57,20 @@ def fail(message: str) -> None:
     sys.exit(f"benchmarks/history.py: {message}")
 
 
-def git(*args: str) -> str:
+def git(*args: str, failure: str = "") -> str:
+    """git's output; on a failure, stop with ``failure`` (or git's own message)."""
     done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
     if done.returncode != 0:
-        fail(f"git {' '.join(args)}: {done.stderr.strip()}")
+        fail(failure or f"git {' '.join(args)}: {done.stderr.strip()}")
     return done.stdout
 
 
 def build(rev: str, folder: Path):
     """The core of revision ``rev``, compiled into ``folder`` and loaded."""
-    found = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
-        capture_output=True,
-        text=True,
-    )
-    if found.returncode != 0:
-        fail(f"no revision {rev!r} in {ROOT}")
-    commit = found.stdout.strip()
+    commit = git(
+        "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
+        failure=f"no revision {rev!r} in {ROOT}",
+    ).strip()  # fmt: skip
     names = [n for n in git("ls-tree", "--name-only", commit, "native/").split() if n]
     sources = [n for n in names if n.endswith((".c", ".h"))]
     if not any(n.endswith(".c") for n in sources):
