@@ -1,19 +1,20 @@
 """The compiled core against tdoku, the fastest published Sudoku solver, side by side.
 
-tdoku (https://github.com/t-dillon/tdoku, BSD 2-clause) is not part of sudokulab: give
-the folder of a clone and this script compiles its solver (``src/solver_dpll_triad_simd.cc``
+tdoku (https://github.com/t-dillon/tdoku, BSD 2-clause) is not part of sudokulab: give the
+folder of a clone and this script compiles its solver (``src/solver_dpll_triad_simd.cc``
 and ``src/util.cc``) with a timing loop of ours into a temporary shared library (clang++
-when there is one, as tdoku recommends, else g++; ``-O3 -march=native``), loads it with
-ctypes and, per set and task (first solution, limit 1; uniqueness check, limit 2), times
-each puzzle alone around the solver call, as the core times each of its searches
-(``search_batch`` reports the seconds of every search): engine time against engine time,
-one thread, the best of ``--repeat`` passes per puzzle. tdoku's time includes reading its
-81-character string, ours reading a ready array of givens; neither includes Python.
-Rows: tdoku; the core with today's first configuration (``hidden``, ``mrv``); the core
-with the backend's defaults on the classic grid (``locked``, ``mrv-degree``), and the
-same per call from Python (``_core.search``, the givens as a list, the answer a tuple).
-Ratios are our time over tdoku's (below 1: faster). Every count must equal tdoku's and
-every tdoku first solution must obey the rules and the givens.
+when there is one, as tdoku recommends: ``clang++`` or else the newest ``clang++-N`` on
+PATH, as Debian names it; else g++; ``-O3 -march=native``), loads it with ctypes and, per
+set and task (first solution, limit 1; uniqueness check, limit 2), times each puzzle alone
+around the solver call, as the core times each of its searches (``search_batch`` reports
+the seconds of every search): engine time against engine time, one thread, the best of
+``--repeat`` passes per puzzle. tdoku's time includes reading its 81-character string,
+ours reading a ready array of givens; neither includes Python. Rows: tdoku; the core with
+today's first configuration (``hidden``, ``mrv``); the core with the backend's defaults on
+the classic grid (``locked``, ``mrv-degree``), and the same per call from Python
+(``_core.search``, the givens as a list, the answer a tuple). Ratios are our time over
+tdoku's (below 1: faster). Every count must equal tdoku's and every tdoku first solution
+must obey the rules and the givens.
 
 Guesses are not comparable one for one: tdoku counts one per binary branch (it branches
 on a digit's placement in a band and counts the negation as free), the core one per
@@ -28,6 +29,8 @@ from __future__ import annotations
 import argparse
 import ctypes
 import gc
+import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -71,11 +74,23 @@ def fail(message: str) -> None:
     sys.exit(f"benchmarks/tdoku.py: {message}")
 
 
+def find_compiler() -> str | None:
+    """clang++ (Debian's packages name it clang++-N: the newest on PATH), else g++."""
+    versioned = sorted(
+        (int(m.group(1)), str(p))
+        for d in os.environ.get("PATH", "").split(os.pathsep)
+        if d and Path(d).is_dir()
+        for p in Path(d).glob("clang++-*")
+        if (m := re.fullmatch(r"clang\+\+-(\d+)", p.name)) and os.access(p, os.X_OK)
+    )
+    return shutil.which("clang++") or (versioned[-1][1] if versioned else shutil.which("g++"))
+
+
 def build(source: Path, folder: Path) -> tuple[ctypes.CDLL, str]:
     """tdoku's solver and our loop as one shared library; the library and the compiler."""
-    compiler = shutil.which("clang++") or shutil.which("g++")
+    compiler = find_compiler()
     if compiler is None:
-        fail("no C++ compiler (clang++ or g++) on PATH")
+        fail("no C++ compiler (clang++, clang++-N or g++) on PATH")
     harness = folder / "harness.cc"
     harness.write_text(HARNESS)
     library = folder / "libtdoku.so"
