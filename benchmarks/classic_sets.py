@@ -1,6 +1,7 @@
 """The classic 9x9 sets the engine benchmarks time (native.py, tdoku.py, history.py), and
-their two shared options: ``--data-dir`` (the public data folder, also read by
-backends.py and engine.py through :func:`add_data_dir` and :func:`data_dir`) and ``--sets``."""
+their two shared options: ``--data-dir`` (the public data folder; every benchmark that
+reads it declares and checks it with :func:`add_data_dir` and :func:`data_dir`, the
+default being $SUDOKULAB_DATA) and ``--sets``."""
 
 from __future__ import annotations
 

@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from classic_sets import add_data_dir, data_dir
+
 
 def timed_run(client, sets, specs, data_dirs, sample, out: Path) -> tuple[float, int, float, float]:
     """Wall seconds of one run_bench through the Dask executor; rows; the rows' total and
@@ -55,9 +57,10 @@ def timed_run(client, sets, specs, data_dirs, sample, out: Path) -> tuple[float,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=os.environ.get("SUDOKULAB_DATA", "../shared/data"))
+    add_data_dir(parser)
     parser.add_argument("--sample", type=int, default=24, help="top95 puzzles (default: 24)")
     args = parser.parse_args()
+    data_dir(parser, args)
     from sudokulab.bench.dask_executor import distributed, local_cluster
 
     dd = distributed()

@@ -21,19 +21,21 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
+from classic_sets import add_data_dir, data_dir
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=os.environ.get("SUDOKULAB_DATA", "../shared/data"))
+    add_data_dir(parser)
     parser.add_argument("--sample", type=int, default=100, help="puzzles per set (default 100)")
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
+    data_dir(parser, args)
 
     import numpy as np
 

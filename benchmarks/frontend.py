@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from classic_sets import add_data_dir, data_dir
+
 from sudokulab.models import geometry
 from sudokulab.models.grids import Grids
 from sudokulab.native import ENGINE, _core, _tables
@@ -94,10 +96,11 @@ def verified(path: Path, out: Path) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=os.environ.get("SUDOKULAB_DATA", "../shared/data"))
+    add_data_dir(parser)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each timing (best kept)")
     parser.add_argument("--skip-memory", action="store_true", help="no 2,000,000-line file")
     args = parser.parse_args()
+    data_dir(parser, args)
     if ENGINE != "c":
         sys.exit("the compiled core is not built: nothing to compare against")
     data = Path(args.data_dir)

@@ -14,20 +14,22 @@ the hardest techniques; the mean score of the puzzles solved; puzzles rated per 
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from collections import Counter
+
+from classic_sets import add_data_dir, data_dir
 
 SETS = "sudoku17,top1465,top95,hardest"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=os.environ.get("SUDOKULAB_DATA", "../shared/data"))
+    add_data_dir(parser)
     parser.add_argument("--sets", default=SETS, help=f"catalog sets (default {SETS})")
     parser.add_argument("--sample", type=int, default=0, help="puzzles per set (0: all)")
     parser.add_argument("--jobs", type=int, default=1, help="processes rating (default 1)")
     args = parser.parse_args()
+    data_dir(parser, args)
 
     from sudokulab.api import rate_rows
     from sudokulab.bench.sets import load

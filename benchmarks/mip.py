@@ -18,11 +18,12 @@ Per set: mean milliseconds per puzzle for each, limit 1 and limit 2, and ours ov
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from classic_sets import add_data_dir, data_dir
 
 UNITS = (
     [[9 * r + c for c in range(9)] for r in range(9)]
@@ -69,10 +70,11 @@ def bare_solve(line: str, limit: int) -> list[list[int]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=os.environ.get("SUDOKULAB_DATA", "../shared/data"))
+    add_data_dir(parser)
     parser.add_argument("--sample", type=int, default=100, help="puzzles per set (default 100)")
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
+    data_dir(parser, args)
 
     from sudokulab import build_model, is_solution, parse_puzzle
     from sudokulab.backends import mip

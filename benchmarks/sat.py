@@ -21,12 +21,13 @@ clauses.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 from itertools import combinations
 from pathlib import Path
+
+from classic_sets import add_data_dir, data_dir
 
 
 def bare_cnf(line: str) -> tuple[list[list[int]], dict[int, tuple[int, int]], list[int]]:
@@ -89,10 +90,11 @@ def bare_solve(line: str, limit: int) -> list[list[int]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=os.environ.get("SUDOKULAB_DATA", "../shared/data"))
+    add_data_dir(parser)
     parser.add_argument("--sample", type=int, default=300, help="sudoku17 puzzles (default 300)")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    data_dir(parser, args)
 
     from sudokulab import build_model, is_solution, parse_puzzle
     from sudokulab.backends import sat

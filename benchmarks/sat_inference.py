@@ -15,12 +15,12 @@ puzzle. Every decided cell is checked against the native engine's unique solutio
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
+from classic_sets import add_data_dir, data_dir
 from tabulate import tabulate
 
 ENCODINGS = ("minimal", "extended", "optimized")
@@ -29,7 +29,7 @@ METHODS = ("unit", "failed-literal")
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=os.environ.get("SUDOKULAB_DATA", "../shared/data"))
+    add_data_dir(parser)
     parser.add_argument("--sets", nargs="+", default=["top95", "top1465", "sudoku17"])
     parser.add_argument(
         "--sample",
@@ -38,6 +38,7 @@ def main() -> int:
         help="puzzles per set at most (default 1500: top1465 whole)",
     )
     args = parser.parse_args()
+    data_dir(parser, args)
 
     from sudokulab import build_model, solve
     from sudokulab.backends import sat

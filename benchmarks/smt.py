@@ -18,11 +18,12 @@ Per set: mean milliseconds per puzzle for each, limit 1 and limit 2, and ours ov
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from classic_sets import add_data_dir, data_dir
 
 
 class Bare:
@@ -59,10 +60,11 @@ class Bare:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=os.environ.get("SUDOKULAB_DATA", "../shared/data"))
+    add_data_dir(parser)
     parser.add_argument("--sample", type=int, default=50, help="puzzles per set (default 50)")
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
+    data_dir(parser, args)
 
     from sudokulab import build_model, is_solution, parse_puzzle
     from sudokulab.backends import smt

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import sys
 import time
 from pathlib import Path
+
+from classic_sets import add_data_dir, data_dir
 
 from sudokulab import read_file
 from sudokulab.models import geometry
@@ -37,14 +38,13 @@ def load(path: Path, name: str):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("baseline", type=Path, help="another version of native/reference.py")
-    parser.add_argument("--data-dir", type=Path, default=os.environ.get("SUDOKULAB_DATA"))
+    add_data_dir(parser)
     parser.add_argument("--repeats", type=int, default=5, help="runs per puzzle (best kept)")
     parser.add_argument(
         "--propagation", action="append", help="levels to time (default: hidden, singles)"
     )
     args = parser.parse_args()
-    if args.data_dir is None or not (args.data_dir / TOP95).is_file():
-        parser.error("give the public data folder with --data-dir or SUDOKULAB_DATA")
+    data_dir(parser, args, [TOP95])
     base = load(args.baseline, "reference_baseline")
     entries = read_file(args.data_dir / TOP95)
     units = tuple(u.cells for u in geometry(9).units)
