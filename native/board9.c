@@ -22,9 +22,10 @@
  *     a cell in none is the reference's empty-cell contradiction;
  *   - hidden singles of a digit (hidden9): rows are 9-bit fields, tested for one bit
  *     with a subtraction per field (a guard bit at 15 stops the borrow); columns are
- *     the three rows of a band folded (or: any, and: two), then the three bands folded
- *     with lane rotations; boxes are the column folds' 3-bit groups. A unit with no
- *     place is the reference's "no place left" contradiction;
+ *     the three rows of a band folded (or: any, and: two), a column's single place
+ *     being in the band with one there when the other bands (lane rotations) have none;
+ *     boxes are the column folds' 3-bit groups. A unit with no place is the
+ *     reference's "no place left" contradiction;
  *   - placing every naked (or hidden) single of one digit at once (cover9): the plane
  *     loses their rows, columns and boxes, and keeps the cells; two of them sharing a
  *     unit is a contradiction (the reference would place one and find the other empty).
@@ -121,24 +122,26 @@ B9 B9V
 hidden9(B9V x, B9V *out)
 {
     const B9V h = B9S(B9H3), l = B9S(B9L3), f = B9S(B9F9), k49 = B9S(0x49);
-    /* rows: a field with two or more bits keeps one after x & (x - 1) */
+    /* rows: a field with two or more bits keeps one after x & (x - 1); multi's guard bit
+     * (15) minus its copy at bit 0, moved to bit 9, is that row's field */
     const B9V z = x & ((x | h) - l);
     const B9V multi = (z + (h - l)) & h;
     const B9V some = (x + (h - l)) & h;
-    const B9V one = (some & ~multi) >> 15;
-    const B9V rows = x & ((one << 9) - one);
-    /* columns: in each band, the columns with a place (o) and with two (t) */
+    const B9V rows = x & ~((multi >> 6) - (multi >> 15)); /* the rows with one place */
+    /* columns: in each band, the columns with a place (o) and with two (t); a column's
+     * only place is in this band when the band has one there and the others none */
     const B9V a = x & f, b = (x >> 16) & f, c = x >> 32;
     const B9V o = a | b | c;
     const B9V t = (a & b) | (c & (a | b));
-    const B9V o1 = b9_rot1(o), o2 = b9_rot2(o);
-    const B9V cols_any = o | o1 | o2;
-    const B9V cols_two = t | b9_rot1(t) | b9_rot2(t) | (o & o1) | (o2 & (o | o1));
-    /* boxes: groups of three columns of a band */
+    const B9V others = b9_rot1(o) | b9_rot2(o); /* a place in another band */
+    const B9V cols_any = o | others;
+    const B9V one = o & ~t; /* one place in this band */
+    /* boxes: groups of three columns of a band; a box's only place is in the one column
+     * of its group with places (g: the groups with one such column), if that has one */
     const B9V box_any = (o | o >> 1 | o >> 2) & k49;
-    const B9V box_two = (t | t >> 1 | t >> 2 | (o & o >> 1) | ((o | o >> 1) & o >> 2)) & k49;
-    const B9V g = box_any & ~box_two;
-    const B9V spots = (cols_any & ~cols_two) | ((g << 3) - g);
+    const B9V box_cols = ((o & o >> 1) | ((o | o >> 1) & o >> 2)) & k49; /* two columns */
+    const B9V g = box_any & ~box_cols;
+    const B9V spots = one & (~others | ((g << 3) - g));
     *out = rows | (x & (spots | spots << 16 | spots << 32));
     return (some ^ h) | (cols_any ^ f) | (box_any ^ k49);
 }
