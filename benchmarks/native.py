@@ -21,13 +21,14 @@ uniqueness check, limit 2), one thread, microseconds per puzzle and puzzles per 
     cpsat       ``get_backend("cpsat").solve`` on the model (one worker), on a sample
 
 Each C and reference time is the best of ``--repeat`` runs (a shared machine's other work
-only ever adds time); cpsat runs once. The slow two run on ``--sample`` puzzles per set
-(fixed ``--seed``); the ratios compare each implementation with them on those same
-puzzles (the C core is timed there too). No time includes reading the files, building
-the models or wrapping the core's tuples; the garbage collector is off, as in timeit.
-Every C answer is verified with ``is_solution``, and on the sample the C core must equal
-the reference field for field (solutions, counts, nodes, guesses, backtracks) and agree
-with CP-SAT on the count.
+only ever adds time; a set of fewer than 2,000 puzzles is timed in C as copies of itself,
+each puzzle's best over its copies too: ``classic_sets.copies``); cpsat runs once. The
+slow two run on ``--sample`` puzzles per set (fixed ``--seed``); the ratios compare each
+implementation with them on those same puzzles (the C core is timed there too). No time
+includes reading the files, building the models or wrapping the core's tuples; the garbage
+collector is off, as in timeit. Every C answer is verified with ``is_solution``, and on
+the sample the C core must equal the reference field for field (solutions, counts, nodes,
+guesses, backtracks) and agree with CP-SAT on the count.
 
     python benchmarks/native.py --data-dir ../shared/data
 """
@@ -43,7 +44,7 @@ import statistics
 import sys
 import time
 
-from classic_sets import SETS, add_options, chosen
+from classic_sets import SETS, add_options, chosen, copies, fold
 
 from sudokulab import __version__, build_model, get_backend, is_solution, native, read_file
 from sudokulab.models import geometry
@@ -59,33 +60,38 @@ LOCKED_TARGETS = {"top1465": 2.5, "hardest": 1.6, "top2365": 1.6, "sudokus_17": 
 def time_c_single(tables, puzzles, limit, repeat, propagation="hidden", order="mrv"):
     """Seconds per puzzle (best of ``repeat`` passes), one core call each; the outcomes."""
     search = native._core.search
-    times = [float("inf")] * len(puzzles)
+    n = len(puzzles)
+    times = [float("inf")] * n
     for _ in range(repeat):
         outs = []
-        for i, givens in enumerate(puzzles):
+        for i, givens in enumerate(puzzles * copies(n)):
             start = time.perf_counter()
             out = search(tables, givens, propagation, order, limit, None, KEEP)
-            times[i] = min(times[i], time.perf_counter() - start)
+            times[i % n] = min(times[i % n], time.perf_counter() - start)
             outs.append(out)
-    return times, [native.Outcome(*out) for out in outs]
+    return times, [native.Outcome(*out) for out in outs[:n]]
 
 
 def time_c_batch(tables, puzzles, limit, repeat):
     """Wall seconds of one batch call over all the puzzles (best of ``repeat``); outcomes."""
+    k = copies(len(puzzles))
     wall = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        answers = native._core.search_batch(tables, puzzles, "hidden", "mrv", limit, None, KEEP)
-        wall = min(wall, time.perf_counter() - start)
-    return wall, [native.Outcome(*a[:-1]) for a in answers]  # the last: seconds
+        answers = native._core.search_batch(tables, puzzles * k, "hidden", "mrv", limit, None, KEEP)
+        wall = min(wall, (time.perf_counter() - start) / k)
+    return wall, [native.Outcome(*a[:-1]) for a in answers[: len(puzzles)]]  # the last: seconds
 
 
 def time_engine(tables, puzzles, limit, repeat, propagation, order):
     """Seconds per puzzle inside the core (best of ``repeat`` batch passes, per puzzle)."""
-    times = [float("inf")] * len(puzzles)
+    n = len(puzzles)
+    times = [float("inf")] * n
     for _ in range(repeat):
-        answers = native._core.search_batch(tables, puzzles, propagation, order, limit, None, 1)
-        times = [min(t, a[-1]) for t, a in zip(times, answers, strict=True)]
+        answers = native._core.search_batch(
+            tables, puzzles * copies(n), propagation, order, limit, None, 1
+        )
+        times = [min(t, a) for t, a in zip(times, fold([a[-1] for a in answers], n), strict=True)]
     return times
 
 

@@ -8,13 +8,14 @@ PATH, as Debian names it; else g++; ``-O3 -march=native``), loads it with ctypes
 set and task (first solution, limit 1; uniqueness check, limit 2), times each puzzle alone
 around the solver call, as the core times each of its searches (``search_batch`` reports
 the seconds of every search): engine time against engine time, one thread, the best of
-``--repeat`` passes per puzzle. tdoku's time includes reading its 81-character string,
-ours reading a ready array of givens; neither includes Python. Rows: tdoku; the core with
-today's first configuration (``hidden``, ``mrv``); the core with the backend's defaults on
-the classic grid (``locked``, ``mrv-degree``), and the same per call from Python
-(``_core.search``, the givens as a list, the answer a tuple). Ratios are our time over
-tdoku's (below 1: faster). Every count must equal tdoku's and every tdoku first solution
-must obey the rules and the givens.
+``--repeat`` passes per puzzle (a set of fewer than 2,000 puzzles timed as copies of
+itself, each puzzle's best over its copies too: ``classic_sets.copies``). tdoku's time
+includes reading its 81-character string, ours reading a ready array of givens; neither
+includes Python. Rows: tdoku; the core with today's first configuration (``hidden``,
+``mrv``); the core with the backend's defaults on the classic grid (``locked``,
+``mrv-degree``), and the same per call from Python (``_core.search``, the givens as a
+list, the answer a tuple). Ratios are our time over tdoku's (below 1: faster). Every count
+must equal tdoku's and every tdoku first solution must obey the rules and the givens.
 
 Guesses are not comparable one for one: tdoku counts one per binary branch (it branches
 on a digit's placement in a band and counts the negation as free), the core one per
@@ -39,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from classic_sets import SETS, add_options, chosen
+from classic_sets import SETS, add_options, chosen, copies, fold
 
 from sudokulab import is_solution, native, read_file
 from sudokulab.models import geometry
@@ -108,38 +109,43 @@ def build(source: Path, folder: Path) -> tuple[ctypes.CDLL, str]:
 
 def time_tdoku(lib, puzzles, limit, repeat):
     """Seconds per puzzle (best of ``repeat``), counts, guesses and first solutions."""
-    n = len(puzzles)
-    text = b"".join(("".join(str(v) if v else "." for v in g) + "\0").encode() for g in puzzles)
-    seconds = (ctypes.c_double * n)()
-    counts = (ctypes.c_size_t * n)()
-    guesses = (ctypes.c_size_t * n)()
-    solutions = ctypes.create_string_buffer(81 * n)
+    n, timed = len(puzzles), puzzles * copies(len(puzzles))
+    text = b"".join(("".join(str(v) if v else "." for v in g) + "\0").encode() for g in timed)
+    seconds = (ctypes.c_double * len(timed))()
+    counts = (ctypes.c_size_t * len(timed))()
+    guesses = (ctypes.c_size_t * len(timed))()
+    solutions = ctypes.create_string_buffer(81 * len(timed))
     best = [float("inf")] * n
     for _ in range(repeat):
-        lib.sudokulab_time(text, n, ctypes.c_size_t(limit), seconds, counts, guesses, solutions)
-        best = [min(b, s) for b, s in zip(best, seconds, strict=True)]
+        lib.sudokulab_time(
+            text, len(timed), ctypes.c_size_t(limit), seconds, counts, guesses, solutions
+        )
+        best = [min(b, s) for b, s in zip(best, fold(list(seconds), n), strict=True)]
     grids = [tuple(solutions.raw[81 * i : 81 * i + 81]) for i in range(n)]
-    return best, list(counts), list(guesses), [tuple(b - 48 for b in g) for g in grids]
+    return best, list(counts)[:n], list(guesses)[:n], [tuple(b - 48 for b in g) for g in grids]
 
 
 def time_core(tables, puzzles, limit, repeat, propagation, order):
     """Seconds per puzzle inside the core (best of ``repeat``), counts and guesses."""
-    best = [float("inf")] * len(puzzles)
+    n, timed = len(puzzles), puzzles * copies(len(puzzles))
+    best = [float("inf")] * n
     for _ in range(repeat):
-        answers = native._core.search_batch(tables, puzzles, propagation, order, limit, None, 1)
-        best = [min(b, a[-1]) for b, a in zip(best, answers, strict=True)]
-    return best, [a[1] for a in answers], [a[6] for a in answers]
+        answers = native._core.search_batch(tables, timed, propagation, order, limit, None, 1)
+        seconds = fold([a[-1] for a in answers], n)
+        best = [min(b, t) for b, t in zip(best, seconds, strict=True)]
+    return best, [a[1] for a in answers[:n]], [a[6] for a in answers[:n]]
 
 
 def time_calls(tables, puzzles, limit, repeat, propagation, order):
     """Seconds per puzzle of one ``_core.search`` call from Python (best of ``repeat``)."""
     search = native._core.search
-    best = [float("inf")] * len(puzzles)
+    n = len(puzzles)
+    best = [float("inf")] * n
     for _ in range(repeat):
-        for i, givens in enumerate(puzzles):
+        for i, givens in enumerate(puzzles * copies(n)):
             start = time.perf_counter()
             search(tables, givens, propagation, order, limit, None, 1)
-            best[i] = min(best[i], time.perf_counter() - start)
+            best[i % n] = min(best[i % n], time.perf_counter() - start)
     return best
 
 
