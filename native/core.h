@@ -36,7 +36,7 @@
  *   - the classic 9x9 shape (rows, columns, boxes, no cages) under hidden or locked runs its own
  *     search, run_board9, on CPUs with AVX2: the same rules on digit planes (one AVX2
  *     vector of three band words per digit), every single of a digit placed at once, a
- *     320-byte state; the same results, 2.0x to 2.6x as fast (see its section).
+ *     320-byte state; the same results, 2.2x to 2.8x as fast (see its section).
  *
  * Cages (killer Sudoku) follow the reference too: a cage's cells are peers, and its value
  * sets (masks, computed and checked by reference.tables) prune the cage's candidates at
