@@ -73,7 +73,8 @@ def time_c_single(tables, puzzles, limit, repeat, propagation="hidden", order="m
 
 
 def time_c_batch(tables, puzzles, limit, repeat):
-    """Wall seconds of one batch call over all the puzzles (best of ``repeat``); outcomes."""
+    """Wall seconds of one batch call over the puzzles (per copy of a small set; best of
+    ``repeat``); the outcomes."""
     k = copies(len(puzzles))
     wall = float("inf")
     for _ in range(repeat):
