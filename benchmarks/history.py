@@ -23,7 +23,15 @@ the day it was filed (02d8670, the last commit before its work: ``hidden``, ``mr
 bitboard solver), this checkout with the same knobs, and this checkout's defaults on
 the classic grid (``locked``, ``mrv-degree``).
 
+With ``--tdoku`` (a clone of tdoku, built as ``benchmarks/tdoku.py`` builds it), tdoku's
+solver is one more row, last, timed in the same interleaved passes (engine time only:
+it has no Python call), its counts checked against the first row's and its first
+solutions against the rules. Its ratio is the one each row needs to match it: the first
+row's time over tdoku's. Its guesses are counted its way (one per binary branch on a
+digit's place in a band, see ``benchmarks/tdoku.py``), not one per candidate tried.
+
     python benchmarks/history.py --data-dir ../shared/data
+    python benchmarks/history.py --data-dir ../shared/data --tdoku /tmp/tdoku --sets hardest
     python benchmarks/history.py --row HEAD~5:hidden:mrv --row .:hidden:mrv --sets top1465
 """
 
@@ -41,6 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import tdoku
 from classic_sets import SETS, add_options, chosen, copies, fold
 
 from sudokulab import is_solution, native, read_file
@@ -115,10 +124,15 @@ def main() -> int:
         help=f"a revision ('.': this checkout's core) and knobs; repeat "
         f"(default {' '.join(DEFAULT_ROWS)})",
     )
+    parser.add_argument(
+        "--tdoku", type=Path, metavar="CLONE", help="a clone of tdoku: its solver as a last row"
+    )
     add_options(parser)
     parser.add_argument("--repeat", type=int, default=5, help="passes, the best kept (5)")
     args = parser.parse_args()
     rows = [parse_row(parser, r) for r in (args.row or DEFAULT_ROWS)]
+    if args.tdoku and not (args.tdoku / "src" / "solver_dpll_triad_simd.cc").is_file():
+        parser.error(f"{args.tdoku} is not a tdoku clone (no src/solver_dpll_triad_simd.cc)")
     names = chosen(parser, args)
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
@@ -132,6 +146,10 @@ def main() -> int:
             if rev not in cores:
                 cores[rev] = build(rev, Path(folder))
         labels = [f"{cores[rev][1]} {p},{o}" for rev, p, o in rows]
+        lib = None
+        if args.tdoku:
+            lib, compiler = tdoku.build(args.tdoku, Path(folder))
+            print(f"tdoku built with {compiler}, -O3 -march=native")
         tables = [cores[rev][0].Tables(9, units) for rev, _, _ in rows]
         for i, (rev, propagation, order) in enumerate(rows):  # the knobs, checked once
             try:
@@ -139,7 +157,7 @@ def main() -> int:
             except (TypeError, ValueError) as err:
                 parser.error(f"--row {labels[i]}: {err}")
         print(f"µs per puzzle, best of {args.repeat}; ratios: the first row's time over each")
-        width = max(len(label) for label in labels)
+        width = max(len(label) for label in [*labels, "tdoku"])
         gc.disable()
         for name in names:
             entries = read_file(args.data_dir / SETS[name])
@@ -150,6 +168,7 @@ def main() -> int:
                 best = [[float("inf")] * n for _ in rows]
                 calls = [[float("inf")] * n for _ in rows]
                 outcomes = [None] * len(rows)
+                theirs = [float("inf")] * n
                 for _ in range(args.repeat):
                     for i, (rev, propagation, order) in enumerate(rows):
                         core = cores[rev][0]
@@ -164,7 +183,14 @@ def main() -> int:
                             start = time.perf_counter()
                             search(tables[i], givens, propagation, order, limit, None, 1)
                             calls[i][k % n] = min(calls[i][k % n], time.perf_counter() - start)
+                    if lib is not None:  # one pass: the best is kept here, across the rows'
+                        seconds, counts, their_guesses, grids = tdoku.time_tdoku(
+                            lib, puzzles, limit, 1
+                        )
+                        theirs = [min(b, t) for b, t in zip(theirs, seconds, strict=True)]
                 check(name, rows, labels, entries, outcomes, limit)
+                if lib is not None:
+                    check_tdoku(name, entries, outcomes[0], counts, grids, limit)
                 engine0, call0 = statistics.fmean(best[0]), statistics.fmean(calls[0])
                 print(f"\n{name} ({len(puzzles)} puzzles), {task}: engine time, per call, guesses")
                 for i, label in enumerate(labels):
@@ -173,6 +199,13 @@ def main() -> int:
                     print(
                         f"  {label:<{width}} {engine * 1e6:7.2f} µs {engine0 / engine:5.2f}x"
                         f"  {call * 1e6:7.2f} µs {call0 / call:5.2f}x  {guesses:6.1f}",
+                        flush=True,
+                    )
+                if lib is not None:
+                    engine = statistics.fmean(theirs)
+                    print(
+                        f"  {'tdoku':<{width}} {engine * 1e6:7.2f} µs {engine0 / engine:5.2f}x"
+                        f"  {'':>17}  {statistics.fmean(their_guesses):6.1f}",
                         flush=True,
                     )
     return 0
@@ -189,6 +222,15 @@ def check(name, rows, labels, entries, outcomes, limit) -> None:
         for entry, outcome in zip(entries, outcomes[i], strict=True):
             if outcome[0] and not is_solution(entry.puzzle, outcome[0][0]):
                 fail(f"{name}: {labels[i]}'s answer breaks the rules at line {entry.line}")
+
+
+def check_tdoku(name, entries, outcomes, counts, grids, limit) -> None:
+    """tdoku's counts are the first row's, and its first solutions obey the rules."""
+    if [min(c, limit) for c in counts] != [min(o[1], limit) for o in outcomes]:
+        fail(f"{name}: tdoku and the first row count differently")
+    for entry, grid, found in zip(entries, grids, counts, strict=True):
+        if limit == 1 and found and not is_solution(entry.puzzle, grid):
+            fail(f"{name}: tdoku's answer breaks the rules at line {entry.line}")
 
 
 if __name__ == "__main__":
