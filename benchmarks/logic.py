@@ -32,7 +32,7 @@ def main() -> int:
     data_dir(parser, args)
 
     from sudokulab.api import rate_rows
-    from sudokulab.bench.sets import load
+    from sudokulab.catalog import load
     from sudokulab.generate import propagates
     from sudokulab.logic.ladder import GRADES
 

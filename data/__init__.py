@@ -1,1 +1,1 @@
-"""The puzzle sets the project ships and the catalog of public sets (``sudokulab.sets``)."""
+"""The puzzle sets the project ships and the catalog (see ``sudokulab.catalog``)."""

@@ -89,7 +89,7 @@ Statistics (defined so that another implementation can match them exactly)
                     time the search returns past a cell to the choice before it.
     Solutions are grids, returned in the order the search finds them.
 
-Tracing (for the classroom, see :mod:`sudokulab.trace`)
+Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
     ``Engine(..., trace=tracer)`` reports every step to ``tracer``, from the code paths
     that count: ``place(cell, bit, reason, unit)`` (reason ``"given"``, ``"naked"`` or
     ``"hidden"``, with the unit index that made a hidden single), ``eliminate(cell, bit,

@@ -12,7 +12,6 @@ interchangeable backends; verify every answer independently.
 from importlib import import_module
 from typing import Any
 
-from . import _moved
 from .models import display as _display
 
 #: Where each public name lives. Imported on first use (PEP 562): ``import sudokulab``
@@ -76,7 +75,6 @@ def _register_views() -> None:
     notebook.register()
 
 
-_moved.install()  # old module paths (sudokulab.report, sudokulab.trace, ...) still import
 _display.defer(_register_views)  # Jupyter shows puzzles, results and traces as HTML
 
 

@@ -203,7 +203,7 @@ def test_resuming_a_finished_run_runs_nothing_and_keeps_every_row(tmp_path):
 
 def test_a_variant_row_stores_the_whole_puzzle(tmp_path):
     from sudokulab.bench import puzzle_text
-    from sudokulab.bench.sets import load as load_set
+    from sudokulab.catalog import load as load_set
     from sudokulab.models import format_line
     from sudokulab.models.documents import read_documents
 

@@ -26,8 +26,8 @@ from sudokulab.bench.crosscheck import agreement_flags
 from sudokulab.bench.plan import Chunk, as_blocks, read_set
 from sudokulab.bench.progress import Progress
 from sudokulab.bench.run import agreement, agreement_column, puzzle_text, puzzle_texts
-from sudokulab.bench.sets import catalog, entries, load
 from sudokulab.bench.store import Store
+from sudokulab.catalog import catalog, entries, load
 from sudokulab.cli import main
 from sudokulab.models import format_line, is_solution, parse_puzzle
 from sudokulab.models.grids import Grids

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from sudokulab.bench.sets import entries
 from sudokulab.bench.store import Store
+from sudokulab.catalog import entries
 from sudokulab.cli import main
 
 

@@ -164,7 +164,7 @@ def test_long_trace_jumps(page, tmp_path):
 
 
 def test_killer_page_draws_the_cages(page, tmp_path, capsys):
-    from sudokulab.bench.sets import load
+    from sudokulab.catalog import load
     from sudokulab.classroom.page import viewer_data
     from sudokulab.models.documents import dumps
 
@@ -211,7 +211,7 @@ def test_killer_page_draws_the_cages(page, tmp_path, capsys):
 
 
 def test_jigsaw_page_draws_the_regions(page, tmp_path):
-    from sudokulab.bench.sets import load
+    from sudokulab.catalog import load
     from sudokulab.classroom.page import viewer_html
 
     puzzle = load("gen-jigsaw").entries[0].puzzle

@@ -6,7 +6,7 @@ import pytest
 
 from sudokulab.backends import PRESETS, BackendSpec, backend_names, parse_spec, parse_specs
 from sudokulab.bench.crosscheck import cross_check, summarize
-from sudokulab.bench.sets import load
+from sudokulab.catalog import load
 from sudokulab.cli import main
 from sudokulab.models import read_file
 

@@ -9,7 +9,7 @@ import pytest
 
 from sudokulab import Puzzle, build_model, is_solution, parse_puzzle, solve
 from sudokulab.backends import dlx, get_backend
-from sudokulab.bench.sets import load
+from sudokulab.catalog import load
 from sudokulab.models.model import AllDifferent
 
 SEED_PUZZLE = "....5.264..7..9..35..62....8......9.7..34..86.....2.3....9.....9.476........3...."

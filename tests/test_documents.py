@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from sudokulab.bench.sets import load
+from sudokulab.catalog import load
 from sudokulab.cli import main
 from sudokulab.generate import jigsaw_geometry, remove_clues, solved_grid
 from sudokulab.logic.ladder import BY_NAME

@@ -214,7 +214,7 @@ def test_narrative_of_a_4x4():
 
 
 def test_killer_cages_are_shown_on_the_board_and_narrated(capsys, tmp_path):
-    from sudokulab.bench.sets import load
+    from sudokulab.catalog import load
     from sudokulab.models.documents import dumps
 
     entry = load("gen-killer").entries[0]

@@ -12,7 +12,7 @@ import pytest
 
 from sudokulab import native
 from sudokulab.backends import get_backend
-from sudokulab.bench.sets import entries
+from sudokulab.catalog import entries
 from sudokulab.cli import main
 from sudokulab.generate import DIFFICULTIES, GenerateError, generate, grade, propagates
 from sudokulab.logic import LADDER, solve_logic

@@ -7,13 +7,11 @@ cycle or an upward import fails here before it can confuse a reader.
 from __future__ import annotations
 
 import ast
-import importlib
 from pathlib import Path
 
 import pytest
 
 import sudokulab
-from sudokulab._moved import MOVED
 from sudokulab.backends import Backend, Result, get_backend
 from sudokulab.backends.registry import _plugin
 from sudokulab.models import build_model, parse_puzzle
@@ -31,7 +29,7 @@ FOLDERS = {
 #: Layers, lowest first: a module may import from its own layer's package and below.
 LAYERS = [
     ("sudokulab.models",),
-    ("sudokulab.native", "sudokulab.logic"),
+    ("sudokulab.native", "sudokulab.logic", "sudokulab.catalog"),
     ("sudokulab.backends",),
     ("sudokulab.api",),
     ("sudokulab.generate", "sudokulab.bench", "sudokulab.classroom"),
@@ -72,7 +70,7 @@ def _layer(module: str) -> int | None:
     for level, prefixes in enumerate(LAYERS):
         if any(module == p or module.startswith(p + ".") for p in prefixes):
             return level
-    return None  # the package's front door (sudokulab/__init__, _moved, __main__)
+    return None  # the package's front door (sudokulab/__init__, __main__)
 
 
 def test_no_import_cycles():
@@ -108,25 +106,6 @@ def test_each_module_imports_only_its_layer_and_below():
             elif other == level and module.split(".")[:2] != target.split(".")[:2]:
                 upward.append(f"{module} -> {target} (a sibling concern)")
     assert upward == []
-
-
-@pytest.mark.parametrize("old", sorted(MOVED))
-def test_old_module_paths_import_the_moved_module(old):
-    module = importlib.import_module(old)
-    assert module is importlib.import_module(MOVED[old])
-    assert getattr(sudokulab, old.rsplit(".", 1)[1]) is module
-
-
-def test_the_documented_old_paths_still_work():
-    from sudokulab.bench import report, store
-    from sudokulab.classroom import trace
-    from sudokulab.report import summary
-    from sudokulab.store import Store
-    from sudokulab.trace import trace_puzzle
-
-    assert summary is report.summary and Store is store.Store
-    assert trace_puzzle is trace.trace_puzzle
-    assert sudokulab.cross_check is sudokulab.bench.crosscheck.cross_check
 
 
 def test_every_registered_backend_is_a_backend():

@@ -75,7 +75,7 @@ def run_shape(puzzle):
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_sound_on_the_shipped_sets(name):
-    from sudokulab.bench.sets import load
+    from sudokulab.catalog import load
 
     entries = load(name).entries
     statuses = Counter(check_sound(e.puzzle)[0] for e in entries)
@@ -107,7 +107,7 @@ def test_every_technique_is_used_somewhere_and_sound(data_dir):
 
 
 def test_a_puzzle_of_singles_is_rated_as_such():
-    from sudokulab.bench.sets import load
+    from sudokulab.catalog import load
 
     for entry in load("gen-classic-easy").entries:
         rating = rate_run(solve_logic(entry.puzzle))
@@ -194,7 +194,7 @@ def test_words_name_every_step(data_dir):
 
 
 def test_killer_puzzles_are_refused_with_a_clear_error():
-    from sudokulab.bench.sets import load
+    from sudokulab.catalog import load
 
     puzzle = load("gen-killer").entries[0].puzzle
     with pytest.raises(ValueError, match="killer cages"):

@@ -9,7 +9,7 @@ import pytest
 
 from sudokulab import Puzzle, build_model, is_solution, parse_puzzle, read_file, solve
 from sudokulab.backends import get_backend, mip, parse_spec
-from sudokulab.bench.sets import load
+from sudokulab.catalog import load
 
 pytest.importorskip("ortools")
 

@@ -20,7 +20,7 @@ from helpers import (
 
 from sudokulab import Puzzle, build_model, is_solution, parse_puzzle, solve
 from sudokulab.backends import get_backend
-from sudokulab.bench.sets import load
+from sudokulab.catalog import load
 from sudokulab.models import geometry
 from sudokulab.models.puzzle import Cage
 

@@ -19,7 +19,7 @@ from helpers import (
 
 from sudokulab import Puzzle, build_model, is_solution, parse_puzzle, read_file, solve
 from sudokulab.backends import get_backend, parse_spec, sat
-from sudokulab.bench.sets import load
+from sudokulab.catalog import load
 from sudokulab.cli import main
 from sudokulab.models import geometry
 from sudokulab.models.puzzle import Cage

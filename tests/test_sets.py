@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+import sudokulab.catalog as sets_module
 from sudokulab import is_solution, read_file
-from sudokulab.bench import sets as sets_module
-from sudokulab.bench.sets import (
+from sudokulab.catalog import (
     ChecksumMismatch,
     FetchError,
     SetInfo,

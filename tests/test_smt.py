@@ -9,7 +9,7 @@ import pytest
 
 from sudokulab import Puzzle, build_model, is_solution, parse_puzzle, solve
 from sudokulab.backends import get_backend, parse_spec, smt
-from sudokulab.bench.sets import load
+from sudokulab.catalog import load
 from sudokulab.cli import main
 
 pytest.importorskip("z3")

@@ -234,7 +234,7 @@ def test_killer_cages_are_traced_without_changing_the_search(propagation, order)
 
 
 def test_a_killer_replays_to_its_solution():
-    from sudokulab.bench.sets import load
+    from sudokulab.catalog import load
 
     entry = load("gen-killer").entries[0]
     trace = trace_puzzle(entry.puzzle, max_steps=None)

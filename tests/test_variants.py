@@ -10,7 +10,7 @@ import sudokulab
 from sudokulab.backends import Status, all_backends, get_backend
 from sudokulab.backends.base import check_request
 from sudokulab.bench.crosscheck import cross_check
-from sudokulab.bench.sets import load
+from sudokulab.catalog import load
 from sudokulab.generate import jigsaw_geometry, remove_clues, solved_grid
 from sudokulab.logic.ladder import BY_NAME
 from sudokulab.models import Puzzle, build_model, geometry, is_solution

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..backends import BackendSpec, get_backend, unsupported
+from ..catalog import catalog
 from ..models import Puzzle, build_model
 from ..models.grids import Grids
-from .sets import catalog
 
 
 @dataclass
@@ -92,14 +92,14 @@ def read_set(
     seed: int = 0,
 ) -> list[SetBlock]:
     """A set's puzzles as blocks, read fast (:func:`~sudokulab.models.stream.read_blocks`);
-    the indices and the sample are those of :func:`~sudokulab.bench.sets.load`.
+    the indices and the sample are those of :func:`~sudokulab.catalog.load`.
 
     The bench needs no known solutions, so a catalog set's are not read. The first line
     that is not a puzzle raises its :class:`~sudokulab.models.ParseError`, as ``load`` does.
     """
+    from ..catalog import locate, sample_indices
     from ..models.entries import ParseError
     from ..models.stream import read_blocks
-    from .sets import locate, sample_indices
 
     runs: list[list[Grids]] = []  # blocks of one shape in a row, joined below
     for block in read_blocks(locate(name, extra_dirs)):

@@ -214,7 +214,7 @@ def _ink(background: tuple[float, float, float, float]) -> str:
 def plot_means(results: pd.DataFrame, out_dir: str | Path, stem: str = "mean-time") -> list[Path]:
     """Plot the mean time per puzzle as a heatmap: a row per set, a column per backend.
 
-    Means are :func:`sudokulab.report.summary`'s (every row, timeouts at their stopped
+    Means are :func:`sudokulab.bench.report.summary`'s (every row, timeouts at their stopped
     time). Each cell is coloured by its mean, on a log scale when the means spread over
     more than ``LOG_SPREAD`` times, and shows it as the report does (3 significant digits,
     ms or s); ``≥`` marks a pair with timeouts, whose mean is a lower bound, and ``-`` a

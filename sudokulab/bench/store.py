@@ -231,10 +231,6 @@ class Store:
         """Every run in the store, oldest first."""
         return [r[0] for r in self._db.execute("SELECT run_id FROM runs ORDER BY run_id")]
 
-    def add(self, row: dict[str, Any]) -> None:
-        """Store one result and commit it at once."""
-        self.add_rows([tuple(row.get(c) for c in RESULT_COLUMNS)])
-
     def add_rows(self, rows: Iterable[Sequence[Any]]) -> None:
         """Store results, each a tuple in :data:`RESULT_COLUMNS` order, in one transaction:
         all of them or, after a crash, none. A row already stored is replaced, never
@@ -281,17 +277,6 @@ class Store:
             (run_id,),
         )
         return [r[0] for r in rows]
-
-    def set_agreement(
-        self, run_id: int, agrees: Iterable[tuple[bool | None, str, int, str]]
-    ) -> None:
-        """Write each row's agreement verdict, given as (agrees, set, idx, backend)."""
-        self._db.executemany(
-            'UPDATE results SET agrees = ? WHERE run_id = ? AND "set" = ? AND idx = ?'
-            " AND backend = ?",
-            [(None if a is None else int(a), run_id, s, i, b) for a, s, i, b in agrees],
-        )
-        self._db.commit()
 
     def verdicts(self, run_id: int, solutions: bool = True) -> dict[str, list[Any]]:
         """What agreement needs of a run's rows, in store order, as columns: ``rowid``,

@@ -174,7 +174,7 @@ def _loader(extra_dirs: list[str]):
 def _new_plan(args: argparse.Namespace):
     """The plan of a new run from the arguments, checked before anything is stored."""
     from ..bench import BenchPlan
-    from ..bench.sets import entries
+    from ..catalog import entries
 
     sets = args.sets or [s.name for s in entries() if s.shipped]
     try:
@@ -207,7 +207,7 @@ def _check_baseline(baseline: str | None, labels, among: str) -> None:
 
 def _check_sets(plan) -> None:
     """Fail before starting, naming any set that cannot be found."""
-    from ..bench.sets import SetNotFound, locate
+    from ..catalog import SetNotFound, locate
 
     for name in plan.sets:
         try:

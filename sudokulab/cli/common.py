@@ -10,7 +10,7 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 
-from ..bench.sets import SetNotFound, catalog, load, locate, unknown_set
+from ..catalog import SetNotFound, catalog, load, locate, unknown_set
 from ..models import SIZES, Entry, ParseError, read_text
 from ..models.stream import Block, blocks_of, read_blocks
 from ..models.variants import read_regions, with_variant

@@ -6,7 +6,7 @@ import argparse
 import contextlib
 from pathlib import Path
 
-from ..bench.sets import (
+from ..catalog import (
     RETRIES,
     FetchError,
     SetNotFound,

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..models import Entry, read_file
+from .models import Entry, read_file
 
 if TYPE_CHECKING:
     import logging
