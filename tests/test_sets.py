@@ -603,7 +603,7 @@ def large_set(tmp_path, monkeypatch):
     assert len(body) >= 1 << 20
     folder = tmp_path / "sets"
     path = put(folder, "big.txt", body)
-    info = SetInfo("big", "many puzzles", "big.txt", None, _sha(body), "line", len(body))
+    info = SetInfo("big", "many puzzles", "big.txt", None, _sha(body), "csv", 4000 * 3)
     monkeypatch.setattr(sets_module, "catalog", lambda: {"big": info})
     monkeypatch.setenv("SUDOKULAB_DATA", str(folder))
     calls = []
