@@ -113,6 +113,25 @@ def parse_specs(text: str) -> list[BackendSpec]:
     return [parse_spec(g) for g in groups]
 
 
+def slow_reason(spec: BackendSpec, size: int, clues: int) -> str:
+    """Why ``spec`` may search for minutes or longer on a puzzle of this size with this
+    many clues, in words ("" when it is not known to).
+
+    Plain backtracking (the native engine with ``propagation=none``) only checks each
+    value against its peers: its search grows with the blanks beyond any timeout on grids
+    larger than 9x9 (the catalog's skips), and runs long on 9x9 puzzles with a quarter of
+    the cells given or fewer, 20 clues (see docs/results.md, "Figures behind the
+    defaults"). A command without a timeout warns and sets one.
+    """
+    if spec.options.get("propagation") != "none":
+        return ""
+    if size > 9:
+        return f"plain backtracking runs past any timeout on {size}x{size} grids"
+    if size == 9 and clues * 4 <= size * size:
+        return f"plain backtracking can search for minutes on a 9x9 puzzle of {clues} clues"
+    return ""
+
+
 def as_spec(spec: str | BackendSpec, **options: Any) -> BackendSpec:
     """A spec from text or a spec, with extra options layered on top."""
     if isinstance(spec, str):

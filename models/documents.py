@@ -21,6 +21,7 @@ source, the line and the field (``cages[2].sum``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from itertools import combinations
@@ -69,7 +70,24 @@ def _check_schema(doc: Any) -> str | None:
     from jsonschema.exceptions import best_match
 
     error = best_match(errors)
-    return f"{_path(error.absolute_path)}: {error.message}"
+    message = error.message
+    whole = repr(error.instance)
+    if len(whole) > _SHOWN and message.startswith(whole):  # a huge value: its head will do
+        message = _short(error.instance) + message[len(whole) :]
+    return f"{_path(error.absolute_path)}: {message}"
+
+
+#: Characters of a document's value that an error message quotes; beyond, it is cut short.
+_SHOWN = 60
+
+
+def _short(value: Any) -> str:
+    """A value as an error message quotes it: the repr, cut short (``[[[[[[...]]]]]]``)."""
+    import reprlib
+
+    shortener = reprlib.Repr()
+    shortener.maxlevel, shortener.maxstring, shortener.maxother = 4, _SHOWN, _SHOWN
+    return shortener.repr(value)
 
 
 def _grid(value: Any, size: int | None, field: str) -> tuple[int, list[int]]:
@@ -226,24 +244,38 @@ def _broken(puzzle: Puzzle, grid: Grid) -> str:
     return "a given is changed"
 
 
+#: What a value nested deeper than Python's recursion allows is, in an error message.
+_TOO_DEEP = "not a puzzle document: arrays or objects nested too deeply"
+
+
 def read_document(doc: Any, source: str, line: int) -> Entry:
     """One document as an Entry; DocumentError naming source, line and field."""
-    problem = _check_schema(doc)
-    if problem is None:
-        try:
-            puzzle, solution = puzzle_of(doc)
-        except ValueError as err:
-            problem = str(err)
+    try:
+        problem = _check_schema(doc)
+        if problem is None:
+            try:
+                puzzle, solution = puzzle_of(doc)
+            except ValueError as err:
+                problem = str(err)
+    except RecursionError:  # a value nested a few hundred levels deep: the checks recurse
+        problem = _TOO_DEEP
     if problem is not None:
         raise DocumentError(problem, source, line)
     return Entry(puzzle, solution, source, line)
 
 
-def read_documents(text: str, source: str = "<text>", lines: bool | None = None) -> list[Entry]:
+def read_documents(
+    text: str,
+    source: str = "<text>",
+    lines: bool | None = None,
+    errors: list[ParseError] | None = None,
+) -> list[Entry]:
     """Every document in a text: JSON Lines, one JSON document, or a JSON array of them.
 
     ``lines`` forces JSON Lines (True) or one JSON value (False); by default a text whose
-    first line is a whole JSON object is read as JSON Lines.
+    first line is a whole JSON object is read as JSON Lines. The first bad document
+    raises DocumentError; given a list as ``errors``, each bad document (a line of JSON
+    Lines, an element of an array) is appended to it instead and the others are read.
     """
     text = text.removeprefix("\ufeff")
     rows = text.splitlines()
@@ -251,22 +283,42 @@ def read_documents(text: str, source: str = "<text>", lines: bool | None = None)
         first = next((s for s in rows if s.strip()), "")
         lines = _parses(first)
     if lines:
-        entries = []
+        entries: list[Entry] = []
         for number, row in enumerate(rows, 1):
-            if not row.strip():
-                continue
-            entries.append(read_document(_load(row, source, number), source, number))
+            if row.strip():
+                _keep(entries, errors, _read_row, row, source, number)
         return entries
     value = _load(text, source, None)
-    if isinstance(value, list):
-        return [read_document(doc, f"{source} document {i}", 1) for i, doc in enumerate(value, 1)]
-    return [read_document(value, source, 1)]
+    if not isinstance(value, list):
+        return [read_document(value, source, 1)]
+    entries = []
+    for i, doc in enumerate(value, 1):
+        _keep(entries, errors, read_document, doc, f"{source} document {i}", 1)
+    return entries
+
+
+def _read_row(row: str, source: str, number: int) -> Entry:
+    """The document on one line of JSON Lines."""
+    return read_document(_load(row, source, number), source, number)
+
+
+def _keep(
+    entries: list[Entry], errors: list[ParseError] | None, read: Callable[..., Entry], *args: Any
+) -> None:
+    """Append what ``read(*args)`` reads to ``entries``, or its DocumentError to ``errors``
+    (raised when there is no such list)."""
+    try:
+        entries.append(read(*args))
+    except DocumentError as err:
+        if errors is None:
+            raise
+        errors.append(err)
 
 
 def _parses(text: str) -> bool:
     try:
         return isinstance(json.loads(text), dict)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 
@@ -275,6 +327,8 @@ def _load(text: str, source: str, line: int | None) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise DocumentError(f"not JSON: {err.msg}", source, line or err.lineno, err.colno) from None
+    except RecursionError:  # json's decoder recurses once per level of nesting
+        raise DocumentError(_TOO_DEEP, source, line or 1) from None
 
 
 def to_document(puzzle: Puzzle, solution: Grid | None = None, name: str | None = None) -> dict:

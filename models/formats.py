@@ -37,9 +37,10 @@ Reading rules, applied the same way to every text:
 Errors: by default the first bad line, grid or CSV row raises :class:`ParseError`. Given a
 list as ``errors``, :func:`read_text` and :func:`read_file` append each such error to it
 and read on: a bad line is skipped, a broken grid (cut short, or with a wrong row) is
-dropped whole, and every good puzzle is still returned, in order. Errors that are not
-about one line (an unreadable or non-UTF-8 file, an unsupported size, a bad puzzle
-document) still raise.
+dropped whole, a bad puzzle document (a line of JSON Lines, an element of an array) is
+skipped, and every good puzzle is still returned, in order. Errors that are not about one
+puzzle (an unreadable or non-UTF-8 file, an unsupported size, a text that is not JSON
+where JSON begins) still raise.
 """
 
 from __future__ import annotations
@@ -513,16 +514,27 @@ def _read_csv(
     return entries
 
 
-def _documents(text: str, source: str, first_line: int) -> list[Entry]:
-    """Puzzle documents from a text whose first line is ``first_line``; raises at errors."""
+def _documents(
+    text: str, source: str, first_line: int, errors: list[ParseError] | None
+) -> list[Entry]:
+    """Puzzle documents from a text whose first line is ``first_line``; the first error
+    raises, or each is appended to ``errors``."""
     shift = first_line - 1
+    found: list[ParseError] = []
     try:
-        entries = read_documents(text, source)
+        entries = read_documents(text, source, errors=found if errors is not None else None)
     except ParseError as err:
-        if not shift or err.line is None:
-            raise
-        raise type(err)(err.message, err.source, err.line + shift, err.column) from None
+        raise _shifted(err, shift) from None
+    if errors is not None:
+        errors += [_shifted(err, shift) for err in found]
     return [replace(e, line=e.line + shift) for e in entries] if shift else entries
+
+
+def _shifted(err: ParseError, shift: int) -> ParseError:
+    """The error with its line counted from the whole text's start."""
+    if not shift or err.line is None:
+        return err
+    return type(err)(err.message, err.source, err.line + shift, err.column)
 
 
 def read_text(
@@ -534,8 +546,8 @@ def read_text(
 ) -> list[Entry]:
     """Every puzzle in a text, in order; raises ParseError at the first bad one.
 
-    Given a list as ``errors``, each bad line, grid or CSV row is appended to it instead and
-    reading goes on (puzzle documents still raise). ``first_line`` is the number of the
+    Given a list as ``errors``, each bad line, grid, CSV row or puzzle document is appended to
+    it instead and reading goes on. ``first_line`` is the number of the
     text's first line, for a text cut from a larger one: entries and errors count from it.
     """
     if size is not None:
@@ -545,7 +557,7 @@ def read_text(
         text = text[:cut]  # DOS end of file: nothing after it is data
     text = text.removeprefix("\ufeff")
     if text.lstrip()[:1] in ("{", "["):  # a puzzle document (JSON or JSON Lines)
-        return _documents(text, source, first_line)
+        return _documents(text, source, first_line, errors)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     first = next((s for s in lines if s.strip() and not s.lstrip().startswith("#")), "")
     if "," in first and not _csv_is_text(first.rstrip(), size):
@@ -572,7 +584,8 @@ def read_file(
         line = data.count(b"\n", 0, e.start) + 1
         raise ParseError(f"not UTF-8 text (byte {e.start + 1})", source, line) from None
     if source.endswith((".json", ".jsonl")):  # puzzle documents, whatever they start with
-        return read_documents(text, source, lines=True if source.endswith(".jsonl") else None)
+        lines = True if source.endswith(".jsonl") else None
+        return read_documents(text, source, lines, errors)
     return read_text(text, source, size, errors)
 
 
@@ -603,6 +616,15 @@ def _grid_and_geometry(
     if len(grid) != geom.cell_count:
         raise ValueError(f"a {geom.size}x{geom.size} grid needs {geom.cell_count} cells")
     return grid, geom
+
+
+def counted(n: int, thing: str) -> str:
+    """A count and what it counts, singular for one: ``1 puzzle``, ``3 puzzles``.
+
+    >>> counted(1, "puzzle"), counted(0, "bad line"), counted(95, "puzzle")
+    ('1 puzzle', '0 bad lines', '95 puzzles')
+    """
+    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def format_line(puzzle_or_grid: Puzzle | Sequence[int], blank: str = ".") -> str:

@@ -289,7 +289,11 @@ def _text(data: bytes, source: str, size: int | None, first: int) -> Iterator[Bl
         yield ParseError(f"not UTF-8 text (byte {e.start + 1} of line {line})", source, line)
         return
     errors: list[ParseError] = []
-    entries = read_text(text, source, size, errors=errors, first_line=first)
+    try:
+        entries = read_text(text, source, size, errors=errors, first_line=first)
+    except ParseError as err:  # a run that is not one puzzle per error (not JSON at all)
+        yield err
+        return
     # errors and entries interleaved in line order
     merged: list[tuple[int, int, Entry | ParseError]] = [(e.line, 1, e) for e in entries]
     merged += [(err.line or 0, 0, err) for err in errors]

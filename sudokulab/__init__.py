@@ -78,28 +78,5 @@ def _register_views() -> None:
 _display.defer(_register_views)  # Jupyter shows puzzles, results and traces as HTML
 
 
-__all__ = [
-    "Entry",
-    "Geometry",
-    "Model",
-    "ParseError",
-    "Puzzle",
-    "Result",
-    "Status",
-    "__version__",
-    "as_puzzle",
-    "backend_names",
-    "build_model",
-    "count",
-    "cross_check",
-    "format_candidates",
-    "format_grid",
-    "format_line",
-    "geometry",
-    "get_backend",
-    "is_solution",
-    "parse_puzzle",
-    "read_file",
-    "read_text",
-    "solve",
-]
+#: Every name of _HOMES: one list, so a name added there is public at once.
+__all__ = sorted([*_HOMES, "__version__"])

@@ -14,6 +14,12 @@ this order:
 
 Any existing file path works as a set too.
 
+A catalog set's file is checked against the catalog's sha256 before it is used (another
+file under the set's name is :class:`WrongFile`, naming both sha256 and how to get the
+set again). A large file that passed is remembered in the cache folder (``checked.json``)
+by its path, size, modification and change times, so it is hashed again only when it
+changed.
+
 >>> info = catalog()["sudokus_17"]
 >>> info.name, info.count
 ('sudoku17', 49151)
@@ -38,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .models import Entry, read_file
+from .models.formats import counted
 
 if TYPE_CHECKING:
     import logging
@@ -49,6 +56,7 @@ __all__ = [
     "RETRIES",
     "SetInfo",
     "SetNotFound",
+    "WrongFile",
     "default_cache_dir",
     "catalog",
     "data_dirs",
@@ -60,11 +68,17 @@ __all__ = [
     "sha256_of",
     "status",
     "unknown_set",
+    "verify",
 ]
 
 _PACKAGE = "sudokulab.data"
 _CATALOG = "catalog.json"
 _CHUNK = 1 << 16
+#: The file in the cache folder that remembers which set files matched their sha256.
+_CHECKED = "checked.json"
+#: Files from this size on are remembered once checked; a smaller one is hashed on each
+#: use (a second pass over a file that is read whole anyway; no write to the cache).
+_REMEMBERED = 1 << 20
 #: How many times ``fetch`` tries a download again (network or server error, wrong sha256).
 RETRIES = 2
 #: HTTP statuses worth another try (timeout, too many requests, server errors); any other
@@ -74,6 +88,18 @@ _TRANSIENT = frozenset({408, 429, 500, 502, 503, 504})
 
 class SetNotFound(LookupError):
     """A set name that is not in the catalog, or a set that is in no data folder."""
+
+
+class WrongFile(SetNotFound):
+    """A data folder's file of a catalog set whose sha256 is not the catalog's: another
+    file under the set's name, or the set's file changed."""
+
+    def __init__(self, info: SetInfo, path: Path, actual: str) -> None:
+        super().__init__(
+            f"set {info.name!r}: {path} has sha256 {actual}, the catalog expects "
+            f"{info.sha256}: it is not the set's file; {_again(info, path)}"
+        )
+        self.name, self.path, self.expected, self.actual = info.name, path, info.sha256, actual
 
 
 class FetchError(RuntimeError):
@@ -212,6 +238,19 @@ def _missing(info: SetInfo, dirs: list[Path]) -> SetNotFound:
     return SetNotFound(f"set {info.name!r} ({info.file}) is in none of: {looked}; {hint}")
 
 
+def _again(info: SetInfo, path: Path) -> str:
+    """How to get a set's right file in place of the wrong one at ``path``."""
+    if info.shipped:
+        return "the installation is damaged: reinstall sudokulab"
+    cached = path.is_relative_to(default_cache_dir())
+    if info.downloadable:
+        fetch = f"run `sudokulab data fetch {info.name}` to download it again"
+        return fetch if cached else f"replace it, or {fetch} (the cache is searched first)"
+    return f"download it again from {info.url} into {default_cache_dir() / info.file}" + (
+        "" if cached else " (the cache is searched first), or replace it"
+    )
+
+
 def unknown_set(name: str) -> SetNotFound:
     """The error for a name that is neither a catalog set nor a file, with close names."""
     import difflib
@@ -222,9 +261,15 @@ def unknown_set(name: str) -> SetNotFound:
 
 
 def locate(
-    name_or_path: str | os.PathLike[str], extra_dirs: Sequence[str | os.PathLike[str]] = ()
+    name_or_path: str | os.PathLike[str],
+    extra_dirs: Sequence[str | os.PathLike[str]] = (),
+    check: bool = True,
 ) -> Path:
-    """The file of a catalog set (by name or alias), or the given file itself."""
+    """The file of a catalog set (by name or alias), or the given file itself.
+
+    A set's file is the first one found in the data folders, checked against the
+    catalog's sha256 (:func:`verify`) unless ``check`` is False.
+    """
     sets = catalog()
     key = os.fspath(name_or_path)
     if key in sets:
@@ -233,6 +278,8 @@ def locate(
         for folder in dirs:
             path = folder / info.file
             if path.is_file():
+                if check:
+                    verify(info, path)
                 return path
         raise _missing(info, dirs)
     path = Path(key).expanduser()
@@ -285,7 +332,8 @@ def load(
         known = read_file(_solutions_path(info, path, extra_dirs))
         if len(known) != len(found):
             raise ValueError(
-                f"{info.name}: {len(known)} solutions in {info.solutions} for {len(found)} puzzles"
+                f"{info.name}: {counted(len(known), 'solution')} in {info.solutions} for "
+                f"{counted(len(found), 'puzzle')}"
             )
         found = [replace(e, solution=s.puzzle.givens) for e, s in zip(found, known, strict=True)]
     indices = sample_indices(len(found), sample, seed)
@@ -299,19 +347,27 @@ def load(
 
 
 def status(extra_dirs: Sequence[str | os.PathLike[str]] = ()) -> list[dict]:
-    """One row per catalog set: name, count, present, path (or None), description and more."""
+    """One row per catalog set: name, count, present, path (or None), whether the file
+    there is the set's (``wrong``: its sha256 is not the catalog's), description and more."""
     rows = []
     for info in _entries():
         try:
-            path: Path | None = locate(info.name, extra_dirs)
+            path: Path | None = locate(info.name, extra_dirs, check=False)
         except SetNotFound:
             path = None
+        wrong = False
+        if path is not None:
+            try:
+                verify(info, path)
+            except WrongFile:
+                wrong = True
         rows.append(
             {
                 "name": info.name,
                 "count": info.count,
                 "present": path is not None,
                 "path": str(path) if path else None,
+                "wrong": wrong,
                 "description": info.description,
                 "aliases": list(info.aliases),
                 "shipped": info.shipped,
@@ -319,6 +375,51 @@ def status(extra_dirs: Sequence[str | os.PathLike[str]] = ()) -> list[dict]:
             }
         )
     return rows
+
+
+# --- checking -------------------------------------------------------------------------------
+
+
+def verify(info: SetInfo, path: Path) -> None:
+    """WrongFile unless the file at ``path`` has the catalog's sha256 for ``info``.
+
+    A large file that passed is remembered in the cache folder by its path, size,
+    modification and change times (a copy, a rewrite or ``touch`` changes one of them),
+    so it is hashed once, not on every use; a cache folder that cannot be written only
+    costs the hashing again.
+    """
+    stat = path.stat()
+    key = str(path.resolve())
+    mark = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, info.sha256]
+    checked = _checked() if stat.st_size >= _REMEMBERED else {}
+    if checked.get(key) == mark:
+        return
+    actual = sha256_of(path)
+    if actual != info.sha256:
+        raise WrongFile(info, path, actual)
+    if stat.st_size < _REMEMBERED:
+        return
+    kept = {k: v for k, v in checked.items() if os.path.exists(k)}  # forget removed files
+    kept[key] = mark
+    folder = default_cache_dir()
+    temporary = folder / f".{_CHECKED}.{os.getpid()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps(kept), encoding="utf-8")
+        os.replace(temporary, folder / _CHECKED)  # whole or not at all, for other processes
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+
+
+def _checked() -> dict[str, list]:
+    """What the cache folder remembers of checked files: path -> [size, mtime, ctime, sha256]."""
+    try:
+        text = (default_cache_dir() / _CHECKED).read_text(encoding="utf-8")
+        found = json.loads(text)
+    except (OSError, ValueError):  # none yet, or cut short: check again
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 # --- fetching -------------------------------------------------------------------------------

@@ -9,9 +9,9 @@
    ``symmetry="rotational"``), each removal kept only while the puzzle stays unique:
    the engine's count with limit 2 is 1, settled within :data:`CHECK_GUESSES` guesses.
    A check that needs more keeps the clue: the puzzle stays provably unique, and the
-   work stays bounded (on 25x25 grids some checks would run to millions of guesses,
-   minutes for one puzzle; within the budget it takes seconds and keeps about as many
-   blanks). A difficulty below ``extreme`` makes the test stricter: a removal is kept
+   work stays bounded (on 25x25 grids some checks would run to millions of guesses;
+   within the budget a puzzle keeps about as many blanks: see docs/results.md, "Figures
+   behind the defaults"). A difficulty below ``extreme`` makes the test stricter: a removal is kept
    only if the logic solver, climbing only the techniques of that grade and easier (see
    :mod:`sudokulab.logic`), still solves the puzzle, which also proves it unique; a
    technique keeps a removal only if the ladder up to that technique solves it.
@@ -28,15 +28,20 @@ exist, a given is added at a cell where they differ (at a random blank cell when
 budget ran out first). The ladder knows no sums, so they are graded by what the engine
 needs, cages included: ``easy`` (naked and hidden singles), ``extreme`` (search).
 
-Everything random comes from one ``random.Random(seed)``, and the work is bounded by
+Everything random comes from one ``random.Random(seed)``, and the search is steered by
 counts of guesses, never by a clock, so the same seed gives the same puzzles on every
-run and machine.
+run and machine. A request that cannot be met quickly (a rare technique, a large grid)
+is bounded twice: at most ``attempts`` grids per puzzle (:data:`ATTEMPTS`), and, when
+asked, at most ``timeout`` seconds per puzzle; either ends it with a GenerateError. The
+clock only decides when to give up: a puzzle found in time is the one the seed gives.
+A ``progress`` callback hears where each puzzle's search stands (:class:`Tried`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from . import native
@@ -44,6 +49,7 @@ from .logic import LADDER, Technique, solve_logic
 from .logic.ladder import BY_NAME, GRADES
 from .logic.rating import rate_run
 from .models import Cage, Geometry, Grid, Puzzle, Unit, geometry, make_geometry
+from .models.formats import counted
 from .models.variants import diagonal_units, hyper_units
 
 #: Difficulties, easiest first: the logic solver's grades.
@@ -53,7 +59,8 @@ KINDS = ("classic", "x", "hyper", "jigsaw", "killer")
 #: Grids drawn for one puzzle before the generator gives up on a difficulty.
 ATTEMPTS = 200
 #: Guesses the engine may spend completing one random seeding of a solved grid before
-#: another is drawn: a seeding that cannot be completed can take minutes to refute.
+#: another is drawn: a seeding that cannot be completed costs far more to refute than
+#: another seeding costs to complete.
 #: (255: where the generator's former cut-off, a deadline already past read at the 256th
 #: guess, stopped; so a seed still gives the grids it gave.)
 SEEDING_GUESSES = 255
@@ -77,7 +84,51 @@ RARE = (
 
 
 class GenerateError(ValueError):
-    """A request the generator cannot meet (a size or variant that does not fit, ...)."""
+    """A request the generator cannot meet (a size or variant that does not fit, no
+    puzzle within the attempts or the timeout, ...)."""
+
+
+@dataclass(frozen=True)
+class Tried:
+    """Where the search for one puzzle stands, for a progress display."""
+
+    puzzle: int  # the number of the puzzle being made, from 1
+    attempt: int  # the grid in hand, from 1
+    attempts: int  # the most grids drawn for one puzzle
+    seconds: float  # spent on this puzzle so far
+    timeout: float | None  # the most seconds for one puzzle (None: no limit)
+
+
+class _OutOfTime(Exception):
+    """The puzzle's timeout passed (caught where the request's words are known)."""
+
+
+class _Clock:
+    """Ticks of the search for one puzzle: each checks the timeout and tells ``progress``."""
+
+    def __init__(
+        self,
+        number: int,
+        attempts: int,
+        timeout: float | None,
+        progress: Callable[[Tried], None] | None,
+    ) -> None:
+        self.number, self.attempts = number, attempts
+        self.timeout, self.progress = timeout, progress
+        self.start = time.monotonic()
+        self.attempt = 0
+
+    def tick(self) -> None:
+        """Between two steps of the search: _OutOfTime past the timeout."""
+        spent = time.monotonic() - self.start
+        if self.timeout is not None and spent > self.timeout:
+            raise _OutOfTime
+        if self.progress is not None:
+            self.progress(Tried(self.number, self.attempt, self.attempts, spent, self.timeout))
+
+
+def _nothing() -> None:
+    """A tick that does nothing (no clock, no progress)."""
 
 
 @dataclass(frozen=True)
@@ -216,20 +267,25 @@ def _contiguous(size: int, cells: set[int]) -> bool:
 
 
 def solved_grid(
-    geom: Geometry, rng: random.Random, tries: int = 20, solvable: bool = True
+    geom: Geometry,
+    rng: random.Random,
+    tries: int = 20,
+    solvable: bool = True,
+    tick: Callable[[], None] = _nothing,
 ) -> Grid | None:
     """A random solution of an empty grid of this geometry (None when none was found).
 
     First ``tries`` seedings of n random cells, each given :data:`SEEDING_GUESSES`
-    guesses: a seeding that cannot be completed can take minutes to refute, another one
-    is cheaper. Then a random first row alone, searched to the end: relabelling the
+    guesses: a seeding that cannot be completed costs more to refute than another one
+    costs to complete. Then a random first row alone, searched to the end: relabelling the
     values of any solution gives that row, so it is completed whenever the geometry has
     a solution (25x25 grids usually get here: their seedings need more guesses). A
     geometry not known to be ``solvable`` (a random jigsaw layout) is not searched to the
-    end: a layout without solutions can take minutes to refute; the caller draws another.
+    end: a layout without solutions can be slow to refute; the caller draws another.
     """
     n, units = geom.size, _units(geom)
     for _ in range(tries):
+        tick()
         givens = [0] * geom.cell_count
         for cell, value in zip(rng.sample(geom.cells, n), rng.sample(geom.values, n), strict=True):
             givens[cell] = value
@@ -275,12 +331,14 @@ def remove_clues(
     ladder: tuple[Technique, ...] | None = None,
     symmetry: str = "none",
     check_guesses: int = CHECK_GUESSES,
+    tick: Callable[[], None] = _nothing,
 ) -> Puzzle:
     """Blank the solution's cells one group at a time while the puzzle stays acceptable:
     solved by ``ladder`` (see :func:`ladder_for`), or else unique, each check within
     ``check_guesses`` guesses (one that needs more keeps the group's clues)."""
     givens = list(solution)
     for group in _groups(geom, rng, symmetry):
+        tick()
         kept = [givens[c] for c in group]
         for c in group:
             givens[c] = 0
@@ -296,6 +354,7 @@ def add_clues(
     rng: random.Random,
     ladder: tuple[Technique, ...],
     symmetry: str = "none",
+    tick: Callable[[], None] = _nothing,
 ) -> Puzzle:
     """Give back some of the solution's values until the puzzle needs ``ladder``'s top
     rung: solved by the whole ladder, not by the rungs below it. Each round tries the
@@ -313,6 +372,7 @@ def add_clues(
         for group in _groups(geom, rng, symmetry):
             if givens[group[0]]:
                 continue
+            tick()
             trial = list(givens)
             for c in group:
                 trial[c] = solution[c]
@@ -358,7 +418,11 @@ def random_cages(
 
 
 def killer(
-    geom: Geometry, solution: Grid, rng: random.Random, check_guesses: int = CHECK_GUESSES
+    geom: Geometry,
+    solution: Grid,
+    rng: random.Random,
+    check_guesses: int = CHECK_GUESSES,
+    tick: Callable[[], None] = _nothing,
 ) -> Puzzle:
     """A killer puzzle: random cages, plus givens where the engine finds two solutions.
 
@@ -370,6 +434,7 @@ def killer(
     units = _units(geom)
     givens = [0] * geom.cell_count
     while True:
+        tick()
         out = native.search(
             geom.size,
             units,
@@ -403,13 +468,18 @@ def generate(
     symmetry: str = "none",
     check_guesses: int = CHECK_GUESSES,
     technique: str | None = None,
+    attempts: int = ATTEMPTS,
+    timeout: float | None = None,
+    progress: Callable[[Tried], None] | None = None,
 ) -> Iterator[Generated]:
     """Yield ``count`` puzzles; GenerateError when the request cannot be met.
 
     ``difficulty`` asks for a grade, ``technique`` for puzzles whose hardest technique is
     that one (a name of the ladder: ``X-wing``, ``naked pair``, ...). ``check_guesses``
     bounds each uniqueness check (see the module docstring): more lets a puzzle lose a
-    few more clues, at a cost in time on the largest grids.
+    few more clues, at a cost in time on the largest grids. Each puzzle gets at most
+    ``attempts`` grids and ``timeout`` seconds (None: no limit); ``progress`` is called
+    with a :class:`Tried` between the steps of the search.
     """
     if difficulty is not None and difficulty not in DIFFICULTIES:
         raise GenerateError(f"unknown difficulty {difficulty!r}: {', '.join(DIFFICULTIES)}")
@@ -429,9 +499,36 @@ def generate(
         raise GenerateError(f"unknown symmetry {symmetry!r}: none, rotational")
     if check_guesses < 0:
         raise GenerateError(f"check_guesses must be at least 0, got {check_guesses}")
+    if attempts < 1:
+        raise GenerateError(f"attempts must be at least 1, got {attempts}")
+    if timeout is not None and not timeout > 0:  # nan too
+        raise GenerateError(f"timeout must be more than 0 seconds, got {timeout}")
     rng = random.Random(seed)
-    for _ in range(count):
-        yield _one(size, variant, difficulty, technique, symmetry, rng, check_guesses)
+    for number in range(1, count + 1):
+        clock = _Clock(number, attempts, timeout, progress)
+        try:
+            yield _one(size, variant, difficulty, technique, symmetry, rng, check_guesses, clock)
+        except _OutOfTime:
+            wanted = _wanted(size, variant, difficulty, technique)
+            rare = f"; {_rare(technique)}" if _rare(technique) else ""
+            raise GenerateError(
+                f"no {wanted} within the timeout of {timeout:g} s ({clock.attempt} of at most "
+                f"{counted(attempts, 'grid')} drawn{rare}): a larger timeout or another seed "
+                "may find one"
+            ) from None
+
+
+def _wanted(size: int, variant: str, difficulty: str | None, technique: str | None) -> str:
+    """The puzzle asked for, in words: ``jellyfish 9x9 classic puzzle``."""
+    wanted = f"{technique} " if technique else f"{difficulty} " if difficulty else ""
+    return f"{wanted}{size}x{size} {variant} puzzle"
+
+
+def _rare(technique: str | None) -> str:
+    """Why a request may fail: the technique is a rare one ("" when not)."""
+    if technique is not None and technique in RARE:
+        return f"puzzles needing {technique} are rare among random ones"
+    return ""
 
 
 def _one(
@@ -442,28 +539,31 @@ def _one(
     symmetry: str,
     rng: random.Random,
     check_guesses: int,
+    clock: _Clock,
 ) -> Generated:
     ladder = None if variant == "killer" else ladder_for(difficulty, technique)
-    for attempt in range(ATTEMPTS):
+    tick = clock.tick
+    for attempt in range(clock.attempts):
+        clock.attempt = attempt + 1
+        tick()
         geom = variant_of(size, variant, rng)
-        solution = solved_grid(geom, rng, solvable=variant != "jigsaw")
+        solution = solved_grid(geom, rng, solvable=variant != "jigsaw", tick=tick)
         if solution is None:
             continue  # a jigsaw layout that the seedings never completed: redraw it
         if variant == "killer":
-            puzzle = killer(geom, solution, rng, check_guesses)
+            puzzle = killer(geom, solution, rng, check_guesses, tick)
         elif technique is not None and ladder is not None and attempt % 2:
             # Every other grid: clues given back to a minimal puzzle (see add_clues).
-            puzzle = remove_clues(geom, solution, rng, None, symmetry, check_guesses)
-            puzzle = add_clues(puzzle, solution, rng, ladder, symmetry)
+            puzzle = remove_clues(geom, solution, rng, None, symmetry, check_guesses, tick)
+            puzzle = add_clues(puzzle, solution, rng, ladder, symmetry, tick)
         else:
-            puzzle = remove_clues(geom, solution, rng, ladder, symmetry, check_guesses)
+            puzzle = remove_clues(geom, solution, rng, ladder, symmetry, check_guesses, tick)
         found, hardest = rating(puzzle)
         if (difficulty is None or found == difficulty) and technique in (None, hardest):
             return Generated(puzzle, solution, found, hardest)
-    wanted = f"{difficulty} " if difficulty else ""
-    if technique is not None:
-        wanted = f"{technique} "
-    rare = ""
-    if technique is not None and technique in RARE:
-        rare = f": puzzles needing {technique} are rare among random ones; try another --seed"
-    raise GenerateError(f"no {wanted}{size}x{size} {variant} puzzle in {ATTEMPTS} grids{rare}")
+    wanted = _wanted(size, variant, difficulty, technique)
+    rare = f" ({_rare(technique)})" if _rare(technique) else ""
+    raise GenerateError(
+        f"no {wanted} in {counted(clock.attempts, 'grid')}{rare}: more attempts or another "
+        "seed may find one"
+    )

@@ -100,18 +100,18 @@ def test_a_wrong_known_solution_and_a_timeout_are_reported(tmp_path, capsys):
 
 def test_check_exit_2_for_invalid_and_for_mismatched_solutions(tmp_path, capsys):
     assert main(["check", "55" + "." * 79, "--backends", "native"]) == 2
-    assert "1 of 1 puzzles are invalid" in capsys.readouterr().out
+    assert "1 of 1 puzzle is invalid" in capsys.readouterr().out
     sols = tmp_path / "s.txt"
     sols.write_text(ANSWER + "\n" + ANSWER + "\n")
     assert main(["check", EXAMPLE, "--solutions", str(sols)]) == 2
-    assert "has 2 solutions for 1 puzzles" in capsys.readouterr().err
+    assert "has 2 solutions for 1 puzzle" in capsys.readouterr().err
 
 
 def test_check_runs_every_available_backend_by_default(capsys):
     assert main(["check", EXAMPLE]) == 0
     out = capsys.readouterr().out
     names = backend_names()
-    assert f"all {len(names)} backends agree on all 1 puzzles" in out
+    assert f"all {len(names)} backends agree on 1 puzzle\n" in out
     rows = {line.split()[0] for line in out.splitlines() if line.strip()}
     assert set(names) <= rows  # a summary row per backend
 
@@ -155,7 +155,7 @@ def test_check_takes_catalog_set_names_with_their_known_solutions(data_dir, caps
     code = main(["check", "hard95", "--data-dir", str(data_dir), "--backends", "native"])
     captured = capsys.readouterr()
     assert code == 0, captured.out
-    assert "native" in captured.out and "agree on all 95 puzzles" in captured.out
+    assert "native" in captured.out and "answers verify on all 95 puzzles" in captured.out
     # no terminal: progress comes as plain lines on stderr, the last one at the end
     assert "check: 95/95 done (native)" in captured.err
     frame = cross_check(load("hard95", [data_dir]).entries[:3], ["native"])

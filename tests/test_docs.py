@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import doctest
 import importlib
+import inspect
 import io
 import pkgutil
 import re
@@ -214,3 +215,30 @@ def test_every_page_is_in_the_site_navigation():
     config = (REPO / "mkdocs.yml").read_text()
     pages = [p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs").rglob("*.md")]
     assert [p for p in pages if f": {p}\n" not in config] == []
+
+
+# --- what the pages say of the API -------------------------------------------------------
+
+
+def test_getting_started_states_the_defaults_of_solve():
+    text = (REPO / "docs" / "getting-started.md").read_text()
+    stated = re.search(r'`solve\(puzzle, backend="([^"]+)", limit=(\w+), timeout=(\w+),', text)
+    assert stated, "getting-started.md no longer states solve's signature"
+    params = inspect.signature(sudokulab.solve).parameters
+    actual = (params["backend"].default, params["limit"].default, params["timeout"].default)
+    assert stated.groups() == tuple(map(str, actual))
+
+
+def test_every_public_function_of_the_api_is_a_name_of_the_package():
+    from sudokulab import api
+
+    public = {
+        name
+        for name, value in vars(api).items()
+        if inspect.isfunction(value) and value.__module__ == api.__name__ and name[0] != "_"
+    }
+    internal = {"solve_model", "solve_grids", "rate_rows"}  # the CLI's and the bench's
+    assert public - internal <= set(sudokulab.__all__)
+    namespace: dict = {}
+    exec("from sudokulab import *", namespace)
+    assert namespace["rate"] is api.rate

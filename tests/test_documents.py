@@ -135,6 +135,53 @@ def test_json_files_hold_one_document_or_an_array(tmp_path):
         read_file(bad)
 
 
+def test_given_an_error_list_each_bad_document_is_named_and_the_others_read(tmp_path):
+    bad = '{"givens": 1}'  # JSON, but not a puzzle document
+    text = f"{GOOD}\n{bad}\n\n{GOOD}\n"
+    errors: list[ParseError] = []
+    entries = read_text(text, source="set.jsonl", errors=errors)
+    assert [e.line for e in entries] == [1, 4]
+    assert [(e.source, e.line) for e in errors] == [("set.jsonl", 2)]
+    with pytest.raises(DocumentError, match="set.jsonl: line 2"):
+        read_text(text, source="set.jsonl")
+    lines = tmp_path / "set.jsonl"
+    lines.write_text(text)
+    errors = []
+    assert [e.line for e in read_file(lines, errors=errors)] == [1, 4] and len(errors) == 1
+    many = tmp_path / "many.json"
+    many.write_text(f"[{GOOD}, {bad}, {GOOD}]")
+    errors = []
+    assert len(read_file(many, errors=errors)) == 2
+    assert [e.source for e in errors] == [f"{many} document 2"]
+
+
+DEEP = "[" * 5000 + "]" * 5000
+
+
+def test_arrays_nested_too_deeply_are_a_document_error_not_a_recursion_error(tmp_path):
+    for text in (DEEP, '{"givens": ' + DEEP + "}", f"{GOOD}\n{DEEP}\n"):
+        with pytest.raises(DocumentError, match="nested too deeply"):
+            read_text(text, source="deep")
+    path = tmp_path / "deep.json"
+    path.write_text(DEEP)
+    with pytest.raises(DocumentError) as caught:
+        read_file(path)
+    assert str(caught.value) == f"{path}: line 1: not a puzzle document: arrays or objects " + (
+        "nested too deeply"
+    )
+
+
+def test_a_deep_value_within_what_json_reads_is_refused_in_one_short_line():
+    """Python's JSON reader takes some 990 levels; the checks after it recurse too."""
+    for depth in (100, 900, 985):
+        doc = '{"givens": ' + "[" * depth + "]" * depth + "}"
+        with pytest.raises(DocumentError) as caught:
+            read_text(doc, source="deep")
+        message = str(caught.value)
+        assert len(message) < 200, message[:300]
+        assert message.startswith("deep: line 1: ")
+
+
 def test_shipped_sets_are_documents_with_solutions():
     for name in ("gen-classic-easy", "gen-jigsaw", "gen-killer"):
         loaded = load(name)
@@ -154,7 +201,7 @@ def test_the_cli_takes_documents_wherever_it_takes_a_puzzle(tmp_path):
     solved = _cli("solve", str(path), "--backend", "cpsat", "--unique")
     assert solved.returncode == 0, solved.stderr
     assert solved.stdout.split() == ["".join(map(str, entry.solution)), "unique"]
-    native = _cli("solve", str(path), "--unique")  # the default native-py prunes cages
+    native = _cli("solve", str(path), "--unique")  # the default native prunes cages
     assert native.returncode == 0 and native.stdout == solved.stdout
     checked = _cli("check", str(path), "--backends", "cpsat,constraint")
     assert checked.returncode == 0, checked.stdout

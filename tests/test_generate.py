@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import io
 import os
 import shlex
 import subprocess
 import sys
+import time
 from importlib import resources
 
 import pytest
 
+import sudokulab.bench.progress as progress_module
+import sudokulab.cli.generate as generate_command
 from sudokulab import native
 from sudokulab.backends import get_backend
 from sudokulab.catalog import entries
 from sudokulab.cli import main
-from sudokulab.generate import DIFFICULTIES, GenerateError, generate, grade, propagates
+from sudokulab.generate import ATTEMPTS, DIFFICULTIES, GenerateError, generate, grade, propagates
 from sudokulab.logic import LADDER, solve_logic
 from sudokulab.logic.ladder import BY_NAME
 from sudokulab.logic.rating import rate_run
@@ -216,3 +220,106 @@ def test_the_command_shows_its_progress_on_stderr(capsys):
     assert len(captured.out.splitlines()) == 2
     # Not a terminal here: a plain line (at the end, and every few seconds before it).
     assert captured.err.splitlines()[-1].startswith("generate: 2/2 done (9x9 classic, ")
+
+
+# --- requests that cannot finish quickly --------------------------------------------------
+
+
+def test_a_request_stops_at_its_attempts_and_says_so():
+    tried = []
+    with pytest.raises(GenerateError) as err:
+        list(generate(9, technique="jellyfish", seed=1, attempts=3, progress=tried.append))
+    assert str(err.value) == (
+        "no jellyfish 9x9 classic puzzle in 3 grids (puzzles needing jellyfish are rare "
+        "among random ones): more attempts or another seed may find one"
+    )
+    assert sorted({t.attempt for t in tried}) == [1, 2, 3]
+    assert {(t.puzzle, t.attempts, t.timeout) for t in tried} == {(1, 3, None)}
+    seconds = [t.seconds for t in tried]
+    assert seconds == sorted(seconds)
+    with pytest.raises(GenerateError) as err:
+        list(generate(9, difficulty="expert", seed=1, attempts=1))
+    assert str(err.value) == (
+        "no expert 9x9 classic puzzle in 1 grid: more attempts or another seed may find one"
+    )
+
+
+def test_a_request_stops_at_its_timeout_soon_after_it():
+    # The 16x16 X-chain of seed 3 takes minutes (docs/results.md): a test of the stop
+    # itself, with a margin of tens of times the timeout.
+    start = time.monotonic()
+    with pytest.raises(GenerateError) as err:
+        list(generate(16, technique="X-chain", seed=3, timeout=0.5))
+    assert time.monotonic() - start < 30
+    assert str(err.value).startswith(
+        "no X-chain 16x16 classic puzzle within the timeout of 0.5 s ("
+    )
+    assert str(err.value).endswith(
+        "of at most 200 grids drawn): a larger timeout or another seed may find one"
+    )
+
+
+def test_the_bounds_and_the_progress_change_no_puzzle():
+    plain = list(generate(9, difficulty="hard", count=2, seed=5))
+    told = []
+    bounded = list(
+        generate(9, difficulty="hard", count=2, seed=5, timeout=1e6, progress=told.append)
+    )
+    assert bounded == plain
+    assert {t.puzzle for t in told} == {1, 2}
+    for kwargs, message in (
+        ({"attempts": 0}, "attempts must be at least 1"),
+        ({"timeout": 0}, "timeout must be more than 0"),
+        ({"timeout": float("nan")}, "timeout must be more than 0"),
+    ):
+        with pytest.raises(GenerateError, match=message):
+            next(generate(9, **kwargs))
+
+
+def test_the_command_stops_with_exit_2_and_shows_where_it_stands(capsys, monkeypatch):
+    monkeypatch.setattr(progress_module, "EVERY", 0.0)  # a line at every update
+    monkeypatch.setattr(generate_command._Told, "EVERY", 0.0)
+    args = ["generate", "--technique", "jellyfish", "--seed", "1", "--attempts", "2"]
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "generate: 0/1 done (9x9 classic #1: grid 1 of 2, " in err
+    assert "generate: 0/1 done (9x9 classic #1: grid 2 of 2, " in err
+    assert " of 300 s)" in err
+    assert err.endswith(
+        "sudokulab: error: no jellyfish 9x9 classic puzzle in 2 grids (puzzles needing "
+        "jellyfish are rare among random ones): more attempts or another seed may find one\n"
+    )
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self):
+        return True
+
+
+def test_on_a_terminal_the_bar_tells_the_grid_in_hand(capsys, monkeypatch):
+    monkeypatch.setattr(generate_command._Told, "EVERY", 0.0)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    args = ["generate", "--technique", "jellyfish", "--seed", "1", "--attempts", "2"]
+    assert main(args) == 2
+    assert "9x9 classic #1: grid 2 of 2, " in terminal.getvalue()
+
+
+def test_the_help_states_the_bounds(capsys):
+    with pytest.raises(SystemExit):
+        main(["generate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"before the request is given up (exit 2) (default: {ATTEMPTS})" in text
+    assert "seconds for one puzzle before the request is given up (exit 2) (default: 300)" in text
+    assert "Each puzzle gets at most --attempts grids and --timeout seconds" in text
+
+
+def test_the_command_stops_at_its_timeout_with_exit_2(capsys):
+    args = ["generate", "--size", "16", "--technique", "x-chain", "--seed", "3", "--timeout", "0.3"]
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "sudokulab: error: no X-chain 16x16 classic puzzle within the timeout of 0.3 s (" in err

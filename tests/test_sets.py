@@ -25,6 +25,7 @@ from sudokulab.catalog import (
     FetchError,
     SetInfo,
     SetNotFound,
+    WrongFile,
     catalog,
     data_dirs,
     entries,
@@ -174,22 +175,26 @@ def test_locate_finds_a_shipped_set_in_the_project_data():
     assert path.read_text() == SEEDS
 
 
+# Where a set is found does not depend on what its file holds: these tests look for
+# stand-ins (check=False); the tests under "checking" check what is found.
+
+
 def test_locate_finds_a_set_in_the_cache(isolated):
     path = put(isolated, TOP95, SEED_LINES[0] + "\n")
-    assert locate("top95") == path
+    assert locate("top95", check=False) == path
 
 
 def test_locate_finds_a_set_in_an_extra_dir(tmp_path):
     path = put(tmp_path / "extra", TOP95, SEED_LINES[0] + "\n")
-    assert locate("top95", [tmp_path / "extra"]) == path
-    assert locate("top95", [str(tmp_path / "extra")]) == path
+    assert locate("top95", [tmp_path / "extra"], check=False) == path
+    assert locate("top95", [str(tmp_path / "extra")], check=False) == path
 
 
 def test_locate_finds_a_set_in_sudokulab_data(tmp_path, monkeypatch):
     path = put(tmp_path / "second", TOP95, SEED_LINES[0] + "\n")
     folders = [str(tmp_path / "first"), str(tmp_path / "second")]
     monkeypatch.setenv("SUDOKULAB_DATA", os.pathsep.join(folders))
-    assert locate("top95") == path
+    assert locate("top95", check=False) == path
 
 
 def test_the_cache_comes_before_extra_dirs_and_those_before_sudokulab_data(
@@ -197,16 +202,17 @@ def test_the_cache_comes_before_extra_dirs_and_those_before_sudokulab_data(
 ):
     in_env = put(tmp_path / "env", TOP95, "x")
     monkeypatch.setenv("SUDOKULAB_DATA", str(tmp_path / "env"))
-    assert locate("top95") == in_env
+    assert locate("top95", check=False) == in_env
     in_extra = put(tmp_path / "extra", TOP95, "x")
-    assert locate("top95", [tmp_path / "extra"]) == in_extra
+    assert locate("top95", [tmp_path / "extra"], check=False) == in_extra
     in_cache = put(isolated, TOP95, "x")
-    assert locate("top95", [tmp_path / "extra"]) == in_cache
+    assert locate("top95", [tmp_path / "extra"], check=False) == in_cache
 
 
 def test_locate_resolves_aliases(tmp_path):
     path = put(tmp_path, "norvig-pytudes/sudokus_17.txt", "x")
-    assert locate("sudokus_17", [tmp_path]) == locate("sudoku17", [tmp_path]) == path
+    found = locate("sudokus_17", [tmp_path], check=False)
+    assert found == locate("sudoku17", [tmp_path], check=False) == path
 
 
 def test_the_real_public_sets_are_found_by_name(data_dir):
@@ -305,7 +311,9 @@ def test_status_lists_every_set_and_where_it_is(tmp_path, isolated):
     rows = {r["name"]: r for r in status()}
     assert list(rows) == [i.name for i in entries()]
     assert rows["seeds"]["present"] and rows["seeds"]["count"] == 3
+    assert not rows["seeds"]["wrong"]
     assert rows["hardest"]["path"] == str(isolated / HARDEST)
+    assert rows["hardest"]["wrong"]  # "x" is not the set's file
     assert not rows["top95"]["present"] and rows["top95"]["path"] is None
     assert rows["top95"]["description"] == catalog()["top95"].description
 
@@ -518,6 +526,129 @@ def test_a_progress_bar_only_on_a_terminal(server, data_dir, monkeypatch, capsys
     assert "Downloading" not in terminal.getvalue()
 
 
+# --- checking what is found -----------------------------------------------------------------
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_wrong_file_in_the_cache_is_refused_naming_it_and_both_sha256(isolated):
+    path = put(isolated, TOP95, SEED_LINES[0] + "\n")  # one puzzle where top95 has 95
+    with pytest.raises(WrongFile) as err:
+        locate("top95")
+    expected, actual = catalog()["top95"].sha256, _sha(SEED_LINES[0] + "\n")
+    assert (err.value.path, err.value.expected, err.value.actual) == (path, expected, actual)
+    assert str(err.value) == (
+        f"set 'top95': {path} has sha256 {actual}, the catalog expects {expected}: it is not "
+        "the set's file; run `sudokulab data fetch top95` to download it again"
+    )
+    assert isinstance(err.value, SetNotFound)  # where a set is wanted, it is not there
+    with pytest.raises(WrongFile):
+        load("top95")
+
+
+def test_a_wrong_file_in_another_folder_says_the_cache_comes_first(tmp_path):
+    path = put(tmp_path / "extra", TOP95, "x")
+    with pytest.raises(WrongFile) as err:
+        locate("top95", [tmp_path / "extra"])
+    assert f"{path} has sha256 {_sha('x')}" in str(err.value)
+    assert "replace it, or run `sudokulab data fetch top95`" in str(err.value)
+    assert "(the cache is searched first)" in str(err.value)
+    wrong17 = put(tmp_path / "extra", "norvig-pytudes/sudokus_17.txt", "x")
+    with pytest.raises(WrongFile) as err:
+        locate("sudoku17", [tmp_path / "extra"])
+    assert str(wrong17) in str(err.value) and catalog()["sudoku17"].url in str(err.value)
+
+
+def test_the_right_file_is_used_and_a_solutions_file_is_checked_too(data_dir, tmp_path):
+    extra = tmp_path / "extra"
+    shutil.copy(data_dir / HARDEST, put(extra, HARDEST, ""))
+    assert locate("hardest", [extra]) == extra / HARDEST
+    shutil.copy(data_dir / "sunjay-sudoku/hard95.txt", put(extra, "sunjay-sudoku/hard95.txt", ""))
+    put(extra, "sunjay-sudoku/hard95solutions.txt", "x")
+    with pytest.raises(WrongFile, match="hard95solutions"):
+        load("hard95", [extra])
+
+
+@pytest.mark.parametrize("command", ["solve", "check", "rate", "bench"])
+def test_a_wrong_file_is_exit_2_for_every_command_that_reads_sets(
+    capsys, tmp_path, isolated, command
+):
+    put(isolated, TOP95, SEED_LINES[0] + "\n")
+    extra = {"check": ["--backends", "native"], "bench": ["--out", str(tmp_path / "b")]}
+    code, out, err = run(capsys, command, "top95", *extra.get(command, []))
+    assert code == 2 and out == ""
+    assert err.startswith(f"sudokulab: error: set 'top95': {isolated / TOP95} has sha256 ")
+    assert err.endswith("run `sudokulab data fetch top95` to download it again\n")
+    assert not (tmp_path / "b").exists()  # no store for a run that cannot start
+
+
+def test_data_fetch_replaces_a_wrong_file_in_the_cache(capsys, server, data_dir, isolated):
+    www, base = server
+    shutil.copy(data_dir / HARDEST, www / "hardest.txt")
+    put(isolated, HARDEST, "x")
+    code, out, err = run(capsys, "data", "fetch", "hardest", "--url", f"{base}/hardest.txt")
+    assert (code, out, err) == (0, f"hardest: {isolated / HARDEST}\n", "")
+    assert locate("hardest") == isolated / HARDEST
+    code, out, _ = run(capsys, "solve", "hardest")
+    assert code == 0 and len(out.splitlines()) == 11
+
+
+@pytest.fixture
+def large_set(tmp_path, monkeypatch):
+    """A catalog of one set whose file is large enough to be remembered once checked;
+    yields (its file, the calls of sha256_of)."""
+    body = "\n".join(SEED_LINES * 4000) + "\n"
+    assert len(body) >= 1 << 20
+    folder = tmp_path / "sets"
+    path = put(folder, "big.txt", body)
+    info = SetInfo("big", "many puzzles", "big.txt", None, _sha(body), "csv", 4000 * 3)
+    monkeypatch.setattr(sets_module, "catalog", lambda: {"big": info})
+    monkeypatch.setenv("SUDOKULAB_DATA", str(folder))
+    calls = []
+    real = sets_module.sha256_of
+
+    def counting(path):
+        calls.append(path)
+        return real(path)
+
+    monkeypatch.setattr(sets_module, "sha256_of", counting)
+    return path, calls
+
+
+def test_a_large_file_is_hashed_once_then_remembered(large_set, isolated):
+    path, calls = large_set
+    assert locate("big") == path and len(calls) == 1
+    assert locate("big") == path and len(calls) == 1  # remembered: not hashed again
+    remembered = json.loads((isolated / "checked.json").read_text())
+    assert list(remembered) == [str(path.resolve())]
+
+
+def test_a_changed_file_is_hashed_again(large_set, isolated):
+    path, calls = large_set
+    locate("big")
+    text = path.read_text()
+    path.write_text(text.replace("1", "2", 1))  # same size, other bytes, a new mtime
+    with pytest.raises(WrongFile):
+        locate("big")
+    assert len(calls) == 2
+
+
+def test_a_small_file_is_hashed_each_time_and_nothing_is_written(isolated):
+    locate("seeds")
+    locate("seeds")
+    assert not isolated.exists()  # the cache folder is not even created
+
+
+def test_a_cache_that_cannot_be_written_costs_only_the_hashing(large_set, tmp_path, monkeypatch):
+    path, calls = large_set
+    blocker = put(tmp_path, "a-file", "")
+    monkeypatch.setenv("SUDOKULAB_CACHE", str(blocker / "cache"))  # under a file: no folder
+    assert locate("big") == path and locate("big") == path
+    assert len(calls) == 2
+
+
 # --- the command line -----------------------------------------------------------------------
 
 
@@ -536,7 +667,9 @@ def test_cli_sets_lists_each_set(capsys, tmp_path):
     seeds = next(s for s in lines if s.startswith("seeds "))
     assert seeds.split()[1] == "3" and seeds.endswith("seeds.csv")
     top95 = next(s for s in lines if s.startswith("top95 "))
-    assert top95.endswith(str(tmp_path / "extra" / TOP95))
+    assert top95.endswith(
+        f"{tmp_path / 'extra' / TOP95} (not the set's file: its sha256 differs from the catalog's)"
+    )
     hardest = next(s for s in lines if s.startswith("hardest "))
     assert hardest.endswith("missing (sudokulab data fetch hardest)")
     assert catalog()["hardest"].description in out
@@ -600,7 +733,8 @@ def test_cli_fetch_retries(capsys, flaky, data_dir, tmp_path):
     assert len(handler.requests) == 3
     with pytest.raises(SystemExit) as exit_:
         main(["data", "fetch", "hardest", "--retries", "-1"])
-    assert exit_.value.code == 2 and "must be 0 or more" in capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert "--retries: '-1' is out of range: from 0 to 100" in capsys.readouterr().err
 
 
 def test_cli_fetch_of_a_set_without_direct_download(capsys):

@@ -178,4 +178,4 @@ def test_check_names_bad_lines_checks_the_rest_and_compares_known_counts(capsys,
     flagged = [line for line in out.splitlines() if "differs from the known answer" in line]
     assert len(flagged) == 4  # two backends x (line 3: one solution, not 2; line 4: many)
     assert f"{path}:3:" in out and f"{path}:4:" in out and f"{path}:1:" not in out
-    assert "1 bad line(s) in the input were not checked" in out
+    assert "1 bad line in the input was not checked" in out

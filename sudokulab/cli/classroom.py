@@ -8,6 +8,7 @@ import sys
 from ..classroom.narrative import MOMENTS
 from ..classroom.trace import MAX_STEPS
 from ..models import Entry
+from ..models.formats import counted
 from ..native import ORDERS, PROPAGATIONS
 from .common import (
     EXIT_BAD_INPUT,
@@ -15,9 +16,9 @@ from .common import (
     EXIT_OK,
     UsageError,
     add_puzzle_arguments,
-    positive_float,
-    positive_int,
+    count,
     read_inputs,
+    seconds,
 )
 
 EXPLAIN_EXAMPLES = """\
@@ -41,6 +42,9 @@ MODEL_EXAMPLES = """\
 examples:
   sudokulab model '1.....1..1.....1'
   sudokulab model puzzle.txt --cell r4c7
+
+exit status: 0 shown (model solves nothing: a puzzle without a solution is shown too), 2
+bad input (unreadable text, clashing givens, a cell off the grid).
 """
 
 
@@ -75,14 +79,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--unique", action="store_true", help="go on searching for a second solution")
     p.add_argument(
         "--max-steps",
-        type=positive_int,
+        type=count,
         default=MAX_STEPS,
         metavar="N",
         help=f"show at most N steps; the summary still counts all (default: {MAX_STEPS})",
     )
     p.add_argument(
         "--timeout",
-        type=positive_float,
+        type=seconds,
         default=10.0,
         metavar="SECONDS",
         help="stop the search after this long (default: 10)",
@@ -115,7 +119,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     add_puzzle_arguments(p)
     p.add_argument(
-        "--number", type=positive_int, default=1, metavar="N", help="the N-th puzzle of the input"
+        "--number", type=count, default=1, metavar="N", help="the N-th puzzle of the input"
     )
 
 
@@ -123,7 +127,9 @@ def _one_entry(args: argparse.Namespace) -> Entry:
     """The puzzle the arguments name; a usage error when there is no such one."""
     entries = read_inputs(args)
     if args.number > len(entries):
-        raise UsageError(f"--number {args.number}: the input holds {len(entries)} puzzle(s)")
+        raise UsageError(
+            f"--number {args.number}: the input holds {counted(len(entries), 'puzzle')}"
+        )
     return entries[args.number - 1]
 
 
@@ -158,7 +164,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         from ..classroom.page import viewer_html
 
         _write(args.html, viewer_html(trace))
-        kept = f" (the first {args.max_steps} steps)" if trace.truncated else ""
+        kept = f" (the first {counted(args.max_steps, 'step')})" if trace.truncated else ""
         print(f"wrote {args.html}{kept}", file=sys.stderr)
         print("\n".join(summary_lines(trace)))
     else:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ..catalog import SetNotFound, catalog, load, locate, unknown_set
 from ..models import SIZES, Entry, ParseError, read_text
@@ -35,33 +37,81 @@ def error(message: object) -> None:
 # --- argument types and shared options ---------------------------------------------------
 
 
-def positive_float(text: str) -> float:
-    """A number of seconds above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
-    return value
+#: The largest value of a time option: beyond it a deadline overflows some solvers'
+#: clocks (a C time_t, OR-Tools' milliseconds, a thread's wait); about eleven days.
+MAX_SECONDS = 1e6
+#: The largest count (a limit, a sample, a number of puzzles): what a C int holds.
+MAX_COUNT = 2**31 - 1
+#: The most processes a command starts side by side.
+MAX_PROCESSES = 1024
 
 
-def positive_int(text: str) -> int:
-    """A whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
+@dataclasses.dataclass(frozen=True)
+class Number:
+    """The argument type of every numeric option: a finite whole number (``kind=int``) or
+    number (``float``) from ``low`` to ``high`` (above ``low`` when ``above``).
+
+    Anything else is an ``ArgumentTypeError`` naming the value and the range; argparse
+    prefixes the option and exits with status 2, so ``nan``, ``inf``, ``1e400`` or ``-1``
+    never reach a solver.
+
+    >>> seconds("2.5"), count("10")
+    (2.5, 10)
+    >>> seconds("nan")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'nan' is not a finite number
+    """
+
+    kind: type[int] | type[float] = int
+    low: float = 1
+    high: float = MAX_COUNT
+    above: bool = False
+    unit: str = ""
+
+    def __call__(self, text: str) -> Any:
+        try:
+            value = self.kind(text)
+        except (ValueError, OverflowError):
+            what = "a whole number" if self.kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if value < self.low or (self.above and value == self.low) or value > self.high:
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range: {self.range()}")
+        return value
+
+    def range(self) -> str:
+        """The values allowed, in words: ``more than 0 and at most 1000000 seconds``."""
+        low, high = _number(self.low), _number(self.high)
+        unit = f" {self.unit}" if self.unit else ""
+        if self.above:
+            return f"more than {low} and at most {high}{unit}"
+        return f"from {low} to {high}{unit}"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+#: Seconds: a timeout, a time limit.
+seconds = Number(float, 0, MAX_SECONDS, above=True, unit="seconds")
+#: A count of at least 1: a limit, a number of puzzles, steps or attempts.
+count = Number(int, 1, MAX_COUNT)
+#: A number of processes side by side.
+processes = Number(int, 1, MAX_PROCESSES)
+#: A seed of a random generator (what `generate` draws when none is given).
+seed = Number(int, 0, 2**32 - 1)
+#: A grid size (the choices narrow it to the sizes sudokulab knows).
+size = Number(int, min(SIZES), max(SIZES))
+# The names the bench's options use.
+positive_float, positive_int = seconds, count
 
 
 def add_size_option(p: argparse.ArgumentParser, default: int | None = None, help: str = "") -> None:
     """``--size N``: one of the grid sizes sudokulab knows."""
     p.add_argument(
         "--size",
-        type=int,
+        type=size,
         choices=SIZES,
         default=default,
         help=help or "grid size, when the text alone is ambiguous (a 16-cell line)",

@@ -13,17 +13,17 @@ from ..catalog import (
     catalog,
     fetch,
     locate,
-    sha256_of,
     status,
     unknown_set,
 )
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
+    Number,
     UsageError,
     add_data_dir_option,
     error,
-    positive_float,
+    seconds,
 )
 
 SETS_EXAMPLES = """\
@@ -31,6 +31,9 @@ examples:
   sudokulab sets
   sudokulab sets --data-dir ../shared/data
   SUDOKULAB_DATA=../shared/data sudokulab sets
+
+A file whose sha256 is not the catalog's is marked "not the set's file" (commands that
+read the set refuse it). exit status: 0 listed, 2 a --data-dir that is not a folder.
 """
 
 FETCH_EXAMPLES = """\
@@ -45,15 +48,8 @@ was wrong (nothing is kept), 2 an unknown set name.
 """
 
 
-def _retries(text: str) -> int:
-    """A number of retries: a whole number, 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
-    return value
+#: Retries of a download: 0 (one try) or more.
+retries = Number(int, 0, 100)
 
 
 def cmd_sets(args: argparse.Namespace) -> int:
@@ -67,6 +63,8 @@ def cmd_sets(args: argparse.Namespace) -> int:
     print(f"{'set':<{width}}  {'count':>6}  where")
     for row in rows:
         where = row["path"] or f"missing (sudokulab data fetch {row['name']})"
+        if row["wrong"]:
+            where += " (not the set's file: its sha256 differs from the catalog's)"
         also = f" (also: {', '.join(row['aliases'])})" if row["aliases"] else ""
         print(f"{row['name']:<{width}}  {row['count']:>6}  {where}")
         print(f"{'':<{width}}  {'':>6}  {row['description']}{also}")
@@ -88,7 +86,7 @@ def cmd_data_fetch(args: argparse.Namespace) -> int:
         if args.cache is None:  # an explicit --cache asks for a copy there
             with contextlib.suppress(SetNotFound):
                 present = locate(name, args.data_dir or [])
-        if present is not None and (info.shipped or sha256_of(present) == info.sha256):
+        if present is not None:  # found, and its sha256 is the catalog's
             print(f"{info.name}: present at {present}")
             continue
         try:
@@ -143,14 +141,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     f.add_argument("--url", metavar="URL", help="download from URL instead (a mirror)")
     f.add_argument(
         "--timeout",
-        type=positive_float,
+        type=seconds,
         default=60.0,
         metavar="SECONDS",
         help="network timeout (default: 60)",
     )
     f.add_argument(
         "--retries",
-        type=_retries,
+        type=retries,
         default=RETRIES,
         metavar="N",
         help="try a download again up to N times after a network or server error or a "

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import time
 
 from ..bench.progress import Progress
-from ..generate import DIFFICULTIES, KINDS, GenerateError, generate
+from ..generate import ATTEMPTS, DIFFICULTIES, KINDS, GenerateError, Tried, generate
 from ..logic.ladder import BY_NAME
 from ..models import format_line
 from ..models.documents import dumps
-from .common import EXIT_OK, UsageError, add_size_option, positive_int
+from .common import EXIT_OK, UsageError, add_size_option, count, seconds, seed
 
 GENERATE_EXAMPLES = """\
 examples:
@@ -23,8 +24,16 @@ examples:
 
 Lines hold the givens only (classic, x and hyper; read x and hyper back with --variant);
 documents (JSON Lines) also carry the variant, regions, cages, name and solution.
-exit status: 0 done, 2 a request the generator cannot meet.
+Each puzzle gets at most --attempts grids and --timeout seconds: a request that needs
+more (a rare technique, a large grid) stops there with an error; its progress shows on
+standard error meanwhile. The same seed gives the same puzzles; the timeout only decides
+when to give up.
+exit status: 0 done, 2 a request the generator cannot meet (bad options, or no puzzle
+within the attempts or the timeout).
 """
+
+#: The default of --timeout: seconds per puzzle.
+TIMEOUT = 300.0
 
 
 def technique_name(text: str) -> str:
@@ -43,27 +52,30 @@ def cmd_generate(args: argparse.Namespace) -> int:
     fmt = args.format or ("line" if args.variant in ("classic", "x", "hyper") else "json")
     if fmt == "line" and args.variant in ("jigsaw", "killer"):
         raise UsageError(f"a line cannot carry {args.variant} rules: use --format json")
-    seed = args.seed
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**32)
-        print(f"sudokulab: generate --seed {seed}", file=sys.stderr)
-    made = generate(
-        args.size,
-        args.variant,
-        args.difficulty,
-        args.count,
-        seed,
-        args.symmetry,
-        technique=args.technique,
-    )
+    chosen = args.seed
+    if chosen is None:
+        chosen = random.SystemRandom().randrange(2**32)
+        print(f"sudokulab: generate --seed {chosen}", file=sys.stderr)
     shape = f"{args.size}x{args.size} {args.variant}"
     try:
         with Progress(args.count, "generate") as progress:
+            made = generate(
+                args.size,
+                args.variant,
+                args.difficulty,
+                args.count,
+                chosen,
+                args.symmetry,
+                technique=args.technique,
+                attempts=args.attempts,
+                timeout=args.timeout,
+                progress=_Told(progress, shape),
+            )
             for number, item in enumerate(made, 1):
                 if fmt == "line":
                     text = format_line(item.puzzle)
                 else:
-                    name = f"{args.variant} {args.size}x{args.size} seed {seed} #{number}"
+                    name = f"{args.variant} {args.size}x{args.size} seed {chosen} #{number}"
                     if item.grade:
                         needs = f": {item.hardest}" if item.hardest else ""
                         name += f" ({item.grade}{needs})"
@@ -75,6 +87,33 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except GenerateError as err:
         raise UsageError(str(err)) from None
     return EXIT_OK
+
+
+class _Told:
+    """Tells the progress of the puzzle in hand: on the bar of a terminal a few times a
+    second, else in the progress lines (one every few seconds)."""
+
+    #: Seconds between two redraws of the bar.
+    EVERY = 0.2
+
+    def __init__(self, progress: Progress, shape: str) -> None:
+        self.progress, self.shape = progress, shape
+        self.last = 0.0
+
+    def __call__(self, tried: Tried) -> None:
+        now = time.monotonic()
+        if now - self.last < self.EVERY:
+            return
+        self.last = now
+        limit = f" of {tried.timeout:g}" if tried.timeout is not None else ""
+        label = (
+            f"{self.shape} #{tried.puzzle}: grid {tried.attempt} of {tried.attempts}, "
+            f"{tried.seconds:.0f}{limit} s"
+        )
+        if self.progress.bar is not None:
+            self.progress.bar.set_description(label)  # redraws the bar
+        else:
+            self.progress.update(label, 0)
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -114,8 +153,24 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="puzzles whose hardest technique is NAME (they need it: the techniques below "
         "it stall): " + ", ".join(n.replace(" ", "-").lower() for n in BY_NAME),
     )
-    p.add_argument("--count", type=positive_int, default=1, help="puzzles to make (default: 1)")
-    p.add_argument("--seed", type=int, help="same seed, same puzzles (default: random, shown)")
+    p.add_argument("--count", type=count, default=1, help="puzzles to make (default: 1)")
+    p.add_argument("--seed", type=seed, help="same seed, same puzzles (default: random, shown)")
+    p.add_argument(
+        "--attempts",
+        type=count,
+        default=ATTEMPTS,
+        metavar="N",
+        help="random grids drawn for one puzzle before the request is given up (exit 2) "
+        f"(default: {ATTEMPTS})",
+    )
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        default=TIMEOUT,
+        metavar="SECONDS",
+        help="seconds for one puzzle before the request is given up (exit 2) "
+        f"(default: {TIMEOUT:g})",
+    )
     p.add_argument(
         "--symmetry",
         choices=("none", "rotational"),

@@ -12,8 +12,18 @@ from collections import Counter
 from typing import Any
 
 from ..models import ParseError
+from ..models.formats import counted
 from ..models.stream import Block
-from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, UsageError, add_puzzle_arguments, error
+from .common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    MAX_PROCESSES,
+    Number,
+    UsageError,
+    add_puzzle_arguments,
+    error,
+)
 
 RATE_EXAMPLES = """\
 examples:
@@ -33,6 +43,9 @@ colouring), expert (chains), extreme (needs search).
 exit status: 0 every puzzle rated, 1 some puzzle has no solution, 2 bad input (unreadable
 text, clashing givens, killer cages; the good puzzles of a file are still rated).
 """
+
+#: ``--jobs``: processes side by side, 0 for one per core.
+jobs = Number(int, 0, MAX_PROCESSES)
 
 #: The columns of the table, before the techniques used.
 TABLE = ("hardest", "score", "grade", "steps")
@@ -61,10 +74,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--jobs",
-        type=int,
+        type=jobs,
         default=0,
         metavar="N",
-        help="processes rating side by side (default: one per core for many puzzles)",
+        help="processes rating side by side; 0: one per core for many puzzles (default: 0)",
     )
     p.set_defaults(handler=cmd_rate)
 
@@ -138,7 +151,8 @@ class _Writer:
             score = "-" if math.isnan(row["score"]) else f"{row['score']:.1f}"
             head = f"{label}: " if self.many else ""
             print(
-                f"{head}{row['hardest']} ({score}, {row['grade']}); {row['steps']} steps: "
+                f"{head}{row['hardest']} ({score}, {row['grade']}); "
+                f"{counted(row['steps'], 'step')}: "
                 f"{used or 'none'}"
             )
 
@@ -148,4 +162,4 @@ class _Writer:
         from ..logic.ladder import GRADES
 
         parts = [f"{g} {self.grades[g]}" for g in (*GRADES, "no solution") if self.grades[g]]
-        print(f"{self.count} puzzles rated: " + ", ".join(parts))
+        print(f"{counted(self.count, 'puzzle')} rated: " + ", ".join(parts))

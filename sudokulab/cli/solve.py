@@ -26,7 +26,9 @@ from ..backends import parse_spec as _parse_spec
 from ..backends import parse_specs as _parse_specs
 from ..backends.base import kind_name
 from ..backends.result import ERROR, INVALID, STATUSES, TIMEOUT, UNSOLVABLE, Answers
+from ..backends.specs import slow_reason
 from ..models import ParseError, format_grid, format_line, read_file
+from ..models.formats import counted
 from ..models.grids import format_lines
 from ..models.stream import Block
 from ..native import ORDERS, PROPAGATIONS
@@ -36,10 +38,10 @@ from .common import (
     EXIT_OK,
     UsageError,
     add_puzzle_arguments,
+    count,
     error,
     input_blocks,
-    positive_float,
-    positive_int,
+    seconds,
 )
 
 SOLVE_EXAMPLES = """\
@@ -62,8 +64,9 @@ examples:
   sudokulab check hard95 --data-dir ../shared/data --backends native,cpsat
   sudokulab check puzzles.txt --backends backtracking,hidden-singles,cpsat:workers=2
 
-exit status: 0 every backend agrees and every answer verifies, 1 some backend disagrees,
-fails verification, times out or errs, 2 bad input.
+exit status: 0 every backend agrees and every answer verifies (on a puzzle without a
+solution too, when every backend proves it has none), 1 some backend disagrees, fails
+verification, times out or errs, 2 bad input.
 """
 
 
@@ -114,7 +117,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--limit",
-        type=positive_int,
+        type=count,
         default=1000,
         help="most solutions --count looks for (default: 1000)",
     )
@@ -141,9 +144,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=positive_float,
+        type=seconds,
         metavar="SECONDS",
-        help="give up on a puzzle after this long",
+        help="give up on a puzzle after this long (default: none, except for a backend known "
+        "to search for minutes on the puzzle: plain backtracking on grids beyond 9x9 or on "
+        f"9x9 puzzles of 20 clues or fewer; those stop after {SLOW_TIMEOUT:g} s, with a "
+        "warning)",
     )
     p.add_argument(
         "--stats",
@@ -172,7 +178,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=positive_float,
+        type=seconds,
         default=10.0,
         metavar="SECONDS",
         help="per puzzle and backend (default: 10)",
@@ -217,10 +223,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
         def answer(block: Block) -> tuple[Answers, np.ndarray]:
             """The block's answers, and which of its solutions verify (in bulk)."""
-            answers = solve_grids(block.grids, spec, limit, args.timeout, worker=worker)
+            timeout = _timeout(spec, block, args.timeout)[0]
+            answers = solve_grids(block.grids, spec, limit, timeout, worker=worker)
             return answers, block.grids.verify(answers.solution)
 
-        for item, answered in _in_order(itertools.chain(head, items), answer, threads):
+        warned = _warned(itertools.chain(head, items), spec, args.timeout)
+        for item, answered in _in_order(warned, answer, threads):
             if isinstance(item, ParseError):
                 error(item)
                 printer.worst = max(printer.worst, EXIT_BAD_INPUT)
@@ -229,6 +237,42 @@ def cmd_solve(args: argparse.Namespace) -> int:
         if not printer.seen and printer.worst == EXIT_OK:
             raise UsageError("no puzzle found in the input")
         return printer.worst
+
+
+#: The timeout of a puzzle the backend is known to search for minutes on (``slow_reason``),
+#: when no --timeout is given.
+SLOW_TIMEOUT = 60.0
+
+
+def _timeout(spec: BackendSpec, block: Block, given: float | None) -> tuple[float | None, str]:
+    """The timeout of a block's puzzles: the one given, else :data:`SLOW_TIMEOUT` when the
+    backend may search for minutes on one of them (and why), else none."""
+    if given is not None or block.grids.cages:  # a killer puzzle's cages are clues too
+        return given, ""
+    fewest = int(
+        np.count_nonzero(block.grids.givens, axis=1).min(initial=block.grids.givens.shape[1])
+    )
+    reason = slow_reason(spec, block.grids.geometry.size, fewest)
+    return (SLOW_TIMEOUT, reason) if reason else (None, "")
+
+
+def _warned(
+    items: Iterable[Block | ParseError], spec: BackendSpec, given: float | None
+) -> Iterator[Block | ParseError]:
+    """The items, with one warning on stderr before the first block that gets
+    :data:`SLOW_TIMEOUT` because no --timeout was given."""
+    warned = given is not None
+    for item in items:
+        if not warned and isinstance(item, Block):
+            reason = _timeout(spec, item, given)[1]
+            if reason:
+                print(
+                    f"sudokulab: warning: {reason}: each such puzzle stops after "
+                    f"{SLOW_TIMEOUT:g} s (--timeout SECONDS to choose)",
+                    file=sys.stderr,
+                )
+                warned = True
+        yield item
 
 
 def _parallel(spec: BackendSpec) -> bool:
@@ -349,7 +393,7 @@ class _Printer:
                 found = answers.count[i]
                 label = self.label(block, i)
                 print(
-                    f"sudokulab: {label}: {STATUSES[code]} after {found} solution(s)",
+                    f"sudokulab: {label}: {STATUSES[code]} after {counted(found, 'solution')}",
                     file=sys.stderr,
                 )
                 self.worst = max(self.worst, EXIT_FAILED)
@@ -408,7 +452,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         known = read_file(args.solutions, size=args.size)
         if len(known) != len(entries):
             raise UsageError(
-                f"{args.solutions} has {len(known)} solutions for {len(entries)} puzzles"
+                f"{args.solutions} has {counted(len(known), 'solution')} for "
+                f"{counted(len(entries), 'puzzle')}"
             )
         solutions = [k.puzzle.givens for k in known]
     try:
@@ -440,16 +485,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     invalid = frame["status"] == "invalid"
     total = frame["index"].nunique()
     if unread:
-        print(f"\n{unread} bad line(s) in the input were not checked (see above)")
+        were = "was" if unread == 1 else "were"
+        print(f"\n{counted(unread, 'bad line')} in the input {were} not checked (see above)")
     if invalid.any():
-        print(f"\n{frame[invalid]['index'].nunique()} of {total} puzzles are invalid")
+        wrong = frame[invalid]["index"].nunique()
+        are = "is" if wrong == 1 else "are"
+        print(f"\n{wrong} of {counted(total, 'puzzle')} {are} invalid")
     if invalid.any() or unread:
         return EXIT_BAD_INPUT
     failed = bad["index"].nunique()
     if failed:
-        print(f"\n{failed} of {total} puzzles: backends disagree or fail")
+        print(f"\n{failed} of {counted(total, 'puzzle')}: backends disagree or fail")
         return EXIT_FAILED
-    print(f"\nall {len(frame['backend'].unique())} backends agree on all {total} puzzles")
+    backends = frame["backend"].nunique()
+    who = f"all {backends} backends agree" if backends > 1 else "the backend's answers verify"
+    print(f"\n{who} on {'all ' if total > 1 else ''}{counted(total, 'puzzle')}")
     return EXIT_OK
 
 
