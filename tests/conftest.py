@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A cache folder of the suite's own (the sha256 checks remember files there, and
+    fetches land there): the suite never writes into the user's ~/.cache/sudokulab.
+    Commands the tests start inherit it."""
+    cache = tempfile.mkdtemp(prefix="sudokulab-test-cache-")
+    os.environ["SUDOKULAB_CACHE"] = cache
+    config.add_cleanup(lambda: shutil.rmtree(cache, ignore_errors=True))
 
 
 def _data_dir() -> Path | None:
