@@ -138,6 +138,31 @@ def test_a_format_1_store_is_brought_to_format_2_with_every_row(tmp_path, column
         assert db.execute("PRAGMA user_version").fetchone()[0] == FORMAT
 
 
+def test_a_run_half_done_in_a_format_1_store_is_resumed_after_the_upgrade(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    path = out / "results.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(FORMAT1.format(executors=",\n    executors TEXT", worker="\n    worker TEXT,"))
+    plan = {"sets": ["seeds"], "specs": ["native"], "timeout": 10.0, "repeats": 1,
+            "unique": False, "sample": None, "seed": 0, "data_dirs": []}  # fmt: skip
+    db.execute("INSERT INTO runs (started, args) VALUES ('then', ?)", (json.dumps(plan),))
+    first = SETS["seeds"][0][1]
+    db.execute(
+        'INSERT INTO results (run_id, "set", idx, puzzle, backend, repeat, status, time)'
+        " VALUES (1, 'seeds', 0, ?, 'native', 0, 'solved', 0.25)",
+        (puzzle_text(first),),
+    )
+    db.commit()
+    db.close()
+    assert main(["bench", "--resume", "1", "--out", str(out), "--no-plots"]) == 0
+    with Store(path) as store:
+        rows = store.results()
+    assert list(rows["idx"]) == [0, 1, 2] and rows["status"].eq("solved").all()
+    assert rows["time"].iloc[0] == 0.25  # the row from before the upgrade was kept
+    assert "bringing" in capsys.readouterr().err
+
+
 def test_a_newer_store_or_another_file_is_refused(tmp_path):
     newer = tmp_path / "newer.sqlite"
     with sqlite3.connect(newer) as db:

@@ -300,9 +300,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             try:
                 plan = BenchPlan(**store.run_args(args.resume))
                 store.lock_run(args.resume)
-            except LookupError as err:
-                raise UsageError(str(err)) from None
-            except RunLocked as err:
+            except (LookupError, RunLocked) as err:
                 raise UsageError(str(err)) from None
             _check_sets(plan)
             _check_baseline(args.baseline, plan.specs, f"the backends of run {args.resume}")
