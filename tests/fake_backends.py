@@ -61,3 +61,15 @@ class HangBatchBackend(HangBackend):
 
     name = "hangbatch"
     batch = True  # the contract's solve_grids: one solve per puzzle, in one request
+
+
+class WrongBackend(CrashBackend):
+    """Claims every puzzle solved with a grid that breaks the rules (all ones)."""
+
+    name = "wrong"
+
+    def solve(self, model, limit=1, timeout=None, **options) -> Result:
+        from sudokulab.backends import Status
+
+        grid = tuple([1] * len(model.givens))
+        return Result("wrong", Status.SOLVED, (grid,), 1, False)

@@ -3,6 +3,7 @@ chunk per transaction, agreement for the whole run at once; the same rows as eve
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -345,3 +346,113 @@ def test_a_bench_killed_mid_chunk_keeps_whole_chunks_and_resume_completes_it(tmp
     assert resumed.equals(whole)
     before = kept.set_index(KEY)["time"]
     assert (times.loc[before.index] == before).all()  # kept rows were not run again
+
+
+# --- memory bounded by the chunks in flight ---------------------------------------------
+
+
+def test_a_bench_reads_its_set_as_it_goes_and_holds_only_the_chunks_in_flight(tmp_path):
+    """4,000 puzzles in 40 blocks, chunks of 25, two workers: the set is read a block at
+    a time as the executor takes chunks, and never more than AHEAD chunks per worker are
+    out at once, however many there are."""
+    from sudokulab.bench.executors import AHEAD
+    from sudokulab.bench.plan import SetBlock
+
+    puzzles = Grids.of([p for _, p in shipped("gen-classic-hard")])
+    read = []
+
+    def stream(name, plan):  # a fresh pass over the set each time it is asked for
+        for b in range(40):
+            read.append(b)
+            indices = np.arange(b * 100, (b + 1) * 100)
+            yield SetBlock(indices, puzzles.take(indices % len(puzzles)))
+
+    flying = peak = 0
+    seen_at_first = None
+
+    class Counting(LocalExecutor):
+        def chunk_size(self, spec, rows):
+            return 25
+
+        def run(self, spec, chunks, limit, timeout):
+            nonlocal flying, peak, seen_at_first
+
+            def taken():
+                nonlocal flying, peak
+                for chunk in chunks:
+                    flying += 1
+                    peak = max(peak, flying)
+                    yield chunk
+
+            for item in super().run(spec, taken(), limit, timeout):
+                flying -= 1
+                if seen_at_first is None:
+                    seen_at_first = len(read)
+                yield item
+
+    plan = BenchPlan(["many"], ["native"], timeout=None)
+    with Store(tmp_path / "r.sqlite") as store:
+        run = run_bench(plan, store, stream, Counting(2), progress=False)
+        counts = store.row_counts(run)
+    assert counts == {("many", "native"): 4000}
+    assert peak <= AHEAD * 2  # 160 chunks in all
+    assert len(read) == 80  # one pass to count the set, one to run it
+    assert seen_at_first - 40 <= 2  # when the first answer came, a block or two was read
+
+
+# --- Ctrl-C, as a user presses it ----------------------------------------------------------
+
+
+def test_ctrl_c_stops_a_bench_in_one_line_and_the_resume_finishes_it(tmp_path, fakes):
+    # `slow` takes a quarter of a second per puzzle; Ctrl-C goes to the whole process
+    # group (the bench and its worker processes), as a terminal sends it.
+    out = tmp_path / "out"
+    db = out / "results.sqlite"
+    args = ["seeds", "--backends", "slow", "--repeats", "8", "--workers", "1", "--timeout",
+            "60", "--no-plots", "--out", str(out)]  # fmt: skip
+    bench = subprocess.Popen([sys.executable, "-m", "sudokulab", "bench", *args], cwd=tmp_path,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)  # fmt: skip
+    deadline = time.monotonic() + 120
+    rows = 0
+    while rows == 0 and time.monotonic() < deadline and bench.poll() is None:
+        time.sleep(0.05)
+        if db.exists():
+            with sqlite3.connect(db) as con, contextlib.suppress(sqlite3.OperationalError):
+                rows = con.execute("SELECT COUNT(*) FROM outcomes").fetchone()[0]
+    os.killpg(bench.pid, signal.SIGINT)
+    err = bench.communicate(timeout=60)[1]
+    assert bench.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    resume = f"sudokulab bench --resume 1 --out {out}"
+    assert (
+        err.splitlines()[-1] == f"bench: interrupted; finished rows are kept. Resume with: {resume}"
+    )
+    with Store(db) as store:
+        kept = store.results()
+        assert store.runs().iloc[0]["finished"] is None
+    assert 0 < len(kept) < 24 and kept["status"].eq("solved").all()
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert not list(out.glob(".*.lock"))  # the run's lock went with the process
+    assert main(["bench", "--resume", "1", "--out", str(out), "--no-plots"]) == 0
+    with Store(db) as store:
+        rows = store.results()
+    assert len(rows) == 24 and not rows.duplicated(KEY).any()
+
+
+def test_ctrl_c_before_the_first_row_leaves_no_run_and_no_store(tmp_path, fakes):
+    out = tmp_path / "out"
+    args = ["seeds", "--backends", "slow", "--workers", "1", "--no-plots", "--out", str(out)]
+    bench = subprocess.Popen([sys.executable, "-m", "sudokulab", "bench", *args], cwd=tmp_path,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)  # fmt: skip
+    assert bench.stderr.readline().startswith("bench: seeds x slow;")  # it is under way
+    os.killpg(bench.pid, signal.SIGINT)
+    err = bench.communicate(timeout=60)[1]
+    assert bench.returncode == 130 and "Traceback" not in err, err
+    if "no run" in err:  # stopped before the first chunk of 3 puzzles was in (0.75 s)
+        assert err.splitlines()[-1] == "bench: interrupted before any row was stored; no run"
+        assert not out.exists()
+    else:  # a slow machine: the first chunk made it, and the run is there to resume
+        assert err.splitlines()[-1].endswith(f"sudokulab bench --resume 1 --out {out}")

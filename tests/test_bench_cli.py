@@ -107,3 +107,136 @@ def test_bench_rate_keeps_each_puzzles_rating_and_reports_times_by_grade(tmp_pat
     # Without --rate the report has no such section.
     assert main([*args[:-2], "--out", str(tmp_path / "c"), "--no-plots"]) == 0
     assert "By difficulty" not in (tmp_path / "c" / "run-1" / "report.md").read_text()
+
+
+# --- exit statuses, as solve's on the same files ---------------------------------------
+
+GOOD = "....5.264..7..9..35..62....8......9.7..34..86.....2.3....9.....9.476........3...."
+CLASH = "55" + "." * 79
+#: A puzzle the native engine does not settle without a guess.
+GUESS = "..8....64...78.1...3.4...7....1....5.7...92..2.63.......5.3.7..6...7..4......1..."
+# r1c9 can only be 9, and r2c9 is 9: no solution, though no two givens clash
+UNSOLVABLE = "12345678." + "........9" + "." * 63
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    """The misbehaving backends, here and in worker processes."""
+    import os
+    from pathlib import Path
+
+    from sudokulab.backends import registry
+
+    tests = Path(__file__).resolve().parent
+    monkeypatch.setenv("SUDOKULAB_BACKENDS", "fake_backends:WrongBackend")
+    path = os.pathsep.join(filter(None, [str(tests), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", path)
+    monkeypatch.syspath_prepend(str(tests))
+    registry._create.cache_clear()
+    yield
+    registry._create.cache_clear()
+
+
+def bench_file(tmp_path, lines, *more, name="puzzles.txt", backends="native"):
+    """Bench a file of ``lines``; the exit status, stdout and the stored rows (None when
+    no store was made)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / name
+    path.write_text("".join(f"{line}\n" for line in lines))
+    out = tmp_path / "out"
+    code = main(["bench", str(path), "--backends", backends, "--out", str(out), "--no-plots",
+                 "--workers", "1", *more])  # fmt: skip
+    store = out / "results.sqlite"
+    if not store.exists():
+        return code, None
+    with Store(store) as s:
+        return code, s.results()
+
+
+@pytest.mark.parametrize(
+    "lines, status, expected",
+    [
+        ([GOOD], 0, ["solved"]),
+        ([GOOD, UNSOLVABLE], 1, ["solved", "unsolvable"]),
+        ([GOOD, CLASH], 2, ["solved", "invalid"]),
+        ([GOOD, "1" * 80, GOOD], 2, ["solved", "solved"]),
+    ],
+)
+def test_bench_exits_as_solve_does_on_the_same_file(tmp_path, capsys, lines, status, expected):
+    code, rows = bench_file(tmp_path, lines)
+    err = capsys.readouterr().err
+    assert code == status and "Traceback" not in err
+    assert list(rows["status"]) == expected  # the good puzzles are answered and stored
+    assert main(["solve", str(tmp_path / "puzzles.txt")]) == status
+    if "1" * 80 in lines:
+        assert "puzzles.txt: line 2, column 81: line has 80 cells" in err
+
+
+def test_bench_exits_1_on_timeouts_and_wrong_answers(tmp_path, fakes, capsys):
+    # max_guesses=0: a puzzle that needs a guess stops there, a timeout whatever the machine
+    code, rows = bench_file(tmp_path, [GUESS], backends="native:max_guesses=0")
+    assert code == 1 and list(rows["status"]) == ["timeout"]
+    code, rows = bench_file(tmp_path / "w", [GOOD], backends="native,wrong")
+    assert code == 1 and list(rows["verified"]) == [True, False]
+    assert "## Wrong answers" in (tmp_path / "w" / "out" / "run-1" / "report.md").read_text()
+
+
+def test_an_empty_or_unreadable_set_is_bad_input_and_leaves_no_run(tmp_path, capsys):
+    for lines in ([], ["# a comment, no puzzle"]):
+        code, rows = bench_file(tmp_path, lines)
+        err = capsys.readouterr().err
+        assert code == 2 and rows is None and "no puzzle found" in err
+        assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+    binary = tmp_path / "binary.bin"
+    binary.write_bytes(bytes(range(256)) * 64)
+    out = tmp_path / "kept"
+    assert main(["bench", "seeds", "--backends", "native", "--out", str(out), "--no-plots"]) == 0
+    capsys.readouterr()
+    args = ["--backends", "native", "--out", str(out), "--no-plots"]
+    assert main(["bench", str(binary), *args]) == 2
+    err = capsys.readouterr().err
+    assert "binary.bin" in err and "Traceback" not in err
+    assert main(["bench", "seeds", *args]) == 0
+    with Store(out / "results.sqlite") as store:
+        assert store.run_ids() == [1, 2]  # the failed bench took no run number
+
+
+def test_out_must_be_a_folder(tmp_path, capsys):
+    regular = tmp_path / "file.txt"
+    regular.write_text("not a folder\n")
+    for out in ("/dev/null", str(regular)):
+        for command in (["bench", "seeds", "--backends", "native"], ["report"]):
+            assert main([*command, "--out", out, "--no-plots"]) == 2
+            err = capsys.readouterr().err
+            assert err.startswith("sudokulab: error: --out ") and "not a folder" in err
+            assert len(err.strip().splitlines()) == 1
+    assert regular.read_text() == "not a folder\n"
+
+
+def test_the_default_table_counts_invalid_puzzles(tmp_path, capsys):
+    code, _ = bench_file(tmp_path, [GOOD, CLASH, CLASH])
+    table = capsys.readouterr().out.splitlines()
+    header = table[0].split()
+    assert code == 2 and "invalid" in header
+    row = table[2].split()
+    assert row[header.index("invalid")] == "2" and row[header.index("solved")] == "1"
+
+
+def test_report_md_escapes_set_names(tmp_path, capsys):
+    markdown = pytest.importorskip("markdown")
+    name = "<img src=x onerror=alert(1)><script>alert(2)<script>*x*.txt"
+    code, rows = bench_file(tmp_path, [GOOD], name=name)
+    assert code == 0 and rows["set"].iloc[0].endswith(name)
+    text = (tmp_path / "out" / "run-1" / "report.md").read_text()
+    assert "<img" not in text and "<script" not in text
+    page = markdown.markdown(text, extensions=["tables"])
+    assert "<img" not in page and "<script" not in page and "onerror=alert(1)" in page
+    assert "&lt;script&gt;alert(2)&lt;script&gt;*x*.txt" in page  # the name, as text
+
+
+def test_report_says_what_it_wrote(tmp_path, capsys):
+    out = str(tmp_path / "out")
+    assert main(["bench", "seeds", "--backends", "native", "--out", out, "--no-plots"]) == 0
+    assert f"report: {out}/run-1/\n" in capsys.readouterr().err
+    assert main(["report", "--out", out]) == 0
+    assert f"report and plots: {out}/run-1/\n" in capsys.readouterr().err

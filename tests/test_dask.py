@@ -178,32 +178,6 @@ def test_without_dask_the_command_line_says_what_to_install(tmp_path, monkeypatc
     assert main([*args, "--scheduler", "tcp://nowhere:8786"]) == 2
 
 
-def test_an_old_store_gets_the_new_columns_and_keeps_its_rows(tmp_path):
-    import sqlite3
-
-    from sudokulab.bench import store as store_module
-
-    old_schema = store_module.SCHEMA.replace(",\n    executors TEXT", "").replace(
-        "    worker TEXT,\n", ""
-    )
-    assert "worker" not in old_schema and "executors" not in old_schema
-    path = tmp_path / "old.sqlite"
-    db = sqlite3.connect(path)
-    db.executescript(old_schema)
-    db.execute("INSERT INTO runs (started, args) VALUES ('then', '{}')")
-    db.execute(
-        'INSERT INTO results (run_id, "set", idx, puzzle, backend, repeat, status)'
-        " VALUES (1, 'seeds', 0, '.', 'native', 0, 'solved')"
-    )
-    db.commit()
-    db.close()
-    with Store(path) as store:
-        rows, runs = store.results(), store.runs()
-        store.add_executor(1, {"executor": "local"})
-        assert json.loads(store.runs()["executors"][0]) == [{"executor": "local"}]
-    assert len(rows) == 1 and rows["worker"].isna().all() and runs["executors"].isna().all()
-
-
 def test_tasks_on_one_dask_worker_thread_share_its_solver_child():
     # A chunk of a slow backend is a few puzzles: starting a solver child per task would
     # cost more than the work. The child is kept per thread, and restarted when it died.

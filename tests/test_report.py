@@ -483,3 +483,107 @@ def test_mean_time_stays_readable_for_many_sets_and_backends(tmp_path):
             mean = pair["mean_s"]
             value = f"{significant(mean)} s" if mean >= 1 else f"{significant(mean * 1000)} ms"
             assert cells[r, c] == mark + value
+
+
+# --- plots: every backend its own line, one time axis, every mark explained -------------
+
+
+def captured_figure(monkeypatch, draw, *args):
+    """The figure a plot function draws (its files are not written)."""
+    from sudokulab.bench import plots
+
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda figure, out, stem: figures.append(figure) or [])
+    draw(*args)
+    return figures[0]
+
+
+def test_sixteen_backends_each_have_a_line_of_their_own(monkeypatch, tmp_path):
+    from sudokulab.bench.plots import _styles
+
+    names = [f"backend-{i}" for i in range(16)]
+    looks = [(s["color"], str(s["linestyle"]), s["marker"]) for s in _styles(names).values()]
+    assert len(set(looks)) == 16
+    for i, a in enumerate(looks):  # one colour: another line style and another marker
+        for b in looks[i + 1 :]:
+            assert a[0] != b[0] or (a[1] != b[1] and a[2] != b[2]), (a, b)
+    many = grid_results(2, 16)
+    figure = captured_figure(monkeypatch, plot_cumulative, many, tmp_path)
+    [legend] = figure.legends
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels[:16] == [f"backend-{i}:order=first" for i in range(16)]
+    handles = legend.legend_handles[:16]
+    assert (
+        len({(str(h.get_color()), str(h.get_linestyle()), h.get_marker()) for h in handles}) == 16
+    )
+
+
+def test_the_cumulative_panels_share_one_time_axis_and_explain_the_dotted_marks(
+    monkeypatch, tmp_path, results
+):
+    fast = results[results["set"] == "easy"].assign(set="fast")
+    fast["time"] = fast["time"] / 1000  # microseconds, where the others take 0.1 s
+    both = pd.concat([results, fast], ignore_index=True)
+    figure = captured_figure(monkeypatch, plot_cumulative, both, tmp_path)
+    shown = [ax for ax in figure.axes if ax.get_visible() and ax.get_title()]
+    assert [ax.get_title() for ax in shown] == ["easy (4 puzzles)", "hard (2 puzzles)",
+                                                "fast (4 puzzles)"]  # fmt: skip
+    assert len({ax.get_xlim() for ax in shown}) == 1
+    low, high = shown[0].get_xlim()
+    assert low <= both["time"].min() and high >= both["time"].max()
+    [legend] = figure.legends
+    assert "time marks: 0.1 s, 0.5 s, 1 s" in [t.get_text() for t in legend.get_texts()]
+
+
+def test_every_text_states_the_one_rule_for_a_timeouts_time(results, tmp_path):
+    from sudokulab.backends.isolation import GRACE
+
+    rule = "a timeout counts at the time it took (at most the timeout plus the kill margin, "
+    rule += f"{GRACE:g} s)"
+    assert rule in markdown_report(results, make_runs()).replace("\n", " ")
+    _, svg = plot_means(results, tmp_path)
+    _, texts = svg_texts(svg)
+    assert any(f"a timeout counts at the time it took, ≤ timeout + {GRACE:g} s" in t for t in texts)
+
+
+# --- reports in SQL: the rows stay where they are ----------------------------------------
+
+
+def test_a_report_reads_its_tables_not_its_rows(tmp_path, monkeypatch):
+    """A store of 6,000 rows: every table, the Markdown report and both plots fetch a few
+    hundred rows from SQLite in all (the curves drawn through at most POINTS steps)."""
+    from sudokulab.bench import plots
+    from sudokulab.bench.store import ChunkRows, Rows, Store
+
+    monkeypatch.setattr(plots, "POINTS", 50)
+    with Store(tmp_path / "results.sqlite") as store:
+        for b, backend in enumerate(("native", "cpsat", "backtracking")):
+            for start in range(0, 2000, 500):
+                rows = [
+                    (i, 0, "solved" if i % 7 else "timeout", "1" * 81, 1, 1, None,
+                     (i % 97 + 1) / 1000 * (b + 1), 0.0, 0.0, i % 13, i % 5, 0, None, None)
+                    for i in range(start, start + 500)
+                ]  # fmt: skip
+                puzzles = [(i, "." * 81) for i in range(start, start + 500)]
+                chunk = ChunkRows("big", backend, f"vm:{b}", None, puzzles, rows)
+                if store.run_ids():
+                    store.add_rows(1, chunk)
+                else:
+                    store.start_run({"sets": ["big"]}, None, chunk)
+        store.write_agreement(1)
+        fetched = []
+        query = Rows.query
+
+        def counted(self, sql, params=()):
+            out = query(self, sql, params)
+            fetched.append(len(out))
+            return out
+
+        monkeypatch.setattr(Rows, "query", counted)
+        rows = store.rows([1])
+        table = summary(rows)
+        markdown_report(rows, store.runs([1]))
+        plot_cumulative(rows, tmp_path)
+        plot_means(rows, tmp_path)
+    assert table["runs"].tolist() == [2000, 2000, 2000]
+    assert sum(fetched) < 600, fetched

@@ -1,11 +1,11 @@
 """The bench: puzzle sets, plans, executors, the results store, reports, plots, and
 cross-checking.
 
-Modules, lowest first: ``sets`` (the catalog: find, load and fetch sets), ``progress``,
-``store`` (SQLite), ``report`` (summary tables), ``plots``, ``crosscheck`` (every backend
-on every puzzle, compared), ``plan`` (what a run does, and its chunks of puzzles),
+Modules, lowest first: ``progress``, ``store`` (SQLite, and the rows a report queries
+there), ``report`` (summary tables, in SQL), ``plots``, ``crosscheck`` (every backend on
+every puzzle, compared), ``plan`` (what a run does, and its chunks of puzzles, streamed),
 ``executors`` (where the chunks run), ``dask_executor`` (chunks as tasks of a Dask
-cluster; optional), ``run`` (run a bench into a store).
+cluster; optional), ``ratings`` (``bench --rate``), ``run`` (run a bench into a store).
 """
 
 from importlib import import_module
@@ -23,6 +23,7 @@ _HOMES = {
     "Chunk": "plan",
     "SetBlock": "plan",
     "read_set": "plan",
+    "set_blocks": "plan",
     "skip_reason": "plan",
     "agreement": "run",
     "puzzle_text": "run",
@@ -47,6 +48,7 @@ __all__ = [
     "Chunk",
     "SetBlock",
     "read_set",
+    "set_blocks",
     "BATCH_CHUNK",
     "agreement",
     "puzzle_text",

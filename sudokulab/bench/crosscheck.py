@@ -21,12 +21,10 @@ from ..models import Entry, Grid, Puzzle
 from ..models.grids import Grids, format_lines
 from ..models.stream import Block, blocks_of
 from .progress import Progress
+from .store import CONCLUSIVE
 
 if TYPE_CHECKING:
     import pandas as pd
-
-#: Statuses that settle a puzzle; the others (timeout, error) are failures to answer.
-CONCLUSIVE = ("solved", "unsolvable", "multiple", "invalid")
 
 COLUMNS = [
     "index", "source", "puzzle", "backend", "status", "count", "unique", "time",

@@ -17,16 +17,17 @@ only here and only when this executor is made.
 
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..backends import BackendSpec, Worker
 from ..backends.result import ERROR, Answers
-from .executors import LocalExecutor, batches, solve_chunk
+from .executors import AHEAD, LocalExecutor, batches, solve_chunk
 from .plan import Chunk
 
 #: What to install when dask is missing.
@@ -98,17 +99,19 @@ class DaskExecutor:
         return LocalExecutor(self.threads(), self.batch).chunk_size(spec, rows)
 
     def run(
-        self, spec: BackendSpec, chunks: Sequence[Chunk], limit: int, timeout: float | None
+        self, spec: BackendSpec, chunks: Iterable[Chunk], limit: int, timeout: float | None
     ) -> Iterator[tuple[Chunk, Answers, str | None]]:
-        """Submit every chunk; yield (chunk, answers, worker) as tasks finish. Closing the
+        """Submit chunks, at most :data:`~.executors.AHEAD` per cluster thread ahead of
+        the answers yielded; yield (chunk, answers, worker) as tasks finish. Closing the
         iterator cancels the tasks not yet finished."""
-        if not chunks:
-            return
         dd = distributed()
         whole = self.batch and batches(spec)
         label = str(spec).replace(",", "_").replace("=", "-")
-        futures = {
-            self.client.submit(
+        pending = iter(chunks)
+        futures: dict[Any, Chunk] = {}
+
+        def submit(chunk: Chunk) -> Any:
+            future = self.client.submit(
                 run_chunk,
                 spec,
                 chunk,
@@ -119,17 +122,25 @@ class DaskExecutor:
                 f"-{os.urandom(4).hex()}",
                 retries=self.retries,
                 pure=False,
-            ): chunk
-            for chunk in chunks
-        }
+            )
+            futures[future] = chunk
+            return future
+
+        first = [submit(chunk) for chunk in itertools.islice(pending, AHEAD * self.threads())]
+        if not first:
+            return
+        finished = dd.as_completed(first)
         try:
-            for future in dd.as_completed(futures):
+            for future in finished:
                 chunk = futures.pop(future)
                 try:
                     answers, worker = future.result()
                 except Exception as err:  # noqa: BLE001 - the task's failure is its rows'
                     answers, worker = failed(spec, chunk, err), None
                 yield chunk, answers, worker
+                following = next(pending, None)
+                if following is not None:
+                    finished.add(submit(following))
         finally:
             if futures:  # an interrupted run: what is not in is not wanted
                 self.client.cancel(list(futures))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import queue
 import socket
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
 from ..api import solve, solve_grids
@@ -28,9 +28,12 @@ from .plan import Chunk
 class Executor(Protocol):
     """Runs one spec's chunks and yields each chunk with its answers as it finishes.
 
-    An executor may yield a third item, the worker that ran the chunk ("host:pid"), which
-    the store keeps per row; and may have a ``describe()`` giving what the runs table
-    records of it (a dict of plain data).
+    ``chunks`` is an iterable, read as the executor has room: an executor takes a
+    bounded number of chunks ahead of the answers it has yielded (about two per worker),
+    so that a bench of any size holds only the chunks in flight. An executor may yield a
+    third item, the worker that ran the chunk ("host:pid"), which the store keeps per
+    row; and may have a ``describe()`` giving what the runs table records of it (a dict
+    of plain data).
     """
 
     def chunk_size(self, spec: BackendSpec, rows: int) -> int:
@@ -38,7 +41,7 @@ class Executor(Protocol):
         ...
 
     def run(
-        self, spec: BackendSpec, chunks: Sequence[Chunk], limit: int, timeout: float | None
+        self, spec: BackendSpec, chunks: Iterable[Chunk], limit: int, timeout: float | None
     ) -> Iterator[tuple[Chunk, Answers] | tuple[Chunk, Answers, str | None]]:
         """Answers in completion order; closing the iterator stops the work."""
         ...
@@ -53,6 +56,9 @@ BATCH_CHUNK = 4096
 CHUNK = 16
 #: Chunks per worker, at least, for a backend solved one puzzle at a time.
 SHARES = 4
+#: Chunks per worker an executor takes ahead of the answers it has yielded: one being
+#: solved, one waiting, so no worker waits for the next chunk to be read.
+AHEAD = 2
 
 
 class LocalExecutor:
@@ -83,49 +89,60 @@ class LocalExecutor:
         return max(1, min(CHUNK, -(-rows // (self.workers * SHARES))))
 
     def run(
-        self, spec: BackendSpec, chunks: Sequence[Chunk], limit: int, timeout: float | None
+        self, spec: BackendSpec, chunks: Iterable[Chunk], limit: int, timeout: float | None
     ) -> Iterator[tuple[Chunk, Answers, str]]:
-        """Solve every chunk in fresh worker processes; yield answers as they come, with
-        "host:pid" of the worker process that gave them."""
-        if not chunks:  # e.g. a resumed run whose rows of this spec are all stored
-            return
+        """Solve every chunk in worker processes (started as the first chunks come, at
+        most ``workers``), taking at most :data:`AHEAD` chunks per worker ahead of the
+        answers yielded; yield answers as they come, with "host:pid" of the worker
+        process that gave them."""
         todo: queue.SimpleQueue[Chunk | None] = queue.SimpleQueue()
-        for chunk in chunks:
-            todo.put(chunk)
-        done: queue.SimpleQueue[tuple[Chunk, Answers, str] | BaseException | None]
+        done: queue.SimpleQueue[tuple[Chunk, Answers, str] | BaseException]
         done = queue.SimpleQueue()
         stop = threading.Event()
-        count = min(self.workers, len(chunks))
-        for _ in range(count):
-            todo.put(None)
         whole = self.batch and batches(spec)
-        workers = [Worker() for _ in range(count)]
-        threads = [
-            threading.Thread(
-                target=_drive,
-                args=(spec, w, whole, todo, done, stop, limit, timeout),
-                daemon=True,
-            )
-            for w in workers
-        ]
-        for t in threads:
-            t.start()
-        finished = 0
+        workers: list[Worker] = []
+        threads: list[threading.Thread] = []
+        pending = iter(chunks)
+        flying = 0  # chunks handed to the threads and not yielded back yet
+        more = True
+        complete = False
         try:
-            while finished < count:
+            while True:
+                while more and flying < AHEAD * self.workers:
+                    chunk = next(pending, None)
+                    if chunk is None:
+                        more = False
+                        break
+                    todo.put(chunk)
+                    flying += 1
+                    if len(threads) < self.workers:
+                        workers.append(Worker())
+                        threads.append(
+                            threading.Thread(
+                                target=_drive,
+                                args=(spec, workers[-1], whole, todo, done, stop, limit, timeout),
+                                daemon=True,
+                            )
+                        )
+                        threads[-1].start()
+                if not flying:
+                    complete = True
+                    return
                 item = done.get()
-                if item is None:
-                    finished += 1
-                elif isinstance(item, BaseException):
+                if isinstance(item, BaseException):
                     raise item
-                else:
-                    yield item
+                flying -= 1
+                yield item
         finally:
             stop.set()
-            for w in workers:  # an interrupted run must not wait for slow puzzles
-                w.kill()
-            for t in threads:
-                t.join()
+            for _ in threads:  # wake every thread still waiting for a chunk
+                todo.put(None)
+            if not complete:  # an interrupted run must not wait for slow puzzles
+                for w in workers:
+                    w.kill()
+            for t in threads:  # each closes its worker process on its way out
+                if t.ident is not None:  # Ctrl-C may come while a thread is starting
+                    t.join()
 
 
 def batches(spec: BackendSpec) -> bool:
@@ -150,7 +167,6 @@ def _drive(spec, worker, whole, todo, done, stop, limit, timeout) -> None:
                     done.put((chunk, answers, f"{HOST}:{pid}" if pid else HOST))
     except BaseException as err:  # noqa: BLE001 - handed to the caller, which raises it
         done.put(err)
-    done.put(None)
 
 
 def solve_chunk(

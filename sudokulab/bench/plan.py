@@ -1,15 +1,17 @@
 """What a bench run does: its plan (sets, specs, knobs), its chunks of work, and what it
 skips.
 
-A set's puzzles come as :class:`SetBlock` s (runs of one shape, as arrays); the work of
-one spec is cut into :class:`Chunk` s, each a piece of one block for one repeat: the unit
-an executor runs and the store commits in one transaction.
+A set's puzzles come as a stream of :class:`SetBlock` s (runs of one shape, as arrays,
+a chunk of the file at a time); the work of one spec is cut into :class:`Chunk` s, each a
+piece of one block for one repeat: the unit an executor runs and the store commits in one
+transaction. Nothing holds a whole set: a first pass (:func:`survey`) counts it and
+keeps one puzzle per shape, then each spec reads it again as it goes.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +19,7 @@ import numpy as np
 
 from ..backends import BackendSpec, get_backend, unsupported
 from ..catalog import catalog
-from ..models import Puzzle, build_model
+from ..models import ParseError, Puzzle, build_model
 from ..models.grids import Grids
 
 
@@ -63,26 +65,82 @@ class Chunk:
         return len(self.grids)
 
 
-def as_blocks(loaded: Sequence[SetBlock] | Sequence[tuple[int, Puzzle]]) -> list[SetBlock]:
+def as_blocks(loaded: Iterable[SetBlock | tuple[int, Puzzle]]) -> list[SetBlock]:
     """A set as blocks: blocks as given, or (index, puzzle) pairs packed into blocks (each
     run of one geometry and cages is one block)."""
-    if all(isinstance(item, SetBlock) for item in loaded):
-        return list(loaded)  # type: ignore[arg-type]
-    blocks: list[SetBlock] = []
+    return [b for b in iter_blocks(loaded) if isinstance(b, SetBlock)]
+
+
+def iter_blocks(
+    loaded: Iterable[SetBlock | tuple[int, Puzzle] | ParseError],
+) -> Iterator[SetBlock | ParseError]:
+    """A set as a stream of blocks, in order: blocks and errors as given, (index, puzzle)
+    pairs packed into blocks (each run of one geometry and cages, up to
+    :data:`PAIRS_PER_BLOCK` puzzles, is one block)."""
     run: list[tuple[int, Puzzle]] = []
-    for idx, puzzle in loaded:  # type: ignore[misc]
-        if run and (puzzle.geometry, puzzle.cages) != (run[0][1].geometry, run[0][1].cages):
-            blocks.append(_block(run))
+    for item in loaded:
+        if isinstance(item, SetBlock | ParseError):
+            if run:
+                yield _block(run)
+                run = []
+            yield item
+            continue
+        idx, puzzle = item
+        if run and (
+            (puzzle.geometry, puzzle.cages) != (run[0][1].geometry, run[0][1].cages)
+            or len(run) >= PAIRS_PER_BLOCK
+        ):
+            yield _block(run)
             run = []
         run.append((idx, puzzle))
     if run:
-        blocks.append(_block(run))
-    return blocks
+        yield _block(run)
+
+
+#: Puzzles per block when a set comes as (index, puzzle) pairs.
+PAIRS_PER_BLOCK = 1 << 12
 
 
 def _block(run: Sequence[tuple[int, Puzzle]]) -> SetBlock:
     indices = np.array([idx for idx, _ in run], dtype=np.int64)
     return SetBlock(indices, Grids.of([puzzle for _, puzzle in run]))
+
+
+def set_blocks(
+    name: str,
+    extra_dirs: Sequence[str | os.PathLike[str]] = (),
+    sample: int | None = None,
+    seed: int = 0,
+) -> Iterator[SetBlock | ParseError]:
+    """A set's puzzles as a stream of blocks, read a chunk of the file at a time
+    (:func:`~sudokulab.models.stream.read_blocks`), with each bad line's
+    :class:`~sudokulab.models.ParseError` in its place; the indices count the good
+    puzzles, as :func:`~sudokulab.catalog.load` does (a sample reads the file twice:
+    to count, then to keep the sample's puzzles).
+
+    The bench needs no known solutions, so a catalog set's are not read.
+    """
+    from ..catalog import locate, sample_indices
+    from ..models.stream import read_blocks
+
+    path = locate(name, extra_dirs)
+    keep = None
+    if sample is not None:
+        count = sum(len(b) for b in read_blocks(path) if not isinstance(b, ParseError))
+        keep = np.asarray(sample_indices(count, sample, seed), dtype=np.int64)
+    start = 0
+    for block in read_blocks(path):
+        if isinstance(block, ParseError):
+            yield block
+            continue
+        indices = np.arange(start, start + len(block), dtype=np.int64)
+        start += len(block)
+        if keep is None:
+            yield SetBlock(indices, block.grids)
+            continue
+        rows = np.flatnonzero(np.isin(indices, keep))
+        if len(rows):
+            yield SetBlock(indices[rows], block.grids.take(rows))
 
 
 def read_set(
@@ -91,88 +149,95 @@ def read_set(
     sample: int | None = None,
     seed: int = 0,
 ) -> list[SetBlock]:
-    """A set's puzzles as blocks, read fast (:func:`~sudokulab.models.stream.read_blocks`);
-    the indices and the sample are those of :func:`~sudokulab.catalog.load`.
-
-    The bench needs no known solutions, so a catalog set's are not read. The first line
-    that is not a puzzle raises its :class:`~sudokulab.models.ParseError`, as ``load`` does.
-    """
-    from ..catalog import locate, sample_indices
-    from ..models.entries import ParseError
-    from ..models.stream import read_blocks
-
-    runs: list[list[Grids]] = []  # blocks of one shape in a row, joined below
-    for block in read_blocks(locate(name, extra_dirs)):
+    """A set's puzzles as blocks, whole (:func:`set_blocks`, consecutive blocks of one
+    shape joined); the first line that is not a puzzle raises its
+    :class:`~sudokulab.models.ParseError`, as ``load`` does."""
+    runs: list[list[SetBlock]] = []  # blocks of one shape in a row, joined below
+    for block in set_blocks(name, extra_dirs, sample, seed):
         if isinstance(block, ParseError):
             raise block
         grids = block.grids
-        last = runs[-1][0] if runs else None
+        last = runs[-1][0].grids if runs else None
         if last is not None and (last.geometry, last.cages) == (grids.geometry, grids.cages):
-            runs[-1].append(grids)
+            runs[-1].append(block)
         else:
-            runs.append([grids])
-    blocks, start = [], 0
-    for run in runs:
-        givens = run[0].givens if len(run) == 1 else np.concatenate([g.givens for g in run])
-        indices = np.arange(start, start + len(givens), dtype=np.int64)
-        blocks.append(SetBlock(indices, Grids(run[0].geometry, givens, run[0].cages)))
-        start += len(givens)
-    if sample is None:
-        return blocks
-    keep = np.asarray(sample_indices(start, sample, seed), dtype=np.int64)
-    out = []
-    for block in blocks:
-        rows = np.flatnonzero(np.isin(block.indices, keep))
-        if len(rows):
-            out.append(SetBlock(block.indices[rows], block.grids.take(rows)))
-    return out
+            runs.append([block])
+    return [
+        run[0]
+        if len(run) == 1
+        else SetBlock(
+            np.concatenate([b.indices for b in run]),
+            Grids(
+                run[0].grids.geometry,
+                np.concatenate([b.grids.givens for b in run]),
+                run[0].grids.cages,
+            ),
+        )
+        for run in runs
+    ]
 
 
-def stored_indices(
-    done: Iterable[tuple[str, int, str, int]],
-) -> dict[tuple[str, str, int], list[int]]:
-    """The (set, idx, backend, repeat) keys of stored rows, as the indices stored per
-    (set, backend, repeat)."""
-    out: dict[tuple[str, str, int], list[int]] = {}
-    for name, idx, label, repeat in done:
-        out.setdefault((name, label, repeat), []).append(idx)
-    return out
+@dataclass(frozen=True)
+class Survey:
+    """What a first pass over a set found: its puzzles, one puzzle of each shape (what
+    :func:`skip_reason` needs), and its bad lines."""
+
+    name: str
+    puzzles: int
+    shapes: tuple[Puzzle, ...]
+    errors: int
 
 
-def pending(
+def survey(
     name: str,
-    blocks: Iterable[SetBlock],
-    label: str,
+    loaded: Iterable[SetBlock | tuple[int, Puzzle] | ParseError],
+    on_error: Callable[[ParseError], None] | None = None,
+) -> Survey:
+    """Read a set once without keeping it: count its puzzles and bad lines (each handed to
+    ``on_error``), and keep one puzzle of each shape."""
+    puzzles = errors = 0
+    shapes: dict[Any, Puzzle] = {}
+    for block in iter_blocks(loaded):
+        if isinstance(block, ParseError):
+            errors += 1
+            if on_error is not None:
+                on_error(block)
+            continue
+        puzzles += len(block)
+        grids = block.grids
+        if (grids.geometry, grids.cages) not in shapes:
+            shapes[grids.geometry, grids.cages] = grids.puzzle(0)
+    return Survey(name, puzzles, tuple(shapes.values()), errors)
+
+
+def set_chunks(
+    name: str,
+    blocks: Iterable[SetBlock | ParseError],
     repeats: int,
-    stored: dict[tuple[str, str, int], list[int]],
-) -> list[Chunk]:
-    """The work left of one spec on one set: per block and repeat, the puzzles whose row
-    is not stored yet (``stored``: see :func:`stored_indices`), as one unsplit chunk."""
-    out = []
-    for block in blocks:
-        for repeat in range(repeats):
-            rows: np.ndarray | slice = slice(None)
-            if (name, label, repeat) in stored:
-                rows = np.flatnonzero(~np.isin(block.indices, stored[name, label, repeat]))
-                if not len(rows):
-                    continue
-            out.append(Chunk(name, block.indices[rows], block.grids.take(rows), repeat))
-    return out
-
-
-def split(chunks: Iterable[Chunk], size: int) -> list[Chunk]:
-    """The chunks cut into pieces of at most ``size`` puzzles."""
+    size: int,
+    stored: Callable[[SetBlock, int], np.ndarray] | None = None,
+) -> Iterator[Chunk]:
+    """The work left of one spec on one set, as a stream: per block and repeat, the
+    puzzles whose row is not stored yet (``stored(block, repeat)``: the block's indices
+    already stored), in chunks of at most ``size`` puzzles. Errors are left out."""
     if size < 1:
         raise ValueError(f"a chunk needs at least 1 puzzle, not {size}")
-    out = []
-    for chunk in chunks:
-        if len(chunk) <= size:
-            out.append(chunk)
+    for block in blocks:
+        if isinstance(block, ParseError):
             continue
-        for start in range(0, len(chunk), size):
-            rows = slice(start, start + size)
-            out.append(Chunk(chunk.set, chunk.indices[rows], chunk.grids.take(rows), chunk.repeat))
-    return out
+        for repeat in range(repeats):
+            rows: np.ndarray | slice = slice(None)
+            indices, grids = block.indices, block.grids
+            if stored is not None:
+                done = stored(block, repeat)
+                if len(done):
+                    rows = np.flatnonzero(~np.isin(block.indices, done))
+                    if not len(rows):
+                        continue
+                    indices, grids = indices[rows], grids.take(rows)
+            for start in range(0, len(indices), size):
+                piece = slice(start, start + size)
+                yield Chunk(name, indices[piece], grids.take(piece), repeat)
 
 
 def skip_reason(spec: BackendSpec, set_name: str, puzzles: Sequence[Puzzle]) -> str:

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..backends.isolation import GRACE
 from .report import ANSWERED, BOUNDS, significant, summary
+from .store import Rows
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -47,7 +49,16 @@ STYLE = {
     # text stays text in SVG: searchable, selectable, smaller
     "svg.fonttype": "none",
 }
-LINESTYLES = ("-", "--", "-.", ":")
+#: Each backend's line: a colour, a line style and a marker, cycled with coprime periods
+#: (10, 4, 7), so that 140 backends all differ and two with one colour differ in style or
+#: marker. The dotted style is kept for the time marks.
+LINESTYLES = ("-", "--", "-.", (0, (6, 1.5, 1, 1.5, 1, 1.5)))
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+#: Most points a curve of the cumulative plot is drawn with (its steps sampled evenly
+#: by rank: a share of at most 1/POINTS between two, less than a pixel).
+POINTS = 2000
+#: The time marks of the cumulative plot.
+MARK_STYLE = {"color": "0.45", "linestyle": ":", "linewidth": 1.5}
 
 
 def _figure(rows: int, cols: int, width: float, height: float) -> tuple[Figure, Any]:
@@ -73,78 +84,127 @@ def _save(figure: Figure, out_dir: str | Path, stem: str) -> list[Path]:
 
 
 def _styles(backends: Sequence[Any]) -> dict[Any, dict[str, Any]]:
-    """One colour and line style per backend, the same in every subplot and plot."""
+    """One colour, line style and marker per backend, the same in every subplot and
+    plot; no two backends alike (see :data:`LINESTYLES`)."""
     import matplotlib
 
     colors = matplotlib.colormaps["tab10"].colors
     return {
-        b: {"color": colors[i % len(colors)], "linestyle": LINESTYLES[i // len(colors) % 4]}
+        b: {
+            "color": colors[i % len(colors)],
+            "linestyle": LINESTYLES[i % len(LINESTYLES)],
+            "marker": MARKERS[i % len(MARKERS)],
+            "markersize": 7,
+        }
         for i, b in enumerate(backends)
     }
 
 
-def _legend(figure: Figure, styles: dict[Any, dict[str, Any]]) -> None:
-    """One legend for the whole figure, right of the plots, a key per backend."""
+def _legend(figure: Figure, styles: dict[Any, dict[str, Any]], marks: bool = False) -> None:
+    """One legend for the whole figure, right of the plots, a key per backend (and for
+    the dotted time marks when ``marks``)."""
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], label=str(b), **s) for b, s in styles.items()]
+    if marks:
+        label = "time marks: " + ", ".join(f"{b:g} s" for b in BOUNDS)
+        handles.append(Line2D([], [], label=label, **MARK_STYLE))
     figure.legend(handles=handles, title="backend", loc="outside right center")
 
 
-def _check(results: pd.DataFrame) -> None:
-    """Refuse an empty frame with a message rather than draw an empty figure."""
-    if results.empty:
+def _check(rows: Rows) -> None:
+    """Refuse no rows with a message rather than draw an empty figure."""
+    if not rows.count():
         raise ValueError("no results to plot")
 
 
+def _curves(rows: Rows) -> dict[tuple[Any, Any], tuple[np.ndarray, np.ndarray]]:
+    """Per (set, backend), the times of the solved rows sorted (each at least a
+    microsecond: a log axis has no zero) and their ranks from 1, at most :data:`POINTS`
+    of them (the first, the last, and evenly by rank between)."""
+    answered = ", ".join(f"'{s}'" for s in ANSWERED)
+    found = rows.query(
+        f'WITH v AS (SELECT "set" AS g1, backend AS g2, MAX(time, 1e-6) AS x FROM {{rows}}'
+        f" WHERE status IN ({answered}) AND time IS NOT NULL),"
+        " n AS (SELECT g1, g2, COUNT(*) AS n FROM v GROUP BY g1, g2),"
+        " r AS (SELECT g1, g2, x, ROW_NUMBER() OVER (PARTITION BY g1, g2 ORDER BY x) AS k"
+        " FROM v)"
+        " SELECT r.g1, r.g2, r.k, r.x FROM r JOIN n ON r.g1 IS n.g1 AND r.g2 IS n.g2"
+        " WHERE r.k = 1 OR r.k = n.n OR r.k % MAX(1, n.n / ?) = 0 ORDER BY r.g1, r.g2, r.k",
+        (POINTS,),
+    )
+    points: dict[tuple[Any, Any], tuple[list[int], list[float]]] = {}
+    for name, backend, k, x in found:
+        ranks, times = points.setdefault((rows.name(name), rows.name(backend)), ([], []))
+        ranks.append(k)
+        times.append(x)
+    return {key: (np.array(r), np.array(t)) for key, (r, t) in points.items()}
+
+
 def plot_cumulative(
-    results: pd.DataFrame, out_dir: str | Path, stem: str = "cumulative"
+    results: Rows | pd.DataFrame, out_dir: str | Path, stem: str = "cumulative"
 ) -> list[Path]:
     """Plot, per set, the fraction of puzzles solved within each time, a line per backend.
 
-    One figure with a subplot per set (up to three across), log-scale time axis; a row
-    counts as solved at its time when its status is solved or multiple, so a backend with
-    timeouts, errors or wrong statuses never reaches 100%. With repeats every row counts,
-    which averages the curve over repeats. Dotted lines mark 0.1, 0.5 and 1 s where they
-    fall in range. Written as ``stem.png`` and ``stem.svg`` in ``out_dir``; returns the
-    paths.
+    One figure with a subplot per set (up to three across), all on one log-scale time
+    axis; a row counts as solved at its time when its status is solved or multiple, so a
+    backend with timeouts, errors or wrong statuses never reaches 100%. With repeats every
+    row counts, which averages the curve over repeats. Each backend has its own colour,
+    line style and marker; dotted grey lines mark 0.1, 0.5 and 1 s where they fall in
+    a set's range (the legend says so). Computed in SQL where the rows are (a curve is
+    drawn through at most :data:`POINTS` of its steps). Written as ``stem.png`` and
+    ``stem.svg`` in ``out_dir``; returns the paths.
     """
     import matplotlib
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
-    _check(results)
-    sets = list(dict.fromkeys(results["set"]))
-    styles = _styles(list(dict.fromkeys(results["backend"])))
-    times = pd.to_numeric(results["time"], errors="coerce")
-    # a zero time cannot sit on a log axis; a microsecond is below any real solve
-    times = times.clip(lower=1e-6)
+    rows = Rows.of(results)
+    _check(rows)
+    answered = ", ".join(f"'{s}'" for s in ANSWERED)
+    per_set = [
+        (rows.name(name), *more)
+        for name, *more in rows.query(
+            'SELECT "set", COUNT(DISTINCT idx), MAX(MAX(time, 1e-6)),'
+            f" MIN(CASE WHEN status IN ({answered}) THEN MAX(time, 1e-6) END)"
+            ' FROM {rows} GROUP BY "set" ORDER BY MIN(seq)'
+        )
+    ]
+    backends = [
+        rows.name(b)
+        for (b,) in rows.query("SELECT backend FROM {rows} GROUP BY backend ORDER BY MIN(seq)")
+    ]
+    pairs = {
+        (rows.name(s), rows.name(b)): n
+        for s, b, n in rows.query('SELECT "set", backend, COUNT(*) FROM {rows} GROUP BY 1, 2')
+    }
+    low, high = rows.query("SELECT MIN(MAX(time, 1e-6)), MAX(MAX(time, 1e-6)) FROM {rows}")[0]
+    curves = _curves(rows)
+    styles = _styles(backends)
+    sets = [name for name, *_ in per_set]
     cols = min(3, len(sets))
-    rows = math.ceil(len(sets) / cols)
+    nrows = math.ceil(len(sets) / cols)
+    marked = False
     with matplotlib.rc_context(STYLE):
-        figure, axes = _figure(rows, cols, 2 + 6 * cols, 0.6 + 4.6 * rows)
-        for ax, name in zip(axes.flat, sets, strict=False):
-            in_set = results["set"] == name
-            right = times[in_set].max()
-            left = times[in_set & results["status"].isin(ANSWERED)].min()
-            for backend, style in styles.items():
-                mine = in_set & (results["backend"] == backend)
-                if not mine.any():
+        figure, axes = _figure(nrows, cols, 2 + 6 * cols, 0.6 + 4.6 * nrows)
+        for ax, (name, puzzles, right, left) in zip(axes.flat, per_set, strict=False):
+            for i, (backend, style) in enumerate(styles.items()):
+                if (name, backend) not in pairs:
                     continue
-                solved = np.sort(times[mine & results["status"].isin(ANSWERED)].dropna())
-                share = np.arange(1, solved.size + 1) / mine.sum()
+                ranks, solved = curves.get((name, backend), (np.array([]), np.array([])))
                 if solved.size:
+                    share = ranks / pairs[name, backend]
                     # start at 0 on the first solve, hold the last share to the right edge
-                    x = np.concatenate([[solved[0]], solved, [max(right, solved[-1])]])
+                    x = np.concatenate([[solved[0]], solved, [max(high, solved[-1])]])
                     y = np.concatenate([[0.0], share, [share[-1]]])
-                    ax.step(x, y, where="post", **style)
+                    ax.step(x, y, where="post", markevery=(0.02 * (i % 5), 0.1), **style)
             for bound in BOUNDS:
-                if not math.isnan(left) and left <= bound <= right:
-                    ax.axvline(bound, color="0.45", linestyle=":", linewidth=1.5)
-            puzzles = results.loc[in_set, "idx"].nunique()
+                if left is not None and right is not None and left <= bound <= right:
+                    ax.axvline(bound, **MARK_STYLE)
+                    marked = True
             ax.set_title(f"{name} ({puzzles} puzzles)")
             ax.set_xscale("log")
-            if math.isfinite(right):
-                ax.set_xlim(*_decades(times[in_set].min(), right))
+            if high is not None and math.isfinite(high):
+                ax.set_xlim(*_decades(low, high))  # one time axis for every set
             ax.xaxis.set_major_locator(LogLocator(base=10))
             ax.xaxis.set_major_formatter(FuncFormatter(_time_label))
             ax.xaxis.set_minor_formatter(NullFormatter())
@@ -155,7 +215,7 @@ def plot_cumulative(
         for ax in list(axes.flat)[len(sets) :]:
             ax.set_visible(False)
         figure.suptitle("Share of puzzles solved within a time")
-        _legend(figure, styles)
+        _legend(figure, styles, marks=marked)
         return _save(figure, out_dir, stem)
 
 
@@ -211,24 +271,28 @@ def _ink(background: tuple[float, float, float, float]) -> str:
     return "white" if 0.299 * red + 0.587 * green + 0.114 * blue < 0.5 else "black"
 
 
-def plot_means(results: pd.DataFrame, out_dir: str | Path, stem: str = "mean-time") -> list[Path]:
+def plot_means(
+    results: Rows | pd.DataFrame, out_dir: str | Path, stem: str = "mean-time"
+) -> list[Path]:
     """Plot the mean time per puzzle as a heatmap: a row per set, a column per backend.
 
-    Means are :func:`sudokulab.bench.report.summary`'s (every row, timeouts at their stopped
-    time). Each cell is coloured by its mean, on a log scale when the means spread over
-    more than ``LOG_SPREAD`` times, and shows it as the report does (3 significant digits,
-    ms or s); ``≥`` marks a pair with timeouts, whose mean is a lower bound, and ``-`` a
-    pair that did not run. The figure grows with the numbers of sets and backends up to
-    ``MAX_FIGURE`` inches, the text shrinking to fit its cell. Written as ``stem.png`` and
-    ``stem.svg`` in ``out_dir`` (in the SVG, the text of the cell in row r and column c,
-    from 0, is the group ``mean-r-c``); returns the paths.
+    Means are :func:`sudokulab.bench.report.summary`'s (every row; a timeout counts at the
+    time it took, at most the timeout plus the kill margin). Each cell is coloured by its
+    mean, on a log scale when the means spread over more than ``LOG_SPREAD`` times, and
+    shows it as the report does (3 significant digits, ms or s); ``≥`` marks a pair with
+    timeouts, whose mean is a lower bound, and ``-`` a pair that did not run. The figure
+    grows with the numbers of sets and backends up to ``MAX_FIGURE`` inches, the text
+    shrinking to fit its cell. Written as ``stem.png`` and ``stem.svg`` in ``out_dir`` (in
+    the SVG, the text of the cell in row r and column c, from 0, is the group ``mean-r-c``);
+    returns the paths.
     """
     import matplotlib
     from matplotlib.colors import LogNorm, Normalize
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    _check(results)
-    table = summary(results)
+    rows = Rows.of(results)
+    _check(rows)
+    table = summary(rows)
     sets = list(dict.fromkeys(table["set"]))
     backends = list(dict.fromkeys(table["backend"]))
     pairs = table.set_index(["set", "backend"])
@@ -275,7 +339,9 @@ def plot_means(results: pd.DataFrame, out_dir: str | Path, stem: str = "mean-tim
         colorbar.set_label("mean time" + (" (log scale)" if log else ""))
         notes = []
         if bounded.to_numpy().any():
-            notes.append("≥: a lower bound, its timeouts counted at the timeout")
+            notes.append(
+                f"≥: a lower bound (a timeout counts at the time it took, ≤ timeout + {GRACE:g} s)"
+            )
         if grid.isna().to_numpy().any():
             notes.append("-: not run")
         figure.suptitle("Mean time per puzzle, by set and backend")

@@ -1,11 +1,14 @@
 """Reports on bench results: summary and comparison tables, rendered for people and tools.
 
-The input is the bench's results frame, one row per puzzle x backend x repeat. Decisions
-every table here shares:
+The input is the bench's rows, one per puzzle x backend x repeat: a store's
+(:meth:`~.store.Store.rows`, queried where they are, in SQL, so a report of any size
+holds only its tables in memory) or a DataFrame of them (put in an in-memory database
+and queried the same way). Decisions every table here shares:
 
 - Times are each row's wall time (build + solve), aggregated over **every** row of a
   (set, backend) pair: repeats count as rows, so a mean over 3 repeats of 10 puzzles is
-  a mean over 30 rows. A timeout counts at the time it was stopped and an error at the
+  a mean over 30 rows. A timeout counts at the time it took (at most the timeout plus
+  the kill margin, :data:`~sudokulab.backends.isolation.GRACE`) and an error at the
   time it took, so with timeouts the means are lower bounds; the status counts say how
   many rows did not answer.
 - ``wrong`` counts rows that gave an answer the project cannot trust: a solution the
@@ -15,25 +18,32 @@ every table here shares:
 - The ``under_*`` columns are the distribution seed system 2 published ("71.1% solved in
   under 0.1 s, 81.9% under 0.5 s, 87.2% under 1 s"): the fraction of rows that solved the
   puzzle (status solved or multiple) in strictly less than the bound.
+- Percentiles and medians are numpy's (linear interpolation between the two nearest
+  ranks), read off the rows sorted in SQL.
 - Frames keep machine units (seconds, fractions, snake_case names), so ``csv`` and
   ``json`` read back exactly; ``table``, ``markdown`` and ``html`` show milliseconds,
-  percentages and readable headers.
+  percentages and readable headers; ``markdown`` and ``html`` escape every text.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import math
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
 
+from ..backends.isolation import GRACE
+from .store import CONCLUSIVE, Rows
+
 #: Statuses that mean the backend found a solution.
 ANSWERED = ("solved", "multiple")
-#: Statuses that settle a puzzle; timeout and error are failures to answer.
-CONCLUSIVE = ("solved", "unsolvable", "multiple", "invalid")
 #: Each status and the summary column counting it.
 STATUS_COLUMNS = {
     "solved": "solved",
@@ -48,6 +58,13 @@ BOUNDS = (0.1, 0.5, 1.0)
 FORMATS = ("table", "markdown", "csv", "html", "json")
 #: The columns a report lists for each wrong row.
 WRONG_COLUMNS = ("set", "idx", "backend", "repeat", "status", "verified", "agrees", "error")
+#: Wrong rows a Markdown report lists at most (the rest are counted, and in the store).
+WRONG_SHOWN = 50
+#: The one rule for the time of a timeout, as every report and plot states it.
+TIMEOUT_RULE = (
+    "a timeout counts at the time it took (at most the timeout plus the kill margin, "
+    f"{GRACE:g} s), so with timeouts the means are lower bounds"
+)
 
 
 def _bound_column(bound: float) -> str:
@@ -95,70 +112,63 @@ DISPLAY: dict[str, tuple[str, str]] = {
 }
 
 
-def _is_false(values: pd.Series) -> pd.Series:
-    """Which flags are False; None and NaN (no verdict) are not."""
-    return values.map(lambda v: v is not None and not pd.isna(v) and not bool(v)).astype(bool)
+def _sql_list(values: Iterable[str]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
 
 
-def wrong_rows(results: pd.DataFrame) -> pd.Series:
-    """Which rows failed verification or gave a conclusive verdict the others did not."""
-    wrong = pd.Series(False, index=results.index)
-    if "verified" in results:
-        wrong |= _is_false(results["verified"])
-    if "agrees" in results:
-        wrong |= _is_false(results["agrees"]) & results["status"].isin(CONCLUSIVE)
-    return wrong
+#: Whether a row is wrong (see the module's notes), in SQL: 1 or 0.
+WRONG_SQL = (
+    "(COALESCE(verified = 0, 0) OR (COALESCE(agrees = 0, 0)"
+    f" AND status IN ({_sql_list(CONCLUSIVE)})))"
+)
+_ANSWERED_SQL = _sql_list(ANSWERED)
 
 
-def _numbers(results: pd.DataFrame, column: str) -> pd.Series:
-    """A column as floats (None and text become NaN); all NaN when it is absent."""
-    if column not in results:
-        return pd.Series(np.nan, index=results.index, dtype=float)
-    return pd.to_numeric(results[column], errors="coerce").astype(float)
+def _linear(ranked: Mapping[int, float], n: int, q: float) -> float:
+    """numpy's linear percentile ``q`` (0..1) of ``n`` sorted values, from the values at
+    the two ranks around it (``ranked``: rank from 0 to value)."""
+    h = (n - 1) * q
+    low = math.floor(h)
+    high = min(low + 1, n - 1)
+    t = h - low
+    a, b = ranked[low], ranked[high]
+    # numpy's _lerp: from the nearer end, so that equal ends give exactly that value
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
 
 
-def _ordered(keys: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """(set, backend) pairs, sets in order of first appearance, then backends likewise."""
-    keys = list(dict.fromkeys(keys))
-    sets = {s: i for i, s in enumerate(dict.fromkeys(s for s, _ in keys))}
-    backends = {b: i for i, b in enumerate(dict.fromkeys(b for _, b in keys))}
-    return sorted(keys, key=lambda k: (sets[k[0]], backends[k[1]]))
+def quantiles(
+    rows: Rows, select: str, groups: int, qs: Sequence[float]
+) -> dict[tuple[Any, ...], list[float]]:
+    """Per group, numpy's linear percentiles ``qs`` (0..1) of a value.
+
+    ``select`` is a query over ``{rows}`` giving ``groups`` key columns ``g1``, ``g2``,
+    ... and the value ``x`` (NULL values are left out). The values are numbered per
+    group in SQL (SQLite sorts them, spilling to disk when they are many) and only the
+    two around each percentile are read.
+    """
+    keys = [f"g{i + 1}" for i in range(groups)]
+    on = " AND ".join(f"r.{k} IS n.{k}" for k in keys)
+    # the ranks around each percentile, and one more each side (no rounding can miss one)
+    near = " OR ".join(f"r.k - CAST((n.n - 1) * {q!r} AS INTEGER) BETWEEN -1 AND 2" for q in qs)
+    sql = (
+        f"WITH v AS (SELECT {', '.join(keys)}, x FROM ({select}) WHERE x IS NOT NULL),"
+        f" n AS (SELECT {', '.join(keys)}, COUNT(*) AS n FROM v GROUP BY {', '.join(keys)}),"
+        f" r AS (SELECT {', '.join(keys)}, x, ROW_NUMBER() OVER (PARTITION BY"
+        f" {', '.join(keys)} ORDER BY x) - 1 AS k FROM v)"
+        f" SELECT {', '.join(f'r.{k}' for k in keys)}, n.n, r.k, r.x FROM r JOIN n ON {on}"
+        f" WHERE {near}"
+    )
+    found: dict[tuple[Any, ...], tuple[int, dict[int, float]]] = {}
+    for *key, n, k, x in rows.query(sql):
+        found.setdefault(tuple(key), (n, {}))[1][k] = x
+    return {key: [_linear(ranked, n, q) for q in qs] for key, (n, ranked) in found.items()}
 
 
-def _summarize(set_name: Any, backend: Any, rows: pd.DataFrame) -> dict[str, Any]:
-    """One summary row from one (set, backend) pair's results."""
-    times = _numbers(rows, "time")
-    known = times.dropna().to_numpy()
-    # numpy's default (linear) percentile, as the docs of the columns promise
-    median, p90, p99 = np.percentile(known, [50, 90, 99]) if known.size else (np.nan,) * 3
-    total = float(known.sum()) if known.size else np.nan
-    answered = rows["status"].isin(ANSWERED)
-    row: dict[str, Any] = {
-        "set": set_name,
-        "backend": backend,
-        "puzzles": int(rows["idx"].nunique()),
-        "runs": len(rows),
-    }
-    for status, column in STATUS_COLUMNS.items():
-        row[column] = int((rows["status"] == status).sum())
-    row |= {
-        "wrong": int(wrong_rows(rows).sum()),
-        "mean_s": float(known.mean()) if known.size else np.nan,
-        "median_s": float(median),
-        "p90_s": float(p90),
-        "p99_s": float(p99),
-        "max_s": float(known.max()) if known.size else np.nan,
-        "total_s": total,
-        "puzzles_per_s": len(rows) / total if total > 0 else np.nan,
-        "mean_nodes": _numbers(rows, "nodes").mean(),
-        "mean_guesses": _numbers(rows, "guesses").mean(),
-    }
-    for bound in BOUNDS:
-        row[_bound_column(bound)] = float((answered & (times < bound)).sum() / len(rows))
-    return row
+def _float(value: Any) -> float:
+    return np.nan if value is None else float(value)
 
 
-def summary(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
+def summary(results: Rows | pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
     """One row per (set, backend): counts by status, times, counters, speed vs a baseline.
 
     Columns (times in seconds, fractions in 0..1): ``set``, ``backend``, ``puzzles``
@@ -171,15 +181,22 @@ def summary(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
     ``vs_baseline``: the baseline's mean time on the same set over this row's (above 1:
     faster than the baseline; NaN where the baseline did not run that set). Times cover
     every row, repeats, timeouts and errors included. Sets come in order of first
-    appearance, and within a set the backends likewise.
+    appearance, and within a set the backends likewise. Computed in SQL where the rows
+    are: ``results`` is a store's :class:`~.store.Rows` or a DataFrame of rows.
     """
-    if baseline is not None and not (results["backend"] == baseline).any():
-        known = ", ".join(map(str, dict.fromkeys(results["backend"])))
-        raise ValueError(f"baseline {baseline!r} is not among the backends: {known}")
-    groups = dict(iter(results.groupby(["set", "backend"], sort=False, dropna=False)))
-    frame = pd.DataFrame(
-        [_summarize(s, b, groups[s, b]) for s, b in _ordered(groups)], columns=SUMMARY_COLUMNS
-    )
+    rows = Rows.of(results)
+    if baseline is not None:
+        known = [rows.name(b) for (b,) in rows.query(
+            "SELECT backend FROM {rows} GROUP BY backend ORDER BY MIN(seq)"
+        )]  # fmt: skip
+        if baseline not in known:
+            raise ValueError(
+                f"baseline {baseline!r} is not among the backends: {', '.join(map(str, known))}"
+            )
+    frame = rows.tables.get("summary")
+    if frame is None:
+        frame = rows.tables["summary"] = _summary(rows)
+    frame = frame.copy()
     if baseline is not None:
         base = frame.loc[frame["backend"] == baseline].set_index("set")["mean_s"]
         ratio = frame["set"].map(base) / frame["mean_s"]
@@ -187,7 +204,63 @@ def summary(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
     return frame
 
 
-def compare(old_results: pd.DataFrame, new_results: pd.DataFrame) -> pd.DataFrame:
+def _summary(rows: Rows) -> pd.DataFrame:
+    """:func:`summary` without a baseline, in SQL."""
+    counts = ", ".join(f"TOTAL(status = '{status}')" for status in STATUS_COLUMNS)
+    under = ", ".join(
+        f"TOTAL(status IN ({_ANSWERED_SQL}) AND time < {bound!r})" for bound in BOUNDS
+    )
+    grouped = rows.query(
+        f'SELECT "set", backend, COUNT(DISTINCT idx), COUNT(*), {counts}, TOTAL({WRONG_SQL}),'
+        " AVG(time), MAX(time), TOTAL(time), COUNT(time), AVG(nodes), AVG(guesses),"
+        f' {under}, MIN(MIN(seq)) OVER (PARTITION BY "set") AS first_set,'
+        " MIN(MIN(seq)) OVER (PARTITION BY backend) AS first_backend"
+        ' FROM {rows} GROUP BY "set", backend ORDER BY first_set, first_backend'
+    )
+    spread = quantiles(
+        rows, 'SELECT "set" AS g1, backend AS g2, time AS x FROM {rows}', 2, (0.5, 0.9, 0.99)
+    )
+    records = []
+    for record in grouped:
+        set_name, backend, puzzles, runs = record[:4]
+        statuses = record[4 : 4 + len(STATUS_COLUMNS)]
+        wrong, mean, most, total, timed, nodes, guesses = record[10:17]
+        within = record[17 : 17 + len(BOUNDS)]
+        median, p90, p99 = spread.get((set_name, backend), (np.nan,) * 3)
+        set_name, backend = rows.name(set_name), rows.name(backend)
+        total_s = float(total) if timed else np.nan
+        records.append(
+            {
+                "set": set_name,
+                "backend": backend,
+                "puzzles": int(puzzles),
+                "runs": int(runs),
+                **{c: int(n) for c, n in zip(STATUS_COLUMNS.values(), statuses, strict=True)},
+                "wrong": int(wrong),
+                "mean_s": _float(mean),
+                "median_s": float(median),
+                "p90_s": float(p90),
+                "p99_s": float(p99),
+                "max_s": _float(most),
+                "total_s": total_s,
+                "puzzles_per_s": runs / total_s if total_s > 0 else np.nan,
+                "mean_nodes": _float(nodes),
+                "mean_guesses": _float(guesses),
+                **{_bound_column(b): float(n) / runs for b, n in zip(BOUNDS, within, strict=True)},
+            }
+        )
+    return pd.DataFrame(records, columns=SUMMARY_COLUMNS)
+
+
+def _ordered(keys: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """(set, backend) pairs, sets in order of first appearance, then backends likewise."""
+    keys = list(dict.fromkeys(keys))
+    sets = {s: i for i, s in enumerate(dict.fromkeys(s for s, _ in keys))}
+    backends = {b: i for i, b in enumerate(dict.fromkeys(b for _, b in keys))}
+    return sorted(keys, key=lambda k: (sets[k[0]], backends[k[1]]))
+
+
+def compare(old_results: Rows | pd.DataFrame, new_results: Rows | pd.DataFrame) -> pd.DataFrame:
     """Two runs side by side per (set, backend): mean and median times, solved counts.
 
     Columns: ``set``, ``backend``, ``old_mean_s``, ``new_mean_s``, ``ratio`` (old mean
@@ -214,6 +287,31 @@ def compare(old_results: pd.DataFrame, new_results: pd.DataFrame) -> pd.DataFram
         }
     )
     return frame
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a run's rows say for an exit status: how many rows, how many answered right
+    (solved, verified, not disagreeing), and how many were invalid puzzles."""
+
+    rows: int
+    right: int
+    invalid: int
+
+    @classmethod
+    def of(cls, results: Rows | pd.DataFrame) -> Outcome:
+        """Counted in SQL where the rows are."""
+        rows, right, invalid = Rows.of(results).query(
+            f"SELECT COUNT(*), TOTAL(status = 'solved' AND NOT {WRONG_SQL}),"
+            " TOTAL(status = 'invalid') FROM {rows}"
+        )[0]
+        return cls(int(rows), int(right), int(invalid))
+
+    @property
+    def failed(self) -> int:
+        """Rows that did not answer right: unsolvable, several (with a uniqueness check),
+        timeouts, errors, wrong answers, invalid puzzles."""
+        return self.rows - self.right
 
 
 def significant(value: float, digits: int = 3) -> str:
@@ -263,9 +361,10 @@ def render(frame: pd.DataFrame, fmt: str = "table") -> str:
 
     ``table``, ``markdown`` and ``html`` are for people: readable headers ("mean ms"),
     times in milliseconds to 3 significant digits, fractions as percentages, ``-`` for
-    missing values. ``csv`` and ``json`` (a list of records, NaN as null) keep the frame's
-    own column names and units so that they read back exactly. A named index becomes
-    columns.
+    missing values; ``markdown`` and ``html`` escape every cell (:func:`markdown_text`),
+    so a set's name is text in a page, never markup. ``csv`` and ``json`` (a list of
+    records, NaN as null) keep the frame's own column names and units so that they read
+    back exactly. A named index becomes columns.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
@@ -285,6 +384,8 @@ def render(frame: pd.DataFrame, fmt: str = "table") -> str:
     ]
     if fmt == "html":
         return _html(headers, cells, aligns)
+    if fmt == "markdown":
+        cells = [[markdown_text(c) for c in row] for row in cells]
 
     from tabulate import tabulate
 
@@ -296,6 +397,24 @@ def render(frame: pd.DataFrame, fmt: str = "table") -> str:
         disable_numparse=True,
     )
     return str(text) + "\n"
+
+
+#: Characters that may start markup inside a line of Markdown (GitHub's and
+#: Python-Markdown's: code, emphasis, links and images, table cells, strikethrough),
+#: escaped with a backslash in Markdown text.
+_MARKDOWN = re.compile(r"([\\`*_\[\]|~])")
+
+
+def markdown_text(text: object) -> str:
+    """A text as Markdown that shows it as it is: HTML's ``&``, ``<`` and ``>`` as
+    entities (no tag, attribute or script passes), Markdown's punctuation escaped, lines
+    joined.
+
+    >>> print(markdown_text("<img src=x onerror=alert(1)> *a|b* [x](y)"))
+    &lt;img src=x onerror=alert(1)&gt; \\*a\\|b\\* \\[x\\](y)
+    """
+    flat = " ".join(str(text).splitlines())
+    return html.escape(_MARKDOWN.sub(r"\\\1", flat), quote=False)
 
 
 def _html(headers: list[str], cells: list[list[str]], aligns: list[str]) -> str:
@@ -374,79 +493,139 @@ def _executor_text(entry: Any) -> str:
 
 
 def _run_lines(runs: pd.DataFrame, run_ids: set[Any]) -> list[str]:
-    """A Markdown bullet per run in the results: its machine, when, and its arguments."""
+    """A Markdown bullet per run in the results: its machine, when, and its arguments
+    (every text escaped: a set's name is the user's)."""
     if "run_id" in runs and run_ids:
         runs = runs[runs["run_id"].isin(run_ids)]
     lines = []
     for _, run in runs.iterrows():
         when = [f"{key} {run[key]}" for key in ("started", "finished") if _present(run.get(key))]
         name = f"run {run['run_id']}: " if _present(run.get("run_id")) else ""
-        line = f"- {name}{machine_text(run)}" + (f" ({', '.join(when)})" if when else "")
+        line = "- " + markdown_text(
+            f"{name}{machine_text(run)}" + (f" ({', '.join(when)})" if when else "")
+        )
         args = _loads(run.get("args")) if _present(run.get("args")) else None
         if args is not None:
-            line += f"; arguments `{json.dumps(args) if not isinstance(args, str) else args}`"
+            text = json.dumps(args) if not isinstance(args, str) else args
+            line += f"; arguments {markdown_text(text)}"
         executors = _loads(run.get("executors")) if _present(run.get("executors")) else None
         if isinstance(executors, list) and executors:
-            line += "; ran on " + ", then ".join(map(_executor_text, executors))
+            line += "; ran on " + markdown_text(", then ".join(map(_executor_text, executors)))
         lines.append(line)
     return lines or ["- machine unknown: no run record"]
 
 
-def by_host(results: pd.DataFrame) -> pd.DataFrame | None:
+def _host(worker: str | None) -> str | None:
+    """The host of a row's worker, "host:pid" (or "host" alone)."""
+    if worker is None:
+        return None
+    host, colon, pid = str(worker).rpartition(":")
+    return host if colon and pid.isdigit() else str(worker)
+
+
+def _with_host(rows: Rows) -> Rows:
+    rows.db.create_function(
+        "sudokulab_host", 1, lambda worker: _host(rows.name(worker)), deterministic=True
+    )
+    return rows
+
+
+def by_host(results: Rows | pd.DataFrame) -> pd.DataFrame | None:
     """Per backend and host (from the rows' ``worker``, "host:pid"): rows, mean and median
-    ms per row; None when every row ran on one host (or the rows do not say)."""
-    if "worker" not in results or results["worker"].isna().all():
+    ms per row, sorted by backend and host; None when every row ran on one host (or the
+    rows do not say)."""
+    rows = _with_host(Rows.of(results))
+    hosts = rows.query(
+        "SELECT COUNT(DISTINCT sudokulab_host(worker)) FROM {rows} WHERE worker IS NOT NULL"
+    )[0][0]
+    if hosts < 2:
         return None
-    host = results["worker"].astype("string").str.rsplit(":", n=1).str[0]
-    if host.nunique(dropna=True) < 2:
-        return None
-    times = _numbers(results, "time") * 1000.0
-    frame = pd.DataFrame({"backend": results["backend"], "host": host, "ms": times})
-    table = frame.groupby(["backend", "host"], sort=True)["ms"].agg(["count", "mean", "median"])
-    return table.reset_index().rename(
-        columns={"count": "rows", "mean": "mean ms", "median": "median ms"}
+    select = (
+        "SELECT backend AS g1, sudokulab_host(worker) AS g2, time * 1000.0 AS x FROM {rows}"
+        " WHERE worker IS NOT NULL"
+    )
+    medians = quantiles(rows, select, 2, (0.5,))
+    table = rows.query(f"SELECT g1, g2, COUNT(*), AVG(x) FROM ({select}) GROUP BY g1, g2")
+    found = [
+        (rows.name(backend), host, int(n), _float(mean), medians.get((backend, host), [np.nan])[0])
+        for backend, host, n, mean in table
+    ]
+    return pd.DataFrame(
+        sorted(found, key=lambda r: (str(r[0]), str(r[1]))),
+        columns=["backend", "host", "rows", "mean ms", "median ms"],
     )
 
 
-def by_grade(results: pd.DataFrame, ratings: pd.DataFrame | None) -> pd.DataFrame | None:
+def by_grade(
+    results: Rows | pd.DataFrame, ratings: pd.DataFrame | None = None
+) -> pd.DataFrame | None:
     """Per backend and grade (the logic solver's rating of each row's puzzle, from
     ``bench --rate``): rows, mean and median ms per row, mean guesses; the grades easiest
-    first. None when no row's puzzle is rated."""
-    if ratings is None or ratings.empty:
-        return None
-    grade = results["puzzle"].map(ratings.set_index("puzzle")["grade"])
-    if grade.isna().all():
+    first. None when no row's puzzle is rated. The ratings are a store's (with its
+    :class:`~.store.Rows`) or ``ratings``, a DataFrame (with a DataFrame of rows)."""
+    if isinstance(results, pd.DataFrame):
+        if ratings is None or ratings.empty:
+            return None
+        rows = Rows.of(results, ratings)
+    else:
+        rows = results
+    if rows.ratings is None:
         return None
     from ..logic.ladder import GRADES
 
-    order = [*GRADES, "no solution"]
-    frame = pd.DataFrame(
-        {
-            "backend": results["backend"],
-            "grade": pd.Categorical(grade.fillna("not rated"), [*order, "not rated"]),
-            "ms": _numbers(results, "time") * 1000.0,
-            "guesses": _numbers(results, "guesses"),
-        }
+    order = [*GRADES, "no solution", "not rated"]
+    rank = " ".join(f"WHEN '{g}' THEN {i}" for i, g in enumerate(order))
+    select = (
+        "SELECT r.backend AS g1, COALESCE(g.grade, 'not rated') AS g2, r.time * 1000.0 AS x,"
+        f" r.guesses AS guesses, r.seq AS seq FROM {{rows}} r LEFT JOIN {rows.ratings} g"
+        " ON g.puzzle = r.puzzle"
     )
-    table = frame.groupby(["backend", "grade"], sort=True, observed=True).agg(
-        rows=("ms", "size"),
-        mean_ms=("ms", "mean"),
-        median_ms=("ms", "median"),
-        mean_guesses=("guesses", "mean"),
+    rated = rows.query(f"SELECT COUNT(*) FROM ({select}) WHERE g2 != 'not rated'")[0][0]
+    if not rated:
+        return None
+    medians = quantiles(rows, select, 2, (0.5,))
+    table = rows.query(
+        f"SELECT g1, g2, COUNT(*), AVG(x), AVG(guesses), MIN(MIN(seq)) OVER (PARTITION BY g1)"
+        f" AS first, CASE g2 {rank} END AS grade_rank FROM ({select})"
+        f" WHERE g2 IN ({_sql_list(order)}) GROUP BY g1, g2 ORDER BY first, grade_rank"
     )
-    backends = list(dict.fromkeys(results["backend"]))
-    table = table.reset_index()
-    table["backend"] = pd.Categorical(table["backend"], backends)
-    table = table.sort_values(["backend", "grade"]).reset_index(drop=True)
-    table["backend"] = table["backend"].astype(str)
-    table["grade"] = table["grade"].astype(str)
-    return table.rename(
-        columns={"mean_ms": "mean ms", "median_ms": "median ms", "mean_guesses": "mean guesses"}
+    return pd.DataFrame(
+        [
+            (
+                rows.name(backend),
+                grade,
+                int(n),
+                _float(mean),
+                medians[backend, grade][0],
+                _float(guesses),
+            )  # fmt: skip
+            for backend, grade, n, mean, guesses, _, _ in table
+        ],
+        columns=["backend", "grade", "rows", "mean ms", "median ms", "mean guesses"],
     )
+
+
+def wrong_listing(
+    results: Rows | pd.DataFrame, limit: int = WRONG_SHOWN
+) -> tuple[pd.DataFrame, int]:
+    """The first ``limit`` rows counted as wrong (the columns of :data:`WRONG_COLUMNS`),
+    in order, and how many there are in all."""
+    rows = Rows.of(results)
+    names = ", ".join(f'"{c}"' for c in WRONG_COLUMNS)
+    listed = rows.query(
+        f"SELECT {names} FROM {{rows}} WHERE {WRONG_SQL} ORDER BY seq LIMIT ?", (limit,)
+    )
+    total = rows.query(f"SELECT COUNT(*) FROM {{rows}} WHERE {WRONG_SQL}")[0][0]
+    frame = pd.DataFrame(listed, columns=list(WRONG_COLUMNS))
+    for column in ("set", "backend"):
+        frame[column] = [rows.name(v) for v in frame[column]]
+    for flag in ("verified", "agrees"):
+        frame[flag] = [None if v is None else bool(v) for v in frame[flag]]
+    return frame, int(total)
 
 
 def markdown_report(
-    results: pd.DataFrame,
+    results: Rows | pd.DataFrame,
     runs: pd.DataFrame,
     baseline: str | None = None,
     plots: dict[str, str] | None = None,
@@ -456,11 +635,14 @@ def markdown_report(
 
     ``runs`` may hold more runs than ``results`` used: only those in ``results`` are
     listed. ``plots`` maps a caption to a file path, shown as an image when it is a PNG
-    or SVG file and linked otherwise. Rows counted as wrong are listed under the table.
-    With ``ratings`` (``bench --rate``) the times are also shown by human difficulty.
+    or SVG file and linked otherwise. Rows counted as wrong are listed under the table
+    (the first :data:`WRONG_SHOWN`, and how many more). With ratings (a store's rows
+    after ``bench --rate``, or ``ratings`` with a DataFrame) the times are also shown by
+    human difficulty. Every text from the rows is escaped (:func:`markdown_text`).
     """
-    run_ids = set(results["run_id"].dropna()) if "run_id" in results else set()
-    table = summary(results, baseline)
+    rows = Rows.of(results, ratings)
+    run_ids = {r for (r,) in rows.query("SELECT DISTINCT run_id FROM {rows}") if r is not None}
+    table = summary(rows, baseline)
     lines = [
         "# sudokulab bench report",
         "",
@@ -471,19 +653,19 @@ def markdown_report(
         render(table, "markdown").rstrip("\n"),
         "",
         "Times are wall time per row (model build + solve) over every row, repeats "
-        "included; a timeout counts at the time it was stopped, so with timeouts the "
-        "means are lower bounds. *wrong*: a solution the verifier rejected, or a verdict "
-        "the other backends did not reach. *< 0.1 s* and the like: the share of rows "
-        "solved in less than that time.",
+        f"included; {TIMEOUT_RULE}. *wrong*: a solution the verifier rejected, or a "
+        "verdict the other backends did not reach. *< 0.1 s* and the like: the share of "
+        "rows solved in less than that time.",
     ]
     if baseline is not None:
         lines[-1] += (
-            f" *vs baseline*: {baseline}'s mean time over this backend's (above 1: faster)."
+            f" *vs baseline*: {markdown_text(baseline)}'s mean time over this backend's "
+            "(above 1: faster)."
         )
-    hosts = by_host(results)
+    hosts = by_host(rows)
     if hosts is not None:
         lines += ["", "## By host", "", render(hosts, "markdown").rstrip("\n")]
-    grades = by_grade(results, ratings)
+    grades = by_grade(rows)
     if grades is not None:
         lines += [
             "",
@@ -495,16 +677,21 @@ def markdown_report(
             "(singles), medium (locked candidates, subsets), hard (fish, wings, colouring), "
             "expert (chains), extreme (the ladder stalls: it needs search).",
         ]
-    wrong = results[wrong_rows(results)]
-    if not wrong.empty:
-        shown = [c for c in WRONG_COLUMNS if c in wrong]
-        listing = render(wrong[shown].reset_index(drop=True), "markdown").rstrip("\n")
-        lines += ["", "## Wrong answers", "", listing]
+    wrong, total = wrong_listing(rows)
+    if total:
+        lines += ["", "## Wrong answers", "", render(wrong, "markdown").rstrip("\n")]
+        if total > len(wrong):
+            lines += [
+                "",
+                f"The first {len(wrong)} of {total} wrong rows; the store has every one "
+                f"(the rows of `results` where `{WRONG_SQL}`).",
+            ]
     if plots:
         lines += ["", "## Plots", ""]
         for caption, path in plots.items():
             is_image = str(path).lower().endswith((".png", ".svg"))
-            lines.append(f"{'!' if is_image else '- '}[{caption}]({path})")
+            target = quote(str(path), safe="/:._-~")
+            lines.append(f"{'!' if is_image else '- '}[{markdown_text(caption)}]({target})")
             if is_image:
                 lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

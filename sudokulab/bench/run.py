@@ -5,42 +5,60 @@ set, for one repeat), an executor runs them (:mod:`.executors`), and each chunk'
 are built from its answers column by column, verified in bulk and committed to the store
 in one transaction, in the plan's order, as soon as the chunk and those before it are
 in; ``resume`` finishes an interrupted run without repeating any row. Once every row is
-in, each row's agreement with the other backends is computed for the whole run at once
-and written.
+in, each row's agreement with the other backends is computed in SQL for the whole run at
+once and written.
+
+Memory is bounded by the chunks in flight, not by the run: a set is read as a stream of
+blocks (a first pass counts it), the executor takes chunks as it has room for them, and
+agreement and reports are computed where the rows are, in the store.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from itertools import repeat
 from typing import Any
 
 import numpy as np
 
-from ..backends import as_spec
+from ..backends import BackendSpec, as_spec
 from ..backends.result import INVALID, Answers
-from ..models import Puzzle, format_line
+from ..models import ParseError, Puzzle, format_line
 from ..models.documents import dumps, to_document
 from ..models.grids import Grids, format_lines
-from .crosscheck import CONCLUSIVE
 from .executors import Executor, LocalExecutor
 from .plan import (
     BenchPlan,
     Chunk,
     SetBlock,
-    as_blocks,
-    pending,
+    Survey,
+    iter_blocks,
+    set_chunks,
     skip_reason,
-    split,
-    stored_indices,
+    survey,
 )
 from .progress import Progress
-from .store import Store
+from .store import COUNTERS, ChunkRows, Store, agreement_query
 
-#: What ``load(set_name, plan)`` gives: the set's blocks, or its (index, puzzle) pairs.
-Loader = Callable[[str, BenchPlan], Sequence[SetBlock] | Sequence[tuple[int, Puzzle]]]
+#: What ``load(set_name, plan)`` gives: the set's blocks, or its (index, puzzle) pairs, and
+#: its bad lines as ParseErrors, in order; it is called once per pass over the set.
+Loader = Callable[[str, BenchPlan], Iterable[SetBlock | tuple[int, Puzzle] | ParseError]]
+
+
+class BenchInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a bench; ``run_id`` is its run (None when no row was stored: the
+    run was never recorded)."""
+
+    def __init__(self, run_id: int | None) -> None:
+        super().__init__(run_id)
+        self.run_id = run_id
+
+
+class NothingToRun(ValueError):
+    """A new run with no work: no set has a puzzle, or every spec skips every set."""
 
 
 def puzzle_text(puzzle: Puzzle) -> str:
@@ -62,14 +80,12 @@ def puzzle_texts(grids: Grids) -> list[str]:
     return [dumps(puzzle) for puzzle in grids.puzzles()]
 
 
-def chunk_rows(
-    run_id: int, chunk: Chunk, answers: Answers, worker: str | None = None
-) -> list[tuple[Any, ...]]:
-    """The store's rows of a chunk (tuples in :data:`~.store.RESULT_COLUMNS` order),
-    built column by column from its answers: solutions formatted and verified in bulk;
-    ``worker`` is where the chunk ran, when the executor says.
+def chunk_rows(chunk: Chunk, answers: Answers, worker: str | None = None) -> ChunkRows:
+    """The store's rows of a chunk (:class:`~.store.ChunkRows`), built column by column
+    from its answers: solutions formatted and verified in bulk; ``worker`` is where the
+    chunk ran, when the executor says.
 
-    An ``invalid`` row (clashing givens: no backend ran) has no engine, counters or stats.
+    An ``invalid`` row (clashing givens: no backend ran) has no counters or stats.
     """
     k = len(chunk)
     invalid = answers.status == INVALID
@@ -84,15 +100,11 @@ def chunk_rows(
     errors: list[str | None] = [None] * k
     for i, message in answers.messages.items():
         errors[i] = message or None
-    engines, nodes, guesses, backtracks, stats = _stats_columns(answers, invalid)
-    return list(
+    shared, (nodes, guesses, backtracks), own = _stats_columns(answers, invalid)
+    indices = chunk.indices.tolist()
+    rows = list(
         zip(
-            repeat(run_id),
-            repeat(chunk.set),
-            chunk.indices.tolist(),
-            puzzle_texts(chunk.grids),
-            repeat(answers.backend),
-            engines,
+            indices,
             repeat(chunk.repeat),
             answers.status_names().tolist(),
             solutions,
@@ -105,44 +117,46 @@ def chunk_rows(
             nodes,
             guesses,
             backtracks,
-            stats,
+            own,
             errors,
-            repeat(worker),
         )
     )
+    puzzles = list(zip(indices, puzzle_texts(chunk.grids), strict=True))
+    return ChunkRows(chunk.set, answers.backend, worker, shared, puzzles, rows)
 
 
-#: Counter values no engine reports, marking where each goes in a row's stats text.
-_MARKS = {"nodes": -7770001, "guesses": -7770002, "backtracks": -7770003}
+def _stats_columns(
+    answers: Answers, invalid: np.ndarray
+) -> tuple[str | None, list[list[int | None]], list[str | None]]:
+    """What the store keeps of a chunk's stats: the JSON every row shares (the native
+    engine's knobs: once per chunk, not per row), each counter's column, and each row's
+    own stats as JSON beyond those (None when it has nothing else).
 
-
-def _stats_columns(answers: Answers, invalid: np.ndarray) -> tuple[list[Any], ...]:
-    """The engine, nodes, guesses, backtracks and stats (JSON) columns of a chunk.
-
-    When the rows share their stats but for the counters (the native engine), each row's
-    JSON is one template filled with its counters, the text ``json.dumps`` would give.
+    The store's ``results`` view merges them back into each row's whole stats, as
+    ``Result.stats`` has them (an invalid row: none).
     """
     k = len(answers)
-    if answers.stats is not None:  # each row its own stats (as Result.stats has them)
-        rows = [{} if invalid[i] else answers.stats_of(i) for i in range(k)]
-        columns = [[row.get(name) for row in rows] for name in ("engine", *_MARKS)]
-        return (*columns, [_json(row) for row in rows])
-    counters = [getattr(answers, name) for name in _MARKS]
-    valid = ~invalid
-    engine = answers.common.get("engine")
-    engines = [engine if ok else None for ok in valid.tolist()]
-    values = [[v if v >= 0 else None for v in c.tolist()] for c in counters]
-    template = _json({**answers.common, **_MARKS}).replace("%", "%%")
-    order = sorted(_MARKS, key=lambda name: template.index(str(_MARKS[name])))
-    for name in order:
-        template = template.replace(str(_MARKS[name]), "%d")
-    by_order = [getattr(answers, name).tolist() for name in order]
-    whole = (valid & (np.minimum.reduce(counters) >= 0)).tolist()
-    stats = [
-        template % row if full else "{}" if invalid[i] else _json(answers.stats_of(i))
-        for i, (row, full) in enumerate(zip(zip(*by_order, strict=True), whole, strict=True))
-    ]
-    return (engines, *values, stats)
+    if answers.stats is None:  # the rows share their stats but for the counters
+        counters = [
+            [
+                v if v >= 0 and ok else None
+                for v, ok in zip(column.tolist(), (~invalid).tolist(), strict=True)
+            ]
+            for column in (answers.nodes, answers.guesses, answers.backtracks)
+        ]
+        shared = _json(answers.common) if answers.common and not invalid.all() else None
+        return shared, counters, [None] * k
+    counters = [[None] * k for _ in COUNTERS]
+    own: list[str | None] = [None] * k
+    for i in range(k):
+        if invalid[i]:
+            continue
+        stats = answers.stats_of(i)
+        for c, name in enumerate(COUNTERS):
+            if type(stats.get(name)) is int:  # a counter; anything else stays in the text
+                counters[c][i] = stats.pop(name)
+        own[i] = _json(stats) if stats else None
+    return None, counters, own
 
 
 def _json(stats: dict[str, Any]) -> str:
@@ -156,94 +170,171 @@ def run_bench(
     executor: Executor | None = None,
     resume: int | None = None,
     progress: bool = True,
+    surveys: list[Survey] | None = None,
 ) -> int:
     """Run (or finish) a bench into ``store``; the run id.
 
-    ``load(set_name, plan)`` gives a set's puzzles: :class:`~.plan.SetBlock` s (as
-    :func:`~.plan.read_set` reads them) or (index, puzzle) pairs. With ``resume`` the
-    run's stored plan is used and rows it already has are skipped.
+    ``load(set_name, plan)`` gives a set's puzzles (see :data:`Loader`); it is read once
+    to count them (unless ``surveys`` already did: :func:`survey_sets`) and once per spec,
+    a block at a time. With ``resume`` the run's stored plan is used, rows it already has
+    are skipped, and the run is locked for this process (:meth:`~.store.Store.lock_run`).
+    A new run is recorded with its first chunk's rows, so a bench that fails before
+    its first row leaves no run; :class:`NothingToRun` when it has no work at all;
+    Ctrl-C is :class:`BenchInterrupted`, saying which run to resume.
     """
     executor = executor or LocalExecutor(1)
+    if resume is not None:
+        store.lock_run(resume)
+    surveys = surveys if surveys is not None else survey_sets(plan, load)
     specs = [as_spec(s) for s in plan.specs]
-    run_id = resume if resume is not None else store.start_run(plan.to_json())
-    describe = getattr(executor, "describe", None)  # optional: not every executor says
-    if describe is not None:
-        store.add_executor(run_id, describe())
-    done = stored_indices(store.done(run_id))
-    limit = 2 if plan.unique else 1
-    loaded = {name: as_blocks(load(name, plan)) for name in plan.sets}
+    writer = _Writer(store, plan, executor, resume)
+    stored = store.row_counts(resume) if resume is not None else {}
     work = []
     for spec in specs:
-        todo: list[Chunk] = []
-        for name, blocks in loaded.items():
-            reason = skip_reason(spec, name, [block.grids.puzzle(0) for block in blocks])
-            if reason:
-                print(f"bench: skipped {name} x {spec}: {reason}", file=sys.stderr)
+        for found in surveys:
+            if not found.puzzles:
                 continue
-            todo += pending(name, blocks, str(spec), plan.repeats, done)
-        rows = sum(map(len, todo))
-        work.append((spec, split(todo, executor.chunk_size(spec, rows)) if rows else []))
-    bar = Progress(sum(len(c) for _, chunks in work for c in chunks)) if progress else None
+            reason = skip_reason(spec, found.name, list(found.shapes))
+            if reason:
+                print(f"bench: skipped {found.name} x {spec}: {reason}", file=sys.stderr)
+                continue
+            rows = found.puzzles * plan.repeats - stored.get((found.name, str(spec)), 0)
+            work.append((spec, found.name, rows))
+    if resume is None and not work:
+        raise NothingToRun(
+            "nothing to run: no set has a puzzle"
+            if not any(s.puzzles for s in surveys)
+            else "nothing to run: every backend skips every set"
+        )
+    total = sum(rows for *_, rows in work)
+    bar = Progress(total) if progress else None
+    limit = 2 if plan.unique else 1
     try:
-        for spec, chunks in work:
+        for spec in specs:
+            mine = [(name, rows) for s, name, rows in work if s is spec and rows > 0]
+            if not mine:
+                continue
+            size = executor.chunk_size(spec, sum(rows for _, rows in mine))
+            chunks = _chunks(plan, load, writer if resume is not None else None, spec,
+                             [name for name, _ in mine], size)  # fmt: skip
             answered = executor.run(spec, chunks, limit, plan.timeout)
-            _store_in_order(store, run_id, answered, chunks, bar, str(spec))
+            _store_in_order(writer, answered, chunks, bar, str(spec))
+    except KeyboardInterrupt:
+        raise BenchInterrupted(writer.run_id) from None
     finally:
         if bar:
             bar.close()
-    write_agreement(store, run_id, plan.unique)
-    store.finish_run(run_id)
-    return run_id
+    if writer.run_id is None:  # every row was stored already (resume) or none came
+        raise NothingToRun("nothing to run: no row was stored")
+    store.write_agreement(writer.run_id, plan.unique)
+    store.finish_run(writer.run_id)
+    return writer.run_id
+
+
+def survey_sets(
+    plan: BenchPlan, load: Loader, on_error: Callable[[ParseError], None] | None = None
+) -> list[Survey]:
+    """A first pass over every set of the plan (:func:`~.plan.survey`): each one's
+    puzzles counted, one puzzle per shape kept, each bad line handed to ``on_error``."""
+    return [survey(name, load(name, plan), on_error) for name in plan.sets]
+
+
+class _Writer:
+    """Commits chunks' rows to a run, recording a new run with its first chunk."""
+
+    def __init__(self, store: Store, plan: BenchPlan, executor: Executor, resume: int | None):
+        self.store, self.plan, self.run_id = store, plan, resume
+        describe = getattr(executor, "describe", None)  # optional: not every executor says
+        self.executor = describe() if describe is not None else None
+        if resume is not None and self.executor is not None:
+            store.add_executor(resume, self.executor)
+
+    def add(self, rows: ChunkRows) -> None:
+        if self.run_id is None:
+            self.run_id = self.store.start_run(self.plan.to_json(), self.executor, rows)
+            self.store.lock_run(self.run_id)
+        else:
+            self.store.add_rows(self.run_id, rows)
+
+    def stored(self, name: str, spec: BackendSpec) -> Callable[[SetBlock, int], np.ndarray]:
+        """What :func:`~.plan.set_chunks` asks of a block: its indices the run has."""
+
+        def indices(block: SetBlock, repeat: int) -> np.ndarray:
+            if self.run_id is None or not len(block):
+                return block.indices[:0]
+            low, high = int(block.indices.min()), int(block.indices.max())
+            return self.store.stored_indices(self.run_id, name, str(spec), repeat, low, high)
+
+        return indices
+
+
+class _Numbered:
+    """A spec's chunks as the executor takes them, each numbered in plan order (the
+    order the store commits them in); a chunk is forgotten once committed."""
+
+    def __init__(self, chunks: Iterator[Chunk]) -> None:
+        self.chunks = chunks
+        self.position: dict[int, int] = {}
+        self.taken = 0
+
+    def __iter__(self) -> Iterator[Chunk]:
+        for chunk in self.chunks:
+            self.position[id(chunk)] = self.taken
+            self.taken += 1
+            yield chunk
+
+
+def _chunks(
+    plan: BenchPlan,
+    load: Loader,
+    resumed: _Writer | None,
+    spec: BackendSpec,
+    names: list[str],
+    size: int,
+) -> _Numbered:
+    """The chunks of one spec, streamed set by set (each set read again, a block at a
+    time) and numbered as the executor takes them; of a ``resumed`` run, only the rows
+    it does not have."""
+
+    def every() -> Iterator[Chunk]:
+        for name in names:
+            blocks = iter_blocks(load(name, plan))
+            stored = resumed.stored(name, spec) if resumed is not None else None
+            yield from set_chunks(name, blocks, plan.repeats, size, stored)
+
+    return _Numbered(every())
 
 
 def _store_in_order(
-    store: Store,
-    run_id: int,
+    writer: _Writer,
     answered: Iterable[tuple[Chunk, Answers] | tuple[Chunk, Answers, str | None]],
-    chunks: Sequence[Chunk],
+    chunks: _Numbered,
     bar: Progress | None,
     label: str,
 ) -> None:
-    """Commit each chunk's rows, one transaction per chunk, in the order of ``chunks``
-    whatever order the executor finishes them in, so that the store's rows (and the
+    """Commit each chunk's rows, one transaction per chunk, in the order the chunks were
+    made whatever order the executor finishes them in, so that the store's rows (and the
     report) keep the plan's order.
 
     A chunk that finished early waits for those before it; when Ctrl-C interrupts the
     run, the waiting ones are committed too: a finished chunk is kept. An executor may
     add a third item, the worker that ran the chunk (the rows' ``worker`` column).
     """
-    position = {id(chunk): i for i, chunk in enumerate(chunks)}
     waiting: dict[int, tuple[Chunk, Answers, str | None]] = {}
     after = 0  # the position of the next chunk to commit
     try:
         for chunk, answers, *where in answered:
             if bar:
                 bar.update(label, len(chunk))
-            waiting[position[id(chunk)]] = (chunk, answers, where[0] if where else None)
+            position = chunks.position.pop(id(chunk))
+            waiting[position] = (chunk, answers, where[0] if where else None)
             while after in waiting:
-                store.add_rows(chunk_rows(run_id, *waiting[after]))
-                del waiting[after]
+                writer.add(chunk_rows(*waiting.pop(after)))
                 after += 1
     except KeyboardInterrupt:
         for i in sorted(waiting):
-            store.add_rows(chunk_rows(run_id, *waiting[i]))
+            writer.add(chunk_rows(*waiting[i]))
         raise
-
-
-def write_agreement(store: Store, run_id: int, unique: bool = False) -> None:
-    """Compute every row's agreement for the run (:func:`agreement_column`) and write the
-    verdicts that changed."""
-    if len(store.backends(run_id)) < 2:  # nothing to compare: no row has a verdict
-        store.clear_agreement(run_id)
-        return
-    rows = store.verdicts(run_id, solutions=unique)
-    flags = agreement_column(rows, unique)
-    stored = [None if v is None else bool(v) for v in rows["agrees"]]
-    store.set_agreement_rows(
-        (flag, rowid)
-        for flag, old, rowid in zip(flags, stored, rows["rowid"], strict=True)
-        if flag is not old
-    )
 
 
 def agreement_column(frame: Any, unique: bool = False) -> list[bool | None]:
@@ -251,58 +342,55 @@ def agreement_column(frame: Any, unique: bool = False) -> list[bool | None]:
     solution: a DataFrame or a dict of sequences): does its verdict match the other
     backends' on that puzzle?
 
-    :func:`~sudokulab.bench.crosscheck.agreement_flags` of each puzzle's rows, for every
-    puzzle at once (numpy over codes, no loop per puzzle): a timeout or an error has no
-    verdict (None), nor has any row of a puzzle that fewer than two backends answered
+    The bench's own rule (:func:`~.store.agreement_query`, the SQL the store runs over a
+    whole run), here over an in-memory table: a timeout or an error has no verdict
+    (None), nor has any row of a puzzle that fewer than two backends answered
     conclusively. Without a uniqueness check (``unique``) any valid solution is a right
     answer, so two different solutions agree (the verifier judges each); with it,
     ``solved`` claims the one solution, so the grids must be equal.
     """
     k = len(frame["status"])
-    flags: list[bool | None] = [None] * k
     if not k:
-        return flags
-    group, groups = _puzzles(frame)
-    status, names = _codes(frame["status"])
-    conclusive = np.isin(np.array(names, dtype=object), CONCLUSIVE)[status]
-    rows = np.flatnonzero(conclusive)
-    # a verdict is a status, and with `unique` a solved row's grid (or its lack of one)
-    grid = np.zeros(len(rows), dtype=np.int64)
-    if unique:
-        compared = rows[status[rows] == names.index("solved")] if "solved" in names else rows[:0]
-        solution = list(frame["solution"])
-        codes, _ = _codes([solution[i] for i in compared.tolist()])
-        grid[np.isin(rows, compared)] = codes + 1
-    grids = int(grid.max(initial=0)) + 1
-    verdict = (group[rows] * len(names) + status[rows]) * grids + grid
-    per_verdict = np.unique(verdict) // (len(names) * grids)
-    backend, backends = _codes(frame["backend"])
-    per_backend = np.unique(group[rows] * len(backends) + backend[rows]) // len(backends)
-    one = np.bincount(per_verdict, minlength=groups) == 1
-    answered = np.bincount(per_backend, minlength=groups) >= 2
-    settled = rows[answered[group[rows]]]
-    for i, agrees in zip(settled.tolist(), one[group[settled]].tolist(), strict=True):
-        flags[i] = agrees
-    return flags
+        return []
+    solutions = list(frame["solution"]) if "solution" in frame else [None] * k
+    columns = zip(
+        range(k),
+        map(_key, frame["set"]),
+        map(_key, frame["idx"]),
+        map(_key, frame["backend"]),
+        map(str, frame["status"]),
+        (None if s is None or s != s else str(s) for s in solutions),
+        strict=True,
+    )
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute("CREATE TABLE answers (k, s, idx, b, status, solution)")
+        db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)", columns)
+        flags = dict(db.execute(agreement_query("SELECT * FROM answers", unique)))
+    finally:
+        db.close()
+    return [None if flags[i] is None else bool(flags[i]) for i in range(k)]
 
 
-def _codes(values: Iterable[Any]) -> tuple[np.ndarray, list[Any]]:
-    """Each value's code (the distinct values numbered in order of first appearance),
-    and the distinct values."""
-    seen: dict[Any, int] = {}
-    codes = np.array([seen.setdefault(v, len(seen)) for v in values], dtype=np.int64)
-    return codes, list(seen)
+def _key(value: Any) -> Any:
+    """A value as SQLite compares it: numbers as numbers, anything else as text."""
+    if isinstance(value, bool | np.bool_):
+        return int(value)
+    if isinstance(value, np.integer | np.floating):
+        return value.item()
+    return value if isinstance(value, int | float | str) or value is None else str(value)
 
 
-def _puzzles(frame: Any) -> tuple[np.ndarray, int]:
-    """Each row's puzzle, (set, idx), numbered in order of first appearance; how many."""
-    sets, _ = _codes(frame["set"])
-    idx = np.fromiter(frame["idx"], dtype=np.int64, count=len(sets))
-    key = sets * (int(idx.max()) - int(idx.min()) + 1) + (idx - int(idx.min()))
-    _, first, group = np.unique(key, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    return rank[group.reshape(-1)], len(first)
+def _puzzles(frame: Any) -> np.ndarray:
+    """Each row's puzzle, (set, idx), numbered in order of first appearance."""
+    seen: dict[tuple[Any, Any], int] = {}
+    return np.array(
+        [
+            seen.setdefault((s, i), len(seen))
+            for s, i in zip(frame["set"], frame["idx"], strict=True)
+        ],
+        dtype=np.int64,
+    )
 
 
 def agreement(frame: Any, unique: bool = False) -> list[tuple[bool | None, str, int, str]]:
@@ -311,7 +399,7 @@ def agreement(frame: Any, unique: bool = False) -> list[tuple[bool | None, str, 
     flags = agreement_column(frame, unique)
     if not flags:
         return []
-    group, _ = _puzzles(frame)
+    group = _puzzles(frame)
     names, indices, backends = list(frame["set"]), list(frame["idx"]), list(frame["backend"])
     return [
         (flags[i], names[i], int(indices[i]), backends[i])

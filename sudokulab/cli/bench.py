@@ -12,11 +12,13 @@ from typing import Any
 
 from ..backends import PRESETS, all_backends, parse_specs
 from .common import (
+    EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     UsageError,
     add_data_dir_option,
+    error,
     positive_float,
     positive_int,
 )
@@ -36,7 +38,18 @@ examples:
   sudokulab bench top95 --scheduler tcp://head:8786 # ... or of a running cluster
 
 Results are kept in OUT/results.sqlite as they are produced; the report and the plots of
-run N go to OUT/run-N/.
+run N go to OUT/run-N/. A run is written by one bench at a time (a second one is refused).
+
+exit status: 0 every puzzle solved by every backend, verified and agreed on; 1 some row
+was not: no solution, several (with --unique), a timeout, an error or a wrong answer;
+2 bad input (an unreadable or empty set, a bad line, clashing givens: the good puzzles
+are still run and stored) or usage; 130 interrupted (the command to resume is printed).
+"""
+
+REPORT_EPILOG = """\
+exit status: 0 every row of the runs solved, verified and agreed on; 1 some row was not
+(no solution, several, a timeout, an error, a wrong answer, clashing givens); 2 usage
+(no store, no such run).
 """
 
 
@@ -124,6 +137,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="report stored bench runs; two runs side by side",
         description="Summarise stored runs per set and backend (default: the latest). "
         "With two runs, also show them side by side with the ratio of their mean times.",
+        epilog=REPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "runs",
@@ -152,21 +167,34 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
 
 
-def _store(args: argparse.Namespace, must_exist: bool):
-    from ..bench.store import Store
+def _store_path(args: argparse.Namespace) -> Path:
+    """Where the store is: ``OUT/results.sqlite``; a UsageError when ``--out`` names
+    something that is not a folder."""
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {args.out}: not a folder (the results folder holds the store)")
+    return out / "results.sqlite"
 
-    path = Path(args.out) / "results.sqlite"
+
+def _store(path: Path, must_exist: bool, out: str):
+    """The store at ``path`` (made if missing unless ``must_exist``)."""
+    from ..bench.store import Store, StoreError
+
     if must_exist and not path.exists():
-        raise UsageError(f"no results store at {path} (run `sudokulab bench --out {args.out}`)")
-    return Store(path)
+        raise UsageError(f"no results store at {path} (run `sudokulab bench --out {out}`)")
+    try:
+        return Store(path)
+    except StoreError as err:
+        raise UsageError(str(err)) from None
 
 
 def _loader(extra_dirs: list[str]):
-    """The load function of run_bench: a set's puzzles as blocks, read fast and sampled."""
-    from ..bench.plan import read_set
+    """The load function of run_bench: a set's puzzles as a stream of blocks and bad
+    lines, sampled."""
+    from ..bench.plan import set_blocks
 
-    def load_set(name: str, plan) -> list:
-        return read_set(name, extra_dirs, sample=plan.sample, seed=plan.seed)
+    def load_set(name: str, plan):
+        return set_blocks(name, extra_dirs, sample=plan.sample, seed=plan.seed)
 
     return load_set
 
@@ -250,53 +278,116 @@ def _executor(args: argparse.Namespace) -> Iterator[tuple[Any, str]]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Run a bench (or finish one), then report it."""
-    from ..bench import BenchPlan, run_bench
+    """Run a bench (or finish one), then report it.
 
-    plan = None if args.resume is not None else _new_plan(args)
-    with _store(args, must_exist=plan is None) as store:
-        if plan is None:
+    Everything that can be checked is, before the store is touched: the plan, the sets
+    (read once: each bad line named, an empty set refused), the executor. A run is
+    recorded with its first rows, so a bench that fails or is stopped before them leaves
+    no run behind (and no store, if there was none).
+    """
+    from ..bench import BenchPlan
+    from ..bench.run import NothingToRun, run_bench, survey_sets
+    from ..bench.store import RunLocked
+
+    path = _store_path(args)
+    existed = path.exists()
+    run = None
+    with ExitStack() as stack:
+        if args.resume is None:
+            plan, store = _new_plan(args), None
+        else:  # the store exists: the run's plan is in it, and the run is locked first
+            store = stack.enter_context(_store(path, must_exist=True, out=args.out))
             try:
                 plan = BenchPlan(**store.run_args(args.resume))
-            except LookupError as err:
+                store.lock_run(args.resume)
+            except (LookupError, RunLocked) as err:
                 raise UsageError(str(err)) from None
             _check_sets(plan)
             _check_baseline(args.baseline, plan.specs, f"the backends of run {args.resume}")
+        load = _loader(plan.data_dirs)
+        bad = _BadLines()
+        surveys = survey_sets(plan, load, bad)
+        if not any(s.puzzles for s in surveys):
+            raise UsageError(f"no puzzle found in {', '.join(plan.sets)}")
+        for empty in (s for s in surveys if not s.puzzles):
+            error(f"{empty.name}: no puzzle found")
+            bad.count += 1
         try:
-            with _executor(args) as (executor, where):
-                print(
-                    f"bench: {', '.join(plan.sets)} x {', '.join(plan.specs)}; "
-                    f"timeout {plan.timeout:g} s, {where}; store {store.path}",
-                    file=sys.stderr,
-                )
-                run = run_bench(
-                    plan,
-                    store,
-                    _loader(plan.data_dirs),
-                    executor,
-                    resume=args.resume,
-                    progress=True,
-                )
+            executor, where = stack.enter_context(_executor(args))
+            if store is None:
+                store = stack.enter_context(_store(path, False, args.out))
+            print(
+                f"bench: {', '.join(plan.sets)} x {', '.join(plan.specs)}; "
+                f"timeout {plan.timeout:g} s, {where}; store {store.path}",
+                file=sys.stderr,
+            )
+            run = run_bench(
+                plan, store, load, executor, resume=args.resume, progress=True, surveys=surveys
+            )
             if args.rate:
                 from ..bench.ratings import rate_run_puzzles
 
                 rated = rate_run_puzzles(store, run, jobs=args.workers)
                 print(f"bench: rated {rated} puzzle(s) with the logic solver", file=sys.stderr)
-        except KeyboardInterrupt:
-            runs = store.run_ids()
-            run = args.resume if args.resume is not None else runs[-1]
-            print(
-                f"bench: interrupted; finished rows are kept. Resume with: "
-                f"sudokulab bench --resume {run} --out {args.out}",
-                file=sys.stderr,
-            )
+            status = _report(store, [run], args)
+        except KeyboardInterrupt as stop:  # in run_bench (which says its run) or around it
+            interrupted = getattr(stop, "run_id", run if run is not None else args.resume)
+            if interrupted is None:
+                print("bench: interrupted before any row was stored; no run", file=sys.stderr)
+            else:
+                print(
+                    f"bench: interrupted; finished rows are kept. Resume with: "
+                    f"sudokulab bench --resume {interrupted} --out {args.out}",
+                    file=sys.stderr,
+                )
             return EXIT_INTERRUPTED
-        return _report(store, [run], args)
+        except (NothingToRun, RunLocked) as err:
+            raise UsageError(str(err)) from None
+        finally:
+            if not existed and run is None:
+                stack.close()  # the store first, then what is left of it
+                _discard_if_empty(path)
+    if bad.count:
+        return EXIT_BAD_INPUT
+    return status
+
+
+class _BadLines:
+    """Names each bad line of a set on stderr (as ``solve`` does) and counts them."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, err: Exception) -> None:
+        error(err)
+        self.count += 1
+
+
+def _discard_if_empty(path: Path) -> None:
+    """Remove a store this command made when it holds no run (nothing was stored), and
+    its folder when that is left empty."""
+    import contextlib
+    import sqlite3
+
+    if not path.exists():
+        return
+    try:
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            runs = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    except sqlite3.Error:
+        return
+    if runs:
+        return
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+    with contextlib.suppress(OSError):
+        path.parent.rmdir()
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Report stored runs (default: the latest)."""
-    with _store(args, must_exist=True) as store:
+    with _store(_store_path(args), must_exist=True, out=args.out) as store:
         runs = args.runs or store.run_ids()[-1:]
         if not runs:
             raise UsageError(f"{store.path} holds no run yet")
@@ -306,60 +397,65 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise UsageError(f"no run {missing[0]} in {store.path} (runs: {sorted(known)})")
         for run in runs:
             _check_baseline(args.baseline, store.backends(run), f"the backends of run {run}")
-        return _report(store, runs, args)
+        status = _report(store, runs, args)
+        return EXIT_FAILED if status != EXIT_OK else EXIT_OK
 
 
 #: The columns a terminal table shows unless --wide asks for all of them.
 COMPACT = [
     "set", "backend", "puzzles", "solved", "unsolvable", "multiple", "timeouts", "errors",
-    "wrong", "mean_s", "median_s", "p90_s", "max_s", "puzzles_per_s", "mean_guesses",
-    "under_100ms", "under_1s", "vs_baseline",
+    "invalid", "wrong", "mean_s", "median_s", "p90_s", "max_s", "puzzles_per_s",
+    "mean_guesses", "under_100ms", "under_1s", "vs_baseline",
 ]  # fmt: skip
 
 
 def _report(store, runs: list[int], args: argparse.Namespace) -> int:
-    """Print each run's summary (and two runs side by side); write report.md and plots.
+    """Print each run's summary (and two runs side by side); write report.md and plots;
+    the exit status the rows call for (2 when a puzzle was invalid, 1 when a row was not
+    solved right, else 0).
 
-    Only the tables go to stdout, so csv and json output stays machine-readable.
+    Every table is computed in SQL where the rows are: memory holds the tables, never the
+    rows. Only the tables go to stdout, so csv and json output stays machine-readable.
     """
     from ..bench import report
 
     info = store.runs(runs)
-    frames = {run: store.results([run]) for run in runs}
+    each = {run: store.rows([run]) for run in runs}  # each keeps its tables, once computed
     for run in runs:
-        results = frames[run]
+        rows = each[run]
         row = info[info["run_id"] == run].iloc[0]
         print(f"run {run}: {report.machine_text(row)}", file=sys.stderr)
-        summary = report.summary(results, baseline=args.baseline)
+        summary = report.summary(rows, baseline=args.baseline)
         if args.format == "table" and not args.wide:
             summary = summary[[c for c in COMPACT if c in summary]]
         sys.stdout.write(report.render(summary, args.format))
-        grades = report.by_grade(results, store.ratings([run]))
+        grades = report.by_grade(rows)
         if grades is not None:
             print(f"run {run} by difficulty (the logic solver's grades):", file=sys.stderr)
             sys.stdout.write(report.render(grades, args.format))
     if len(runs) == 2:
-        old, new = (frames[r] for r in runs)
         print(
             f"run {runs[0]} -> run {runs[1]} (old/new > 1: run {runs[1]} is faster)",
             file=sys.stderr,
         )
+        old, new = (each[r] for r in runs)
         sys.stdout.write(report.render(report.compare(old, new), args.format))
-    results = frames[runs[0]] if len(runs) == 1 else store.results(runs)
+    rows = each[runs[0]] if len(runs) == 1 else store.rows(runs)
     folder = Path(args.out) / f"run-{'-'.join(map(str, runs))}"
     folder.mkdir(parents=True, exist_ok=True)
     plots: dict[str, str] = {}
-    if not args.no_plots and len(results):
+    if not args.no_plots and rows.count():
         from ..bench.plots import plot_cumulative, plot_means
 
-        for path in plot_cumulative(results, folder) + plot_means(results, folder):
+        for path in plot_cumulative(rows, folder) + plot_means(rows, folder):
             if path.suffix == ".png":
                 plots[path.stem] = path.name
     (folder / "report.md").write_text(
-        report.markdown_report(
-            results, info, baseline=args.baseline, plots=plots, ratings=store.ratings(runs)
-        )
+        report.markdown_report(rows, info, baseline=args.baseline, plots=plots)
     )
-    print(f"report and plots: {folder}/", file=sys.stderr)
-    bad = results["status"].eq("error").any() or report.wrong_rows(results).any()
-    return EXIT_FAILED if bad else EXIT_OK
+    written = "report and plots" if plots else "report"
+    print(f"{written}: {folder}/", file=sys.stderr)
+    outcome = report.Outcome.of(rows)
+    if outcome.invalid:
+        return EXIT_BAD_INPUT
+    return EXIT_FAILED if outcome.failed else EXIT_OK
