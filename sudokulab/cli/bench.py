@@ -23,6 +23,8 @@ from .common import (
 
 #: Where results go when --out is not given.
 DEFAULT_OUT = "sudokulab-bench"
+#: Seconds to reach a Dask scheduler, and to wait for its first worker when it has none.
+CONNECT_TIMEOUT, WORKER_TIMEOUT = 5.0, 60.0
 FORMATS = ("table", "markdown", "csv", "html", "json")
 
 BENCH_EXAMPLES = """\
@@ -98,6 +100,28 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="ADDRESS",
         help="the address of a running Dask scheduler (e.g. tcp://host:8786) to send the "
         "work to; implies --executor dask",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=positive_float,
+        default=CONNECT_TIMEOUT,
+        metavar="S",
+        help=f"seconds to reach the --scheduler before giving up (default: {CONNECT_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--worker-timeout",
+        type=positive_float,
+        default=WORKER_TIMEOUT,
+        metavar="S",
+        help="seconds to wait for a worker when the --scheduler has none, before giving up "
+        f"(default: {WORKER_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--dashboard-address",
+        type=_host_port,
+        metavar="HOST:PORT",
+        help="where the local Dask cluster's dashboard listens: port 0 is a free port, an "
+        "empty HOST every interface (default: 127.0.0.1:0, this machine only)",
     )
     p.add_argument(
         "--repeats",
@@ -216,10 +240,19 @@ def _check_sets(plan) -> None:
             raise UsageError(str(err)) from None
 
 
+def _host_port(text: str) -> str:
+    """HOST:PORT, an empty HOST for every interface (``--dashboard-address``)."""
+    host, colon, port = text.rpartition(":")
+    if not colon or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (e.g. 127.0.0.1:8787)")
+    return text
+
+
 @contextmanager
 def _executor(args: argparse.Namespace) -> Iterator[tuple[Any, str]]:
     """The executor the options ask for, and how the start line describes it; a Dask
-    cluster started here is closed on the way out."""
+    cluster started here is closed on the way out. A cluster that cannot take the work
+    (a bad or silent scheduler, no worker) is a UsageError."""
     from ..bench import LocalExecutor
 
     if (args.executor or ("dask" if args.scheduler else "local")) == "local":
@@ -227,21 +260,31 @@ def _executor(args: argparse.Namespace) -> Iterator[tuple[Any, str]]:
             raise UsageError("--scheduler sends the work to Dask: it needs --executor dask")
         yield LocalExecutor(args.workers), f"{args.workers} worker(s) per backend"
         return
-    from ..bench.dask_executor import DaskExecutor, DaskMissing, distributed, local_cluster
+    from ..bench import dask_executor as dx
 
     try:
-        dd = distributed()
-    except DaskMissing as err:
+        dd = dx.distributed()
+    except dx.DaskMissing as err:
         raise UsageError(str(err)) from None
     with ExitStack() as stack:
-        if args.scheduler:
-            client = stack.enter_context(dd.Client(args.scheduler))
-        else:
-            cluster = stack.enter_context(local_cluster(args.workers))
-            client = stack.enter_context(dd.Client(cluster))
-        executor = DaskExecutor(client)
+        try:
+            if args.scheduler:
+                client = stack.enter_context(dx.connect(args.scheduler, args.connect_timeout))
+                dx.wait_for_workers(
+                    client, args.worker_timeout, lambda s: print(f"bench: {s}", file=sys.stderr)
+                )
+            else:
+                cluster = stack.enter_context(
+                    dx.local_cluster(args.workers, args.dashboard_address)
+                )
+                client = stack.enter_context(dd.Client(cluster))
+        except dx.ClusterUnusable as err:
+            raise UsageError(str(err)) from None
+        executor = dx.DaskExecutor(client)
         info = executor.describe()
-        print(f"bench: Dask dashboard {client.dashboard_link}", file=sys.stderr)
+        link = dx.dashboard_link(client)
+        if link:
+            print(f"bench: Dask dashboard {link}", file=sys.stderr)
         where = (
             f"Dask {info['scheduler']}: {info['workers']} worker(s), "
             f"{info['threads']} thread(s) on {', '.join(info['hosts'])}"
@@ -254,7 +297,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from ..bench import BenchPlan, run_bench
 
     plan = None if args.resume is not None else _new_plan(args)
-    with _store(args, must_exist=plan is None) as store:
+    # The executor first: a scheduler that cannot take the work leaves no store behind.
+    executors = ExitStack()
+    executor, where = executors.enter_context(_executor(args))
+    with executors, _store(args, must_exist=plan is None) as store:
         if plan is None:
             try:
                 plan = BenchPlan(**store.run_args(args.resume))
@@ -263,7 +309,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             _check_sets(plan)
             _check_baseline(args.baseline, plan.specs, f"the backends of run {args.resume}")
         try:
-            with _executor(args) as (executor, where):
+            with executors:  # closed after the run: the rating and the report need no cluster
                 print(
                     f"bench: {', '.join(plan.sets)} x {', '.join(plan.specs)}; "
                     f"timeout {plan.timeout:g} s, {where}; store {store.path}",
