@@ -17,6 +17,7 @@ only here and only when this executor is made.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -27,6 +28,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..backends import BackendSpec, Worker
+from ..backends.isolation import sigint_held
 from ..backends.result import ERROR, Answers
 from .executors import LocalExecutor, batches, solve_chunk
 from .plan import Chunk
@@ -66,24 +68,60 @@ def local_cluster(workers: int, dashboard: str | None = None) -> Iterator[Any]:
     Its scheduler hands a worker its next task only when the worker is free (worker
     saturation 1.0; Dask's default, 1.1, keeps a second task waiting on each worker,
     which can sit behind a slow puzzle while another worker runs out of work).
+
+    Ctrl-C is the caller's: the cluster's threads, and so the worker processes they start
+    (a blocked signal is inherited), never see SIGINT, so a terminal's Ctrl-C, sent to
+    the whole process group, reaches only the caller. One that comes while the cluster
+    starts is raised once it is up. Then the worker processes are killed, not waited for:
+    their tasks are not wanted. The cluster's warnings (a task cancelled, a worker lost)
+    are silenced: what a bench must say about a task, it says itself.
     """
     dd = distributed()
+    from multiprocessing import resource_tracker
+
     import dask
 
-    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+    resource_tracker.ensure_running()  # see sigint_held
+    with contextlib.ExitStack() as closing:
+        with sigint_held():  # a Ctrl-C meanwhile is raised once the cluster is up: it closes
+            with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+                try:
+                    cluster = dd.LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=dashboard or DASHBOARD,
+                        silence_logs=logging.ERROR,
+                    )
+                except (OSError, ValueError, RuntimeError) as err:  # e.g. a dashboard address
+                    why = err.__cause__ or err  # Dask wraps the cause in a RuntimeError
+                    raise ClusterUnusable(f"cannot start a local Dask cluster: {why}") from None
+            closing.enter_context(cluster)
         try:
-            cluster = dd.LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=dashboard or DASHBOARD,
-                silence_logs=logging.ERROR,
-            )
-        except (OSError, ValueError, RuntimeError) as err:  # e.g. a dashboard address
-            why = err.__cause__ or err  # Dask wraps the cause in a RuntimeError
-            raise ClusterUnusable(f"cannot start a local Dask cluster: {why}") from None
-    with cluster:
-        yield cluster
+            yield cluster
+        except KeyboardInterrupt:
+            _kill_workers(cluster)
+            raise
+
+
+def _kill_workers(cluster: Any) -> None:
+    """Kill the cluster's worker processes and their solver children: after Ctrl-C their
+    tasks are not wanted, and closing the cluster would wait for each task's chunk
+    (seconds, or minutes) first."""
+    import psutil  # a dependency of distributed
+
+    for nanny in list(cluster.workers.values()):
+        nanny.close_gracefully(reason="interrupted")  # once its process is gone: no restart
+        if not nanny.pid:  # not started (psutil.Process(None) would be this process)
+            continue
+        with contextlib.suppress(psutil.Error):
+            worker = psutil.Process(nanny.pid)
+            worker.suspend()  # no new solver child meanwhile
+            # The children first: one that outlived its worker would write its answer
+            # into a closed pipe.
+            for process in [*worker.children(recursive=True), worker]:
+                with contextlib.suppress(psutil.Error):
+                    process.kill()
 
 
 def dashboard_link(client: Any) -> str | None:
