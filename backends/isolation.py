@@ -26,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from ..models import Model
@@ -34,6 +35,27 @@ from .result import ERROR, TIMEOUT, Answers, Result, Status
 
 #: Extra seconds a backend that stops itself gets past its own deadline before the kill.
 GRACE = 0.5
+
+
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """Hold Ctrl-C back in this thread for the block: the threads and processes started
+    meanwhile inherit the blocked SIGINT (processes for life), so a terminal's Ctrl-C,
+    sent to the whole process group, reaches the caller alone, which stops them. A
+    Ctrl-C that came meanwhile is raised as the block ends.
+
+    multiprocessing's resource tracker unblocks SIGINT in the thread that starts it:
+    start it first (``multiprocessing.resource_tracker.ensure_running()``) when the
+    block starts processes with multiprocessing.
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # not POSIX: nothing to hold
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 class Worker:
@@ -69,17 +91,20 @@ class Worker:
         code = (
             f"from sudokulab.backends.isolation import _serve; _serve({write_end}, {os.getpid()})"
         )
-        try:
-            self._process = subprocess.Popen(
-                # -P: the current folder is not put on sys.path, so a source checkout's
-                # sudokulab/ folder there cannot shadow the installed package.
-                [sys.executable, "-P", "-c", code],
-                stdin=subprocess.PIPE,
-                pass_fds=(write_end,),
-            )
-        finally:
-            os.close(write_end)
-        self._results = os.fdopen(read_end, "rb")
+        # Held: a Ctrl-C while the child's interpreter starts (before _serve ignores it)
+        # would be a traceback.
+        with sigint_held():
+            try:
+                self._process = subprocess.Popen(
+                    # -P: the current folder is not put on sys.path, so a source checkout's
+                    # sudokulab/ folder there cannot shadow the installed package.
+                    [sys.executable, "-P", "-c", code],
+                    stdin=subprocess.PIPE,
+                    pass_fds=(write_end,),
+                )
+            finally:
+                os.close(write_end)
+            self._results = os.fdopen(read_end, "rb")
 
     def solve(
         self,

@@ -227,21 +227,30 @@ def rate_rows(
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import resource_tracker
+
+    from .backends.isolation import sigint_held
 
     window: collections.deque = collections.deque()
+    resource_tracker.ensure_running()  # see sigint_held
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for chunk in chunks:
-            window.append(pool.submit(_rate_chunk, chunk))
-            while len(window) > 2 * jobs:
+        try:
+            for chunk in chunks:
+                with sigint_held():  # the processes a submit starts are born deaf to Ctrl-C
+                    window.append(pool.submit(_rate_chunk, chunk))
+                while len(window) > 2 * jobs:
+                    rows = window.popleft().result()
+                    if done:
+                        done(len(rows))
+                    yield from rows
+            while window:
                 rows = window.popleft().result()
                 if done:
                     done(len(rows))
                 yield from rows
-        while window:
-            rows = window.popleft().result()
-            if done:
-                done(len(rows))
-            yield from rows
+        except BaseException:  # Ctrl-C, or the reader stopped: no chunk is wanted any more
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def _chunks(items: Iterable[Puzzle], size: int) -> Iterator[list[Puzzle]]:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import builtins
 import json
 import os
+import re
 import signal
+import socket
 import time
 from pathlib import Path
 
@@ -158,9 +160,126 @@ def test_the_command_line_runs_on_a_local_cluster(tmp_path, client, capsys):
     out = tmp_path / "cli"
     args = ["bench", "seeds", "--backends", "native", "--out", str(out), "--no-plots"]
     assert main([*args, "--executor", "dask", "--workers", "1"]) == 0
-    assert "Dask dashboard http" in capsys.readouterr().err
+    [line] = [x for x in capsys.readouterr().err.splitlines() if "dashboard" in x]
+    assert re.fullmatch(r"bench: Dask dashboard http://127\.0\.0\.1:\d+/status", line)
     with Store(out / "results.sqlite") as store:
         assert store.results()["worker"].notna().all()
+
+
+# --- a cluster that cannot take the work --------------------------------------------------
+
+
+def bench_args(out: Path) -> list[str]:
+    return ["bench", "seeds", "--backends", "native", "--out", str(out), "--no-plots"]
+
+
+def test_a_bad_or_silent_scheduler_is_one_error_line_within_the_timeout_and_no_store(
+    tmp_path, capsys
+):
+    # Before: a closed port was a traceback after 30 s, a bad address a ValueError
+    # traceback, and something that accepts connections but is no scheduler (here a
+    # socket that never answers) held the client forever; each left an empty store.
+    pytest.importorskip("distributed")
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        mute = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        says = {
+            f"tcp://127.0.0.1:{port}": f"no Dask scheduler answered at tcp://127.0.0.1:{port} "
+            "within 1 s",
+            mute: f"no Dask scheduler answered at {mute} within 1 s",
+            "notanaddress": "'notanaddress' is not a Dask scheduler address (e.g. "
+            "tcp://host:8786): missing port number in address 'notanaddress'",
+            "foo://host:1": "'foo://host:1' is not a Dask scheduler address (e.g. "
+            "tcp://host:8786): unknown address scheme 'foo'",
+        }
+        for address, error in says.items():
+            out = tmp_path / "out"
+            start = time.monotonic()
+            status = main([*bench_args(out), "--scheduler", address, "--connect-timeout", "1"])
+            took = time.monotonic() - start
+            err = capsys.readouterr().err.splitlines()
+            assert status == 2
+            assert len(err) == 1 and err[0].startswith(f"sudokulab: error: {error}"), err
+            assert took < 10  # the 1 s timeout bounds it, with a margin of 10x
+            assert not out.exists()
+
+
+def test_a_scheduler_without_workers_is_waited_for_then_an_error_and_no_store(tmp_path, capsys):
+    # Before: "0 worker(s)", then a wait that never ended.
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path / "out"
+    with distributed.LocalCluster(
+        n_workers=0, dashboard_address="127.0.0.1:0", protocol="tcp"
+    ) as cluster:
+        address = cluster.scheduler_address
+        status = main([*bench_args(out), "--scheduler", address, "--worker-timeout", "1"])
+    assert status == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"bench: the Dask scheduler at {address} has no worker: waiting up to 1 s for 1 to join",
+        f"sudokulab: error: no worker joined the Dask scheduler at {address} within 1 s "
+        f"(start one with `dask worker {address}`)",
+    ]
+    assert not out.exists()
+
+
+def test_a_worker_that_joins_while_the_bench_waits_gets_the_work(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path / "out"
+    with distributed.LocalCluster(
+        n_workers=0, threads_per_worker=1, dashboard_address="127.0.0.1:0", protocol="tcp"
+    ) as cluster:
+        cluster.scale(1)  # a worker process starts: the bench, connected at once, waits
+        args = [*bench_args(out), "--scheduler", cluster.scheduler_address]
+        assert main([*args, "--worker-timeout", "300"]) == 0
+    with Store(out / "results.sqlite") as store:
+        rows = store.results()
+    assert len(rows) == 3 and rows["status"].eq("solved").all()
+    assert rows["worker"].str.fullmatch(r".+:\d+").all()
+
+
+# --- the dashboard ------------------------------------------------------------------------
+
+
+def listening(port: int) -> set[str]:
+    """The addresses this process listens on at TCP ``port``."""
+    import psutil  # a dependency of distributed
+
+    me = psutil.Process()
+    sockets = me.net_connections("tcp") if hasattr(me, "net_connections") else me.connections()
+    return {s.laddr.ip for s in sockets if s.status == psutil.CONN_LISTEN and s.laddr.port == port}
+
+
+def test_the_local_cluster_dashboard_listens_on_the_loopback_interface_only(client):
+    # Before: dashboard_address=":0", every interface, while the link said 127.0.0.1.
+    from sudokulab.bench.dask_executor import dashboard_link
+
+    link = dashboard_link(client)
+    port = int(re.fullmatch(r"http://127\.0\.0\.1:(\d+)/status", link).group(1))
+    assert listening(port) == {"127.0.0.1"}
+
+
+def test_a_dashboard_asked_on_every_interface_is_linked_as_such():
+    distributed = pytest.importorskip("distributed")
+    from sudokulab.bench.dask_executor import dashboard_link, local_cluster
+
+    with local_cluster(1, ":0") as cluster, distributed.Client(cluster) as c:
+        link = dashboard_link(c)
+        port = int(re.search(r":(\d+)/status", link).group(1))
+        where = listening(port)
+    assert where and where <= {"0.0.0.0", "::"}
+    assert link == f"http://{socket.gethostname()}:{port}/status (on every interface)"
+
+
+def test_a_dashboard_address_is_checked_before_anything_starts(tmp_path, capsys):
+    with pytest.raises(SystemExit) as raised:
+        main([*bench_args(tmp_path / "out"), "--executor", "dask", "--dashboard-address", "x"])
+    assert raised.value.code == 2
+    assert "'x' is not HOST:PORT" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def test_without_dask_the_command_line_says_what_to_install(tmp_path, monkeypatch, capsys):

@@ -17,15 +17,19 @@ only here and only when this executor is made.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import logging
 import os
 import socket
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..backends import BackendSpec, Worker
+from ..backends.isolation import sigint_held
 from ..backends.result import ERROR, Answers
 from .executors import AHEAD, LocalExecutor, batches, solve_chunk
 from .plan import Chunk
@@ -34,10 +38,17 @@ from .plan import Chunk
 INSTALL = 'pip install "sudokulab[dask]"'
 #: Reruns of a task that raised (a worker that died does not count: Dask reruns that).
 RETRIES = 2
+#: Where a local cluster's dashboard listens unless asked: this machine only, a free port.
+DASHBOARD = "127.0.0.1:0"
 
 
 class DaskMissing(ImportError):
     """dask.distributed is not installed."""
+
+
+class ClusterUnusable(Exception):
+    """The cluster asked for cannot take the work: a bad scheduler address, nothing that
+    answers as a scheduler there, no worker, or a local cluster that cannot start."""
 
 
 def distributed() -> Any:
@@ -49,20 +60,143 @@ def distributed() -> Any:
     return dd
 
 
-def local_cluster(workers: int) -> Any:
-    """A :class:`~distributed.LocalCluster` of ``workers`` processes, one thread each, and
-    no tasks of its own in the caller's process.
+@contextmanager
+def local_cluster(workers: int, dashboard: str | None = None) -> Iterator[Any]:
+    """A :class:`~distributed.LocalCluster` of ``workers`` processes, one thread each, no
+    tasks of its own in the caller's process, its dashboard at ``dashboard`` (host:port;
+    default :data:`DASHBOARD`); closed on the way out.
 
     Its scheduler hands a worker its next task only when the worker is free (worker
     saturation 1.0; Dask's default, 1.1, keeps a second task waiting on each worker,
-    which can sit behind a slow puzzle while another worker runs out of work)."""
+    which can sit behind a slow puzzle while another worker runs out of work).
+
+    Ctrl-C is the caller's: the cluster's threads, and so the worker processes they start
+    (a blocked signal is inherited), never see SIGINT, so a terminal's Ctrl-C, sent to
+    the whole process group, reaches only the caller. One that comes while the cluster
+    starts is raised once it is up. Then the worker processes are killed, not waited for:
+    their tasks are not wanted. The cluster's warnings (a task cancelled, a worker lost)
+    are silenced: what a bench must say about a task, it says itself.
+    """
     dd = distributed()
+    from multiprocessing import resource_tracker
+
     import dask
 
-    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
-        return dd.LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+    resource_tracker.ensure_running()  # see sigint_held
+    with contextlib.ExitStack() as closing:
+        with sigint_held():  # a Ctrl-C meanwhile is raised once the cluster is up: it closes
+            with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+                try:
+                    cluster = dd.LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=dashboard or DASHBOARD,
+                        silence_logs=logging.ERROR,
+                    )
+                except (OSError, ValueError, RuntimeError) as err:  # e.g. a dashboard address
+                    why = err.__cause__ or err  # Dask wraps the cause in a RuntimeError
+                    raise ClusterUnusable(f"cannot start a local Dask cluster: {why}") from None
+            closing.enter_context(cluster)
+        try:
+            yield cluster
+        except KeyboardInterrupt:
+            _kill_workers(cluster)
+            raise
+
+
+def _kill_workers(cluster: Any) -> None:
+    """Kill the cluster's worker processes and their solver children: after Ctrl-C their
+    tasks are not wanted, and closing the cluster would wait for each task's chunk
+    (seconds, or minutes) first."""
+    import psutil  # a dependency of distributed
+
+    for nanny in list(cluster.workers.values()):
+        nanny.close_gracefully(reason="interrupted")  # once its process is gone: no restart
+        if not nanny.pid:  # not started (psutil.Process(None) would be this process)
+            continue
+        with contextlib.suppress(psutil.Error):
+            worker = psutil.Process(nanny.pid)
+            worker.suspend()  # no new solver child meanwhile
+            # The children first: one that outlived its worker would write its answer
+            # into a closed pipe.
+            for process in [*worker.children(recursive=True), worker]:
+                with contextlib.suppress(psutil.Error):
+                    process.kill()
+
+
+def dashboard_link(client: Any) -> str | None:
+    """Where the cluster's dashboard really listens, as a link; None without one.
+
+    Dask's ``dashboard_link`` names the scheduler's host whatever interface the server
+    is bound to (and a default port when the scheduler has no dashboard); this names the
+    bound address, and says so when that is every interface."""
+    scheduler = getattr(getattr(client, "cluster", None), "scheduler", None)
+    server = getattr(scheduler, "http_server", None)
+    if server is None or not hasattr(server, "port"):  # a remote scheduler's, if it has one
+        services = client.scheduler_info().get("services", {})
+        return client.dashboard_link if "dashboard" in services else None
+    host = server.address
+    if host in ("0.0.0.0", "::", ""):
+        return f"http://{socket.gethostname()}:{server.port}/status (on every interface)"
+    return f"http://{f'[{host}]' if ':' in host else host}:{server.port}/status"
+
+
+def connect(address: str, timeout: float) -> Any:
+    """A client of the Dask scheduler at ``address``, reached within ``timeout`` seconds;
+    :class:`ClusterUnusable`, in one line, for a bad address or when nothing answers
+    there as a scheduler in time."""
+    import asyncio
+
+    dd = distributed()
+    try:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no event loop here (the command line): the probe can run
+            # Dask bounds the TCP connection by its timeout, not the handshake that follows:
+            # something else listening there (a web server) would hold the client forever.
+            asyncio.run(asyncio.wait_for(_handshake(address, timeout), timeout))
+        return dd.Client(address, timeout=timeout)
+    except ValueError as err:
+        raise ClusterUnusable(
+            f"{address!r} is not a Dask scheduler address (e.g. tcp://host:8786): {err}"
+        ) from None
+    except OSError:  # refused, unknown host, timed out (TimeoutError is an OSError)
+        raise ClusterUnusable(
+            f"no Dask scheduler answered at {address} within {timeout:g} s"
+        ) from None
+    except Exception as err:  # noqa: BLE001 - a TLS setup, a service that is not Dask, ...
+        raise ClusterUnusable(
+            f"cannot connect to a Dask scheduler at {address}: {type(err).__name__}: {err}"
+        ) from None
+
+
+async def _handshake(address: str, timeout: float) -> None:
+    """Connect to ``address`` and close again: a Dask scheduler completes the handshake."""
+    from distributed.comm import connect as dask_connect
+
+    comm = await dask_connect(address, timeout=timeout)
+    await comm.close()
+
+
+def wait_for_workers(client: Any, timeout: float, say: Callable[[str], None] | None = None) -> None:
+    """Return once the cluster has a worker; when it has none, ``say`` so, and wait up to
+    ``timeout`` seconds for one before :class:`ClusterUnusable`."""
+    if client.scheduler_info().get("workers"):
+        return
+    address = client.scheduler.address
+    if say:
+        say(
+            f"the Dask scheduler at {address} has no worker: waiting up to {timeout:g} s "
+            "for 1 to join"
         )
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        raise ClusterUnusable(
+            f"no worker joined the Dask scheduler at {address} within {timeout:g} s "
+            f"(start one with `dask worker {address}`)"
+        ) from None
 
 
 class DaskExecutor:

@@ -25,6 +25,8 @@ from .common import (
 
 #: Where results go when --out is not given.
 DEFAULT_OUT = "sudokulab-bench"
+#: Seconds to reach a Dask scheduler, and to wait for its first worker when it has none.
+CONNECT_TIMEOUT, WORKER_TIMEOUT = 5.0, 60.0
 FORMATS = ("table", "markdown", "csv", "html", "json")
 
 BENCH_EXAMPLES = """\
@@ -111,6 +113,28 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="ADDRESS",
         help="the address of a running Dask scheduler (e.g. tcp://host:8786) to send the "
         "work to; implies --executor dask",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=positive_float,
+        default=CONNECT_TIMEOUT,
+        metavar="S",
+        help=f"seconds to reach the --scheduler before giving up (default: {CONNECT_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--worker-timeout",
+        type=positive_float,
+        default=WORKER_TIMEOUT,
+        metavar="S",
+        help="seconds to wait for a worker when the --scheduler has none, before giving up "
+        f"(default: {WORKER_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--dashboard-address",
+        type=_host_port,
+        metavar="HOST:PORT",
+        help="where the local Dask cluster's dashboard listens: port 0 is a free port, an "
+        "empty HOST every interface (default: 127.0.0.1:0, this machine only)",
     )
     p.add_argument(
         "--repeats",
@@ -244,10 +268,19 @@ def _check_sets(plan) -> None:
             raise UsageError(str(err)) from None
 
 
+def _host_port(text: str) -> str:
+    """HOST:PORT, an empty HOST for every interface (``--dashboard-address``)."""
+    host, colon, port = text.rpartition(":")
+    if not colon or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (e.g. 127.0.0.1:8787)")
+    return text
+
+
 @contextmanager
 def _executor(args: argparse.Namespace) -> Iterator[tuple[Any, str]]:
     """The executor the options ask for, and how the start line describes it; a Dask
-    cluster started here is closed on the way out."""
+    cluster started here is closed on the way out. A cluster that cannot take the work
+    (a bad or silent scheduler, no worker) is a UsageError."""
     from ..bench import LocalExecutor
 
     if (args.executor or ("dask" if args.scheduler else "local")) == "local":
@@ -255,21 +288,31 @@ def _executor(args: argparse.Namespace) -> Iterator[tuple[Any, str]]:
             raise UsageError("--scheduler sends the work to Dask: it needs --executor dask")
         yield LocalExecutor(args.workers), f"{args.workers} worker(s) per backend"
         return
-    from ..bench.dask_executor import DaskExecutor, DaskMissing, distributed, local_cluster
+    from ..bench import dask_executor as dx
 
     try:
-        dd = distributed()
-    except DaskMissing as err:
+        dd = dx.distributed()
+    except dx.DaskMissing as err:
         raise UsageError(str(err)) from None
     with ExitStack() as stack:
-        if args.scheduler:
-            client = stack.enter_context(dd.Client(args.scheduler))
-        else:
-            cluster = stack.enter_context(local_cluster(args.workers))
-            client = stack.enter_context(dd.Client(cluster))
-        executor = DaskExecutor(client)
+        try:
+            if args.scheduler:
+                client = stack.enter_context(dx.connect(args.scheduler, args.connect_timeout))
+                dx.wait_for_workers(
+                    client, args.worker_timeout, lambda s: print(f"bench: {s}", file=sys.stderr)
+                )
+            else:
+                cluster = stack.enter_context(
+                    dx.local_cluster(args.workers, args.dashboard_address)
+                )
+                client = stack.enter_context(dd.Client(cluster))
+        except dx.ClusterUnusable as err:
+            raise UsageError(str(err)) from None
+        executor = dx.DaskExecutor(client)
         info = executor.describe()
-        print(f"bench: Dask dashboard {client.dashboard_link}", file=sys.stderr)
+        link = dx.dashboard_link(client)
+        if link:
+            print(f"bench: Dask dashboard {link}", file=sys.stderr)
         where = (
             f"Dask {info['scheduler']}: {info['workers']} worker(s), "
             f"{info['threads']} thread(s) on {', '.join(info['hosts'])}"
@@ -313,7 +356,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
             error(f"{empty.name}: no puzzle found")
             bad.count += 1
         try:
-            executor, where = stack.enter_context(_executor(args))
+            # the executor before the store: a scheduler that cannot take the work leaves
+            # no store behind; closed after the run (the rating and the report need none)
+            cluster = stack.enter_context(ExitStack())
+            executor, where = cluster.enter_context(_executor(args))
             if store is None:
                 store = stack.enter_context(_store(path, False, args.out))
             print(
@@ -324,6 +370,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             run = run_bench(
                 plan, store, load, executor, resume=args.resume, progress=True, surveys=surveys
             )
+            cluster.close()
             if args.rate:
                 from ..bench.ratings import rate_run_puzzles
 

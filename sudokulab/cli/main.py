@@ -8,8 +8,8 @@ import sys
 from collections.abc import Sequence
 
 from ..models import ParseError
-from . import bench, classroom, data, generate, rate, solve
-from .common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, UsageError, error
+from . import bench, classroom, data, generate, interrupted, rate, solve
+from .common import EXIT_BAD_INPUT, EXIT_OK, UsageError, error
 
 #: The command groups, in the order ``sudokulab --help`` lists their commands.
 GROUPS = (solve, bench, data, classroom, rate, generate)
@@ -40,16 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         return args.handler(args)
     except (ParseError, UsageError) as err:
         error(err)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("sudokulab: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupted()
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); stop quietly like other filters.
         devnull = os.open(os.devnull, os.O_WRONLY)
