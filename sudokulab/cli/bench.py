@@ -18,9 +18,11 @@ from .common import (
     EXIT_OK,
     UsageError,
     add_data_dir_option,
+    count,
     error,
-    positive_float,
-    positive_int,
+    processes,
+    seconds,
+    seed,
 )
 
 #: Where results go when --out is not given.
@@ -87,14 +89,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=positive_float,
+        type=seconds,
         default=10.0,
         metavar="S",
         help="seconds per puzzle (default: 10)",
     )
     p.add_argument(
         "--workers",
-        type=positive_int,
+        type=processes,
         default=os.cpu_count() or 1,
         metavar="N",
         help="worker processes per backend, or of the local Dask cluster with --executor "
@@ -116,14 +118,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--connect-timeout",
-        type=positive_float,
+        type=seconds,
         default=CONNECT_TIMEOUT,
         metavar="S",
         help=f"seconds to reach the --scheduler before giving up (default: {CONNECT_TIMEOUT:g})",
     )
     p.add_argument(
         "--worker-timeout",
-        type=positive_float,
+        type=seconds,
         default=WORKER_TIMEOUT,
         metavar="S",
         help="seconds to wait for a worker when the --scheduler has none, before giving up "
@@ -138,7 +140,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--repeats",
-        type=positive_int,
+        type=count,
         default=1,
         metavar="R",
         help="solve each puzzle R times with each backend (default: 1)",
@@ -150,10 +152,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="also rate each puzzle with the logic solver (once per puzzle, kept in the "
         "store), so the report shows times by human difficulty (see `sudokulab rate`)",
     )
-    p.add_argument("--sample", type=positive_int, metavar="N", help="a random sample of N per set")
-    p.add_argument("--seed", type=int, default=0, help="seed of --sample (default: 0)")
+    p.add_argument("--sample", type=count, metavar="N", help="a random sample of N per set")
+    p.add_argument("--seed", type=seed, default=0, help="seed of --sample (default: 0)")
     _common(p)
-    p.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
+    p.add_argument("--resume", type=count, metavar="RUN", help="finish an interrupted run")
     p.set_defaults(handler=cmd_bench)
 
     p = commands.add_parser(
@@ -167,7 +169,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "runs",
         nargs="*",
-        type=int,
+        type=count,
         metavar="RUN",
         help="a run number of the store (default: the latest); with two, they are also compared",
     )

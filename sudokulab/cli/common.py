@@ -103,8 +103,6 @@ processes = Number(int, 1, MAX_PROCESSES)
 seed = Number(int, 0, 2**32 - 1)
 #: A grid size (the choices narrow it to the sizes sudokulab knows).
 size = Number(int, min(SIZES), max(SIZES))
-# The names the bench's options use.
-positive_float, positive_int = seconds, count
 
 
 def add_size_option(p: argparse.ArgumentParser, default: int | None = None, help: str = "") -> None:
