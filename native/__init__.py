@@ -233,6 +233,14 @@ def _search_grids_py(
     return solutions, counters
 
 
+def interrupt() -> None:
+    """Stop every compiled search running now, in any thread (each raises
+    KeyboardInterrupt within 256 guesses): what Ctrl-C does to them. The reference
+    hears Ctrl-C by itself, as Python code does."""
+    if _core is not None:
+        _core.interrupt()
+
+
 search = reference.search if _core is None else _search_c
 
 #: Solve many grids of one shape with the same knobs, ``timeout`` seconds each (None: no
@@ -259,6 +267,7 @@ __all__ = [
     "Outcome",
     "TIMED_OUT",
     "Timed",
+    "interrupt",
     "search",
     "search_batch",
     "search_grids",
