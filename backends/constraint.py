@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 from ..models import Model
-from .base import Backend, check_options, check_request
+from .base import Backend, Request
 from .result import Result, status_of
 
 #: Solver choices, default first: ``backtracking`` (BacktrackingSolver, which re-picks
@@ -43,6 +43,7 @@ class ConstraintBackend(Backend):
     options = {"solver": SOLVERS, "forwardcheck": bool}
     stops_itself = False  # only between solutions; the caller enforces the deadline
     requires = "python-constraint2"
+    checks_signals = True  # pure Python: Ctrl-C reaches it
 
     def available(self) -> bool:
         """True when the ``constraint`` package is installed (found, not imported)."""
@@ -57,18 +58,13 @@ class ConstraintBackend(Backend):
                 continue
         return "unknown"
 
-    def solve(
-        self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
-    ) -> Result:
-        """Iterate over up to ``limit`` solutions, checking ``timeout`` between them."""
-        options = check_options(self, options)
+    def search(self, model: Model, request: Request) -> Result:
+        """Iterate over up to ``request.limit`` solutions, checking the deadline between
+        them (killed from outside when isolated)."""
+        options, limit, deadline = request.options, request.limit, request.deadline
         solver_name = options.get("solver", SOLVERS[0])
         forwardcheck = options.get("forwardcheck", True)
-        check_request(self, model, limit)
-        start = time.perf_counter()
-        deadline = None if timeout is None else start + timeout
         problem = build_problem(model, solver_name, forwardcheck)
-        build_time = time.perf_counter() - start
 
         start = time.perf_counter()
         cells = range(len(model.domains))
@@ -94,7 +90,6 @@ class ConstraintBackend(Backend):
             solutions=tuple(solutions),
             count=len(solutions),
             exact=exact,
-            build_time=build_time,
             solve_time=solve_time,
             stats={"solver": solver_name, "forwardcheck": forwardcheck},
         )

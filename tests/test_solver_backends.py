@@ -163,7 +163,7 @@ def test_constraint_default_solver_and_bad_choice():
 
 def test_constraint_checks_the_clock_between_solutions():
     # Stops after the first solution once the deadline has passed, keeping it.
-    result = CONSTRAINT.solve(build_model(parse_puzzle("." * 81)), limit=None, timeout=0)
+    result = CONSTRAINT.solve(build_model(parse_puzzle("." * 81)), limit=None, timeout=1e-6)
     assert result.status is Status.TIMEOUT and result.count == 1 and not result.exact
 
 
