@@ -23,12 +23,11 @@ _CLASSIC9 = tuple(u.cells for u in geometry(9).units)
 def default_knobs(units: tuple[tuple[int, ...], ...], cages: tuple) -> tuple[str, str]:
     """The (propagation, order) used where none is asked: the fastest measured for the
     shape (docs/results.md, "The default knobs"). On the classic 9x9 grid without cages,
-    where the bitboard solver runs, ``locked`` and ``mrv-degree``: 1.35x to 2.7x as fast
-    as ``hidden`` with ``mrv`` on sudokus_17, top1465 and top2365 (engine time), with 2.8x
-    to 7x fewer guesses; on the 11 hardest 0.94x and 1.32x (first solution, unique). On every
-    other shape ``hidden`` and ``mrv``: there the general engine's pass over every pair of
-    units costs more than the guesses it saves, and the degree tie-break (counting cage
-    mates as peers) made killer puzzles twice as slow."""
+    where the bitboard solver runs, ``locked`` and ``mrv-degree``: faster than ``hidden``
+    with ``mrv`` there, with fewer guesses. On every other shape ``hidden`` and ``mrv``:
+    there the general engine's pass over every pair of units costs more than the guesses
+    it saves, and the degree tie-break (counting cage mates as peers) slowed killer
+    puzzles down."""
     if not cages and units == _CLASSIC9:
         return "locked", "mrv-degree"
     return "hidden", "mrv"

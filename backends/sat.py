@@ -46,18 +46,16 @@ from . import interrupt
 from .base import Backend, Request, Unanswered, count_by_blocking
 from .result import Result, Status
 
-#: Encodings, default first: ``optimized`` measured fastest (with minisat22, mean per
-#: puzzle over solving and a uniqueness check: top95 2.1 ms against 3.8 ms extended and
-#: 4.6 ms minimal; gen-16x16 8 ms against 38 and 27 ms), but for killer puzzles with few
-#: givens (10 ms against 5 ms extended: little to drop, and a new CNF to convert).
+#: Encodings, default first: ``optimized`` measured fastest on classic and larger grids,
+#: though not on killer puzzles with few givens (little to drop, and a new CNF to
+#: convert): docs/results.md, "Why these defaults".
 ENCODINGS = ("optimized", "extended", "minimal")
 
 #: PySAT solvers whose binding takes an interrupt (the deadline) and ``propagate``
 #: (:func:`infer`), default first. MiniSat 2.2 is the default: as fast as the Glucose
-#: family on top95 (1.2 ms against 1.3 ms a solve, optimized encoding), faster than
-#: CaDiCaL 1.5.3 there (1.6 ms), and the most prompt to stop (1.00 s on a 1 s deadline
-#: where Glucose 4.1 took up to 1.65 s). CaDiCaL, Lingeling and Kissat are left out: their
-#: PySAT bindings cannot be interrupted.
+#: family, faster than CaDiCaL, and the most prompt to stop at a deadline
+#: (docs/results.md, "Why these defaults"). CaDiCaL, Lingeling and Kissat are left out:
+#: their PySAT bindings cannot be interrupted.
 SOLVERS = (
     "minisat22",
     "glucose3",
