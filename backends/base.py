@@ -205,7 +205,7 @@ class Backend(Protocol):
         search's own time; :meth:`run` counts the rest, from the request's start, as
         build time, and applies the rule to the status.
         """
-        ...
+        raise NotImplementedError(f"backend {self.name!r} must write search(model, request)")
 
     def solve(
         self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
@@ -283,13 +283,13 @@ def verdict(result: Result, request: Request) -> Result:
     time: all but the search's own), and a verdict reached after the deadline turned
     into a timeout (solutions kept, the count a lower bound)."""
     now = time.perf_counter()
-    elapsed = now - request.start
-    result = dataclasses.replace(result, build_time=max(elapsed - result.solve_time, 0.0))
+    build_time = max(now - request.start - result.solve_time, 0.0)
     deadline = request.deadline
     if deadline is None or now <= deadline or result.status not in VERDICTS:
-        return result
+        return dataclasses.replace(result, build_time=build_time)
+    late = _late(now - deadline, result.status)
     return dataclasses.replace(
-        result, status=Status.TIMEOUT, exact=False, message=_late(now - deadline, result.status)
+        result, status=Status.TIMEOUT, exact=False, build_time=build_time, message=late
     )
 
 

@@ -2,22 +2,27 @@
 
 Python runs its SIGINT handler only in the main thread, and only between two bytecodes:
 a solver searching in native code (CP-SAT, a SAT solver, a MIP solver, z3) would keep
-the caller waiting until it ends, and some catch SIGINT themselves and report it as a
+the caller waiting until it ended, and some catch SIGINT themselves and report it as a
 time limit. So each backend turns its solver's own Ctrl-C handling off, and a search
 runs under :func:`call`:
 
 - in the main thread, a backend whose search is native code (``checks_signals`` false)
   runs it on a helper thread, while the main thread waits where the handler can run;
 - the handler (installed at import in place of Python's default one, which it extends)
-  calls the stop of every search in flight, in any thread (``on_interrupt``: CP-SAT's
-  ``stop_search``, PySAT's ``interrupt``, ...), and raises KeyboardInterrupt as the
-  default does;
-- a search that was stopped so raises KeyboardInterrupt where it ran, never a result
-  (a stopped search is no verdict), and a search started from another thread after
-  Ctrl-C does not start, until the main thread starts one again (the user went on).
+  calls the stop of every search in flight, in any thread (each backend registers its
+  solver's with :func:`on_interrupt`: CP-SAT's ``stop_search``, PySAT's ``interrupt``,
+  SCIP's ``InterruptSolve``, z3's context ``interrupt``, the compiled core's
+  ``interrupt``), then raises KeyboardInterrupt as the default does;
+- a search stopped so raises KeyboardInterrupt where it ran, never a result (a stopped
+  search is no verdict), and a search started from another thread after Ctrl-C does not
+  start, until the main thread starts one again (the user went on).
 
 Pure Python searches (``checks_signals`` true) get KeyboardInterrupt by themselves; the
-compiled native core looks at the signals itself (see ``native/core.h``).
+compiled native core looks for it with the clock (``native/core.h``). A solver that
+cannot be stopped (HiGHS, which pywraplp cannot interrupt) is left to end on its helper
+thread, in the background; the caller is not kept waiting. Where Ctrl-C is not this
+module's to hear (a worker process ignores it; a program may have a handler of its
+own), searches run in place, as they are.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import contextlib
 import queue
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -83,35 +88,40 @@ def call(search: Callable[..., T], *args: Any, in_place: bool = False) -> T:
 
     ``in_place``: the search hears Ctrl-C by itself (pure Python, or the native core),
     so the main thread runs it itself; otherwise the main thread hands it to a helper
-    thread and waits where Python's handler can run.
+    thread and waits where Python's handler can run (unless Ctrl-C is not ours to hear:
+    a worker process ignores it, a program may handle it its own way).
     """
-    if threading.current_thread() is threading.main_thread():
-        _interrupted.clear()  # the main thread goes on: a new request
-        if not in_place:
+    if threading.current_thread() is _MAIN:
+        if _interrupted.is_set():
+            _interrupted.clear()  # the main thread goes on: a new request
+        if not in_place and signal.getsignal(signal.SIGINT) is _on_sigint:
             return _helper().run(search, args)
     elif _interrupted.is_set():
         raise KeyboardInterrupt  # Ctrl-C came: searches from other threads stop too
-    with _registered():
-        return search(*args)
+    return _registered(search, args)
 
 
-@contextlib.contextmanager
-def _registered() -> Iterator[None]:
-    """Register the search on this thread; KeyboardInterrupt at its end if stopped."""
+_MAIN = threading.main_thread()
+
+
+def _registered(search: Callable[..., T], args: tuple) -> T:
+    """``search(*args)`` registered on this thread; KeyboardInterrupt if stopped."""
     token = next(_tokens)
     with _lock:
         _stops[token] = []
-    _local.token = token
+    outer, _local.token = getattr(_local, "token", None), token
     try:
-        yield
+        result = search(*args)
     finally:
-        _local.token = None
+        _local.token = outer  # a block's search runs each puzzle's under its own
         with _lock:
-            _stops.pop(token, None)
+            del _stops[token]
             stopped = token in _stopped
-            _stopped.discard(token)
+            if stopped:
+                _stopped.discard(token)
     if stopped:
         raise KeyboardInterrupt
+    return result
 
 
 class _Helper:
@@ -127,8 +137,7 @@ class _Helper:
         while True:
             search, args, box, done = self.jobs.get()
             try:
-                with _registered():
-                    box.append((True, search(*args)))
+                box.append((True, _registered(search, args)))
             except BaseException as err:  # noqa: BLE001 - handed to the waiting caller
                 box.append((False, err))
             finally:
