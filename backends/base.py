@@ -1,4 +1,4 @@
-"""The backend contract: a name, a cheap availability probe, and ``solve``.
+"""The backend contract: a name, a cheap availability probe, and ``search``.
 
 **A verdict is a proof or a timeout.** ``unsolvable``, ``multiple``, ``solved`` with an
 exact count (``unique``), and any exact count are reported only when the solver reached
