@@ -1,14 +1,40 @@
-"""The backend contract: a name, a cheap availability probe, and ``solve``."""
+"""The backend contract: a name, a cheap availability probe, and ``search``.
+
+**A verdict is a proof or a timeout.** ``unsolvable``, ``multiple``, ``solved`` with an
+exact count (``unique``), and any exact count are reported only when the solver reached
+them before the deadline. Anything a solver says after the deadline is ``timeout``
+(whatever it says: a solution found late is kept, with the count as a lower bound and
+``exact`` false), and so is a status the solver cannot prove (a MIP solver's
+"infeasible" when its time limit stopped it). The deadline starts when the request
+starts: ``sudokulab.solve`` reads the clock before it parses the puzzle, so building the
+model and the backend's own form of it (clauses, a program) are inside it. The rule is
+applied in one place, :meth:`Backend.run` (:func:`verdict`, and :func:`verdicts` for a
+block's columns), after every search; :func:`count_by_blocking`, the loop of the
+backends that count by blocking each solution found, keeps it while it counts.
+
+**Each request is admitted once** (:func:`admit`): its options converted to their kinds,
+its limit, its timeout (finite and above 0, or None) and the constraint kinds checked.
+``sudokulab.solve`` admits a request and hands it to :meth:`Backend.run` (or to a
+worker process, which runs the same); :meth:`Backend.solve`, for a backend called
+directly, admits and runs. A backend writes only :meth:`Backend.search`, which receives
+the admitted :class:`Request`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from ..models import Model, build_model
+import numpy as np
+
+from ..models import Grid, Model, build_model
 from ..models.grids import Grids
-from .result import Answers, Result
+from . import interrupt
+from .result import MULTIPLE, SOLVED, STATUSES, TIMEOUT, UNSOLVABLE, Answers, Result, Status
 
 #: What an option accepts: a tuple of allowed strings, or a type its value converts to.
 OptionKind = tuple[str, ...] | type
@@ -24,11 +50,105 @@ class WholeNumber(int):
         return super().__new__(cls, number)
 
 
+class PositiveNumber(int):
+    """An option that is a whole number, 1 or more (a number of threads)."""
+
+    def __new__(cls, value: object) -> PositiveNumber:
+        number = int(value)
+        if number < 1:
+            raise ValueError(value)
+        return super().__new__(cls, number)
+
+
 def kind_name(kind: OptionKind) -> str:
     """How messages and ``sudokulab backends`` name an option's kind."""
     if isinstance(kind, tuple):
         return "|".join(kind)
-    return "whole number (0 or more)" if kind is WholeNumber else kind.__name__
+    if kind is WholeNumber:
+        return "whole number (0 or more)"
+    return "whole number (1 or more)" if kind is PositiveNumber else kind.__name__
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request as :func:`admit` lets it through: what :meth:`Backend.search` is given.
+
+    ``start`` is when the request started (``time.perf_counter``, a clock every process
+    of the machine shares, so a worker process reads the same deadline); ``options`` are
+    converted to their kinds.
+    """
+
+    limit: int | None = 1
+    timeout: float | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    start: float = 0.0
+
+    @property
+    def deadline(self) -> float | None:
+        """When the request must be answered (``time.perf_counter``), or None."""
+        return None if self.timeout is None else self.start + self.timeout
+
+    def left(self) -> float | None:
+        """Seconds left before the deadline (0 or less once it passed), or None."""
+        return None if self.timeout is None else self.start + self.timeout - time.perf_counter()
+
+    def passed(self) -> bool:
+        """Whether the deadline has passed."""
+        return self.timeout is not None and time.perf_counter() > self.start + self.timeout
+
+    def at(self, start: float) -> Request:
+        """The same request, started at ``start``."""
+        return dataclasses.replace(self, start=start)
+
+
+class Unsupported(ValueError):
+    """The model has a constraint kind the backend does not take (``unsupported`` says
+    which, and why when the backend says)."""
+
+
+def check_timeout(timeout: object) -> float | None:
+    """``timeout`` as seconds: None, or a finite number above 0; ValueError otherwise."""
+    if timeout is None:
+        return None
+    try:
+        seconds = float(timeout)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"timeout must be a number of seconds, got {timeout!r}") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"timeout must be a finite number of seconds above 0, got {timeout!r}")
+    return seconds
+
+
+def check_limit(limit: object) -> int | None:
+    """``limit`` as a count of solutions: None (all), or a whole number from 1."""
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int | np.integer):
+        raise ValueError(f"limit must be a whole number or None, got {limit!r}")
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    return int(limit)
+
+
+def admit(
+    backend: Backend,
+    model: Model,
+    limit: int | None = 1,
+    timeout: float | None = None,
+    options: Mapping[str, Any] | None = None,
+    start: float | None = None,
+) -> Request:
+    """The request, checked once: ValueError naming a bad option, limit or timeout, and
+    :class:`Unsupported` for a constraint kind the backend does not take. ``start``
+    (default: now) is when the request began."""
+    if start is None:
+        start = time.perf_counter()
+    checked = check_options(backend, dict(options or {}))
+    request = Request(check_limit(limit), check_timeout(timeout), checked, start)
+    refusal = unsupported(backend, model)
+    if refusal:
+        raise Unsupported(refusal)
+    return request
 
 
 @runtime_checkable
@@ -37,14 +157,19 @@ class Backend(Protocol):
 
     Capabilities are data: ``kinds`` lists the constraint kinds the backend accepts,
     ``options`` the keyword options its ``solve`` takes (each a tuple of allowed values
-    or a type such as ``int``), and ``stops_itself`` says whether it honours ``timeout``
-    on its own; one that does not is run in a child process killed at the deadline;
-    ``requires`` names the package to install when ``available()`` is false; ``batch``
-    says whether ``solve_grids`` does better than one ``solve`` per puzzle (the bench then
-    sends it chunks of puzzles).
+    or a type such as ``int``), and ``stops_itself`` says whether it keeps its deadline
+    on its own (``stops_itself_with`` may say otherwise for some options); one that does
+    not is run in a child process killed at the deadline (``sudokulab.solve`` does so
+    when a timeout is given), and one that may not run in the caller's process at all
+    (``in_process_with``) always is; ``requires`` names the package to install when
+    ``available()`` is false; ``batch`` says whether ``search_grids`` does better than
+    one search per puzzle (the bench then sends it chunks of puzzles); ``checks_signals``
+    says whether Ctrl-C reaches its search where it runs (pure Python does; a solver in
+    native code is run on a helper thread instead, see :mod:`.interrupt`).
 
-    A backend class subclasses this protocol to inherit the generic defaults of
-    ``batch``, ``solve_grids`` and ``describe``, and overrides what it does better.
+    A backend class subclasses this protocol and writes :meth:`search`; it inherits
+    :meth:`solve` and :meth:`run` (admission, then the search under the one rule), the
+    block versions of both, and ``describe``, and overrides what it does better.
     """
 
     name: str
@@ -53,6 +178,7 @@ class Backend(Protocol):
     stops_itself: bool
     requires: str  # the pip package that provides the solver ("" when none is needed)
     batch: bool = False
+    checks_signals: bool = False
 
     def available(self) -> bool:
         """True when the backend can run here (its package is installed); cheap to call."""
@@ -62,11 +188,37 @@ class Backend(Protocol):
         """The version of the solver behind the backend."""
         ...
 
+    def stops_itself_with(self, options: Mapping[str, Any]) -> bool:
+        """Whether the backend keeps its deadline with these (admitted) options; else a
+        request with a timeout is run isolated and killed at the deadline."""
+        return self.stops_itself
+
+    def in_process_with(self, options: Mapping[str, Any]) -> bool:
+        """Whether the backend may run in the caller's process with these options; else
+        every request is run isolated (a solver that takes over the process's Ctrl-C)."""
+        return True
+
+    def search(self, model: Model, request: Request) -> Result:
+        """Find up to ``request.limit`` solutions of ``model`` by ``request.deadline``.
+
+        The request is admitted (options converted, kinds checked). ``solve_time`` is the
+        search's own time; :meth:`run` counts the rest, from the request's start, as
+        build time, and applies the rule to the status.
+        """
+        raise NotImplementedError(f"backend {self.name!r} must write search(model, request)")
+
     def solve(
         self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
     ) -> Result:
-        """Find up to ``limit`` solutions of ``model`` within ``timeout`` seconds."""
-        ...
+        """Find up to ``limit`` solutions of ``model`` within ``timeout`` seconds (from
+        this call): the request admitted (ValueError for a bad one), then :meth:`run`."""
+        start = time.perf_counter()
+        return self.run(model, admit(self, model, limit, timeout, options, start))
+
+    def run(self, model: Model, request: Request) -> Result:
+        """The search on an admitted request, stoppable by Ctrl-C, held to the rule."""
+        result = interrupt.call(self.search, model, request, in_place=self.checks_signals)
+        return verdict(result, request)
 
     def solve_grids(
         self,
@@ -76,15 +228,24 @@ class Backend(Protocol):
         **options: Any,
     ) -> Answers:
         """A block of puzzles of one shape, ``timeout`` seconds each: one row per puzzle,
-        as ``solve`` answers it (on the model ``build_model`` makes, whose time is each
-        row's build time). The givens must not clash (the caller checks that)."""
+        as ``solve`` answers it. The givens must not clash (the caller checks that)."""
+        if not len(grids):
+            return Answers.empty(self.name, 0, grids.geometry.cell_count)
+        request = admit(self, build_model(grids.puzzle(0)), limit, timeout, options)
+        return self.run_grids(grids, request)
+
+    def run_grids(self, grids: Grids, request: Request) -> Answers:
+        """:meth:`search_grids` on an admitted request, its rows held to the rule."""
+        answers = interrupt.call(self.search_grids, grids, request, in_place=self.checks_signals)
+        return verdicts(answers, request.timeout)
+
+    def search_grids(self, grids: Grids, request: Request) -> Answers:
+        """Each puzzle of the block as its own request, from its own start (building its
+        model included). Override when a block goes faster in one call."""
         results = []
         for puzzle in grids.puzzles():
             start = time.perf_counter()
-            model = build_model(puzzle)
-            build = time.perf_counter() - start
-            result = self.solve(model, limit, timeout, **options)
-            results.append(dataclasses.replace(result, build_time=result.build_time + build))
+            results.append(self.run(build_model(puzzle), request.at(start)))
         return Answers.from_results(self.name, results, grids.geometry.cell_count)
 
     def describe(self, model: Model) -> str:
@@ -97,16 +258,124 @@ class Backend(Protocol):
 
 
 #: Every member of the contract (what ``isinstance(x, Backend)`` looks for), for messages.
-MEMBERS = (*Backend.__annotations__, "available", "version", "solve", "solve_grids", "describe")
+MEMBERS = (
+    *Backend.__annotations__,
+    "available",
+    "version",
+    "stops_itself_with",
+    "in_process_with",
+    "search",
+    "solve",
+    "run",
+    "solve_grids",
+    "run_grids",
+    "search_grids",
+    "describe",
+)
+
+#: The statuses that are verdicts, each to be proved before the deadline.
+VERDICTS = (Status.SOLVED, Status.UNSOLVABLE, Status.MULTIPLE)
+_VERDICT_CODES = (SOLVED, UNSOLVABLE, MULTIPLE)  # the same, as Answers codes
 
 
-def check_request(backend: Backend, model: Model, limit: int | None) -> None:
-    """Raise ValueError for a limit below 1 or a constraint kind the backend does not take."""
-    if limit is not None and limit < 1:
-        raise ValueError(f"limit must be at least 1, got {limit}")
-    unknown = unsupported(backend, model)
-    if unknown:
-        raise ValueError(unknown)
+def verdict(result: Result, request: Request) -> Result:
+    """The one rule, on one result: its times counted from the request's start (build
+    time: all but the search's own), and a verdict reached after the deadline turned
+    into a timeout (solutions kept, the count a lower bound)."""
+    now = time.perf_counter()
+    build_time = max(now - request.start - result.solve_time, 0.0)
+    deadline = request.deadline
+    if deadline is None or now <= deadline or result.status not in VERDICTS:
+        return dataclasses.replace(result, build_time=build_time)
+    late = _late(now - deadline, result.status)
+    return dataclasses.replace(
+        result, status=Status.TIMEOUT, exact=False, build_time=build_time, message=late
+    )
+
+
+def verdicts(answers: Answers, timeout: float | None) -> Answers:
+    """The one rule, on a block's columns (each row's times are its own request's): a
+    verdict in a row that took longer than ``timeout`` becomes a timeout. In place."""
+    if timeout is None or not len(answers):
+        return answers
+    took = answers.build_time + answers.solve_time
+    late = np.isin(answers.status, _VERDICT_CODES) & (took > timeout)
+    for i in np.flatnonzero(late).tolist():
+        answers.messages[i] = _late(took[i] - timeout, STATUSES[answers.status[i]])
+    answers.status[late] = TIMEOUT
+    answers.exact[late] = False
+    return answers
+
+
+def _late(seconds: float, status: Status) -> str:
+    return f"{status} {seconds:.3g} s after the deadline: a timeout"
+
+
+class Counted(NamedTuple):
+    """What :func:`count_by_blocking` found: the solutions, whether the count is exact,
+    whether the deadline stopped it, and why the solver failed ("" when it did not)."""
+
+    solutions: list[Grid]
+    exact: bool
+    timed_out: bool
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """What an ``ask`` of :func:`count_by_blocking` returns when the solver stopped
+    without an answer (its time limit, an interrupt); ``reason`` for a message."""
+
+    reason: str = ""
+
+
+#: Seconds before the deadline within which a solver that stopped without an answer is
+#: taken to have been stopped by its time limit (set to the time left, in whole
+#: milliseconds by some solvers), not to have failed.
+SLACK = 0.05
+
+
+def count_by_blocking(
+    request: Request,
+    ask: Callable[[float | None], Grid | None | Unanswered],
+    block: Callable[[Grid], None],
+    closed: bool = False,
+) -> Counted:
+    """Count solutions as a solver without enumeration does: ask for one, keep it,
+    forbid it (``block``), ask again, up to ``request.limit``.
+
+    ``ask(left)`` runs the solver once with ``left`` seconds (None: no deadline) and
+    returns a grid, None when the solver proved there is no (further) solution, or
+    :class:`Unanswered`. ``closed``: every cell is given, so the first solution is the
+    only one. The rule inside: nothing is asked once the deadline has passed, and an
+    answer that comes after it ends the count as a timeout (a grid is kept; a proof
+    that none is left is not taken). A solver that stops without an answer has timed
+    out when the deadline is within :data:`SLACK`; otherwise it failed (``message``).
+    """
+    solutions: list[Grid] = []
+    limit = request.limit
+    while limit is None or len(solutions) < limit:
+        if interrupt.stopped():  # Ctrl-C: the caller gets KeyboardInterrupt, not this
+            return Counted(solutions, False, True)
+        left = request.left()
+        if left is not None and left <= 0:
+            return Counted(solutions, False, True)
+        answer = ask(left)
+        late = request.passed()
+        if isinstance(answer, Unanswered):
+            left = request.left()
+            if left is not None and left <= SLACK:
+                return Counted(solutions, False, True)
+            why = answer.reason or "the solver stopped without an answer"
+            return Counted(solutions, False, False, why)
+        if answer is not None:
+            solutions.append(answer)
+        if late:
+            return Counted(solutions, False, True)
+        if answer is None or closed:
+            return Counted(solutions, True, False)
+        block(answer)
+    return Counted(solutions, False, False)
 
 
 def unsupported(backend: Backend, model: Model) -> str:
@@ -137,7 +406,7 @@ def check_options(backend: Backend, options: dict[str, Any]) -> dict[str, Any]:
             continue
         try:
             checked[key] = _convert(kind, value)
-        except ValueError:
+        except (TypeError, ValueError):
             raise ValueError(
                 f"backend {backend.name!r}: {key}={value!r} is not a valid {kind_name(kind)}"
             ) from None

@@ -15,17 +15,15 @@ from collections import Counter
 from typing import Any
 
 from ..models import Model
-from .base import Backend, check_options, check_request
+from .base import Backend, Request
 from .result import Result, status_of
 
 #: Solver choices, default first: ``backtracking`` (BacktrackingSolver, which re-picks
 #: the cell with the fewest candidates at every step), ``recursive``
 #: (RecursiveBacktrackingSolver, the same order, recursive) and ``optimized``
-#: (OptimizedBacktrackingSolver, the package's default, which fixes the order up front).
-#: Measured on easy50 (mean per puzzle): 4.4 ms, 5.6 ms and 24.6 ms; on the first ten
-#: of top95: 1.06 s, 1.27 s, and 7 of 10 past a 10 s cap. Without forward checking,
-#: backtracking is 50 and optimized 3 times slower on easy50, and 10 and 9 of those ten
-#: top95 puzzles pass the cap.
+#: (OptimizedBacktrackingSolver, the package's default, which fixes the order up front),
+#: in the order they measured, fastest first; forward checking is on by default, as it
+#: measured faster for each (docs/results.md, "Why these defaults").
 SOLVERS = ("backtracking", "recursive", "optimized")
 
 _CLASSES = {
@@ -43,6 +41,7 @@ class ConstraintBackend(Backend):
     options = {"solver": SOLVERS, "forwardcheck": bool}
     stops_itself = False  # only between solutions; the caller enforces the deadline
     requires = "python-constraint2"
+    checks_signals = True  # pure Python: Ctrl-C reaches it
 
     def available(self) -> bool:
         """True when the ``constraint`` package is installed (found, not imported)."""
@@ -57,18 +56,13 @@ class ConstraintBackend(Backend):
                 continue
         return "unknown"
 
-    def solve(
-        self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
-    ) -> Result:
-        """Iterate over up to ``limit`` solutions, checking ``timeout`` between them."""
-        options = check_options(self, options)
+    def search(self, model: Model, request: Request) -> Result:
+        """Iterate over up to ``request.limit`` solutions, checking the deadline between
+        them (killed from outside when isolated)."""
+        options, limit, deadline = request.options, request.limit, request.deadline
         solver_name = options.get("solver", SOLVERS[0])
         forwardcheck = options.get("forwardcheck", True)
-        check_request(self, model, limit)
-        start = time.perf_counter()
-        deadline = None if timeout is None else start + timeout
         problem = build_problem(model, solver_name, forwardcheck)
-        build_time = time.perf_counter() - start
 
         start = time.perf_counter()
         cells = range(len(model.domains))
@@ -94,7 +88,6 @@ class ConstraintBackend(Backend):
             solutions=tuple(solutions),
             count=len(solutions),
             exact=exact,
-            build_time=build_time,
             solve_time=solve_time,
             stats={"solver": solver_name, "forwardcheck": forwardcheck},
         )

@@ -14,7 +14,8 @@ from collections import Counter
 from typing import Any
 
 from ..models import Model
-from .base import Backend, check_options, check_request
+from . import interrupt
+from .base import Backend, PositiveNumber, Request
 from .result import Result, Status, status_of
 
 #: Templates kept per backend (and models per thread) before the cache starts afresh.
@@ -30,17 +31,16 @@ class CpSatBackend(Backend):
 
     name = "cpsat"
     kinds = frozenset({"alldifferent", "sum"})
-    options = {"workers": int, "seed": int}
+    options = {"workers": PositiveNumber, "seed": int}
     stops_itself = True  # max_time_in_seconds
     requires = "ortools"
 
     def __init__(self) -> None:
         # Per set of constraints (units and cages), a CpModel holding the variables and
-        # constraints;
-        # a puzzle copies it and narrows its givens' domains: 0.06 ms a 9x9 puzzle against
-        # 0.45 ms to build the model afresh. The copy goes into a CpModel kept per thread
-        # and reused, because merely creating a CpModel costs 0.13 ms in OR-Tools 9.15 (it
-        # installs its deprecated CamelCase aliases on every instance).
+        # constraints; a puzzle copies it and narrows its givens' domains, into a CpModel
+        # kept per thread and reused, because creating one is costly in OR-Tools 9.15 (it
+        # installs its deprecated CamelCase aliases on every instance): docs/results.md,
+        # "Why these defaults".
         self._templates: dict[tuple[int, int, tuple], Any] = {}
         self._reused = threading.local()
 
@@ -52,20 +52,16 @@ class CpSatBackend(Backend):
         """The installed OR-Tools version."""
         return _metadata().version("ortools")
 
-    def solve(
-        self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
-    ) -> Result:
-        """Enumerate up to ``limit`` solutions with CP-SAT, stopping at ``timeout``."""
-        options = check_options(self, options)
-        workers = options.get("workers", 1)  # one worker: a fair single-thread comparison
-        if workers < 1:
-            raise ValueError(f"backend {self.name!r}: workers={workers} must be at least 1")
-        check_request(self, model, limit)
+    def search(self, model: Model, request: Request) -> Result:
+        """Enumerate up to ``request.limit`` solutions with CP-SAT, by the deadline."""
         from ortools.sat.python import cp_model
 
-        start = time.perf_counter()
+        options, limit = request.options, request.limit
+        workers = options.get("workers", 1)  # one worker: a fair single-thread comparison
         cp = self.build(model)
-        build_time = time.perf_counter() - start
+        left = request.left()
+        if left is not None and left <= 0:  # the build took the whole time
+            return Result(self.name, Status.TIMEOUT, stats={"workers": workers})
 
         start = time.perf_counter()
         solver = cp_model.CpSolver()
@@ -78,13 +74,15 @@ class CpSatBackend(Backend):
         params.num_workers = workers
         if "seed" in options:
             params.random_seed = options["seed"]
-        if timeout is not None:
-            params.max_time_in_seconds = max(timeout, 0.0)
+        if left is not None:
+            params.max_time_in_seconds = left
+        # Ctrl-C is the caller's: CP-SAT would otherwise catch it and stop as if timed out.
+        params.catch_sigint_signal = False
         # With one worker, enumerating and stopping at the limit is also the faster way
-        # to one solution: on top95, easy50, top1465 and 17-clue puzzles it beat a plain
-        # Solve by 10-20% (its lighter presolve); only the 11 "hardest" went the other way.
+        # to one solution (docs/results.md, "Why these defaults").
         params.enumerate_all_solutions = workers == 1
         collector = _collector_class(cp_model)(limit)
+        interrupt.on_interrupt(solver.stop_search)
         status = solver.solve(cp, collector)
         solve_time = time.perf_counter() - start
 
@@ -101,7 +99,6 @@ class CpSatBackend(Backend):
             return Result(
                 self.name,
                 Status.ERROR,
-                build_time=build_time,
                 solve_time=solve_time,
                 stats=stats,
                 message=f"CP-SAT: invalid model: {cp.validate()}",
@@ -115,7 +112,6 @@ class CpSatBackend(Backend):
             solutions=solutions,
             count=len(solutions),
             exact=exact,
-            build_time=build_time,
             solve_time=solve_time,
             stats=stats,
         )

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models import Grid, Model
-from .base import Backend, check_options, check_request
+from .base import Backend, Request
 from .result import Result
 
 #: Rows tried between two looks at the clock.
@@ -141,6 +141,7 @@ class DlxBackend(Backend):
     options: dict[str, Any] = {}
     stops_itself = True  # the clock is read every 1,024 rows tried
     requires = ""
+    checks_signals = True  # pure Python: Ctrl-C reaches it
 
     def __init__(self) -> None:
         self._shapes: dict[tuple, Matrix] = {}
@@ -166,24 +167,17 @@ class DlxBackend(Backend):
             found = self._shapes[key] = matrix(len(model.domains), model.size, units)
         return found
 
-    def solve(
-        self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
-    ) -> Result:
-        """Find up to ``limit`` exact covers within ``timeout`` seconds."""
-        check_options(self, options)
-        check_request(self, model, limit)
-        start = time.perf_counter()
-        deadline = None if timeout is None else start + timeout
+    def search(self, model: Model, request: Request) -> Result:
+        """Find up to ``request.limit`` exact covers by the deadline."""
         m = self.shape(model)
         links = Links(m)
         ok = links.restrict(model.domains)
-        build_time = time.perf_counter() - start
 
         start = time.perf_counter()
         solutions: list[Grid] = []
         exact, timed_out = True, False
         if ok:
-            exact, timed_out = links.search(limit, deadline, solutions)
+            exact, timed_out = links.search(request.limit, request.deadline, solutions)
         stats = {
             "nodes": links.nodes,
             "updates": links.updates,
@@ -192,7 +186,7 @@ class DlxBackend(Backend):
             "ones": len(m.left) - m.columns - 1,
         }
         solve_time = time.perf_counter() - start
-        return Result.counted(self.name, solutions, exact, timed_out, build_time, solve_time, stats)
+        return Result.counted(self.name, solutions, exact, timed_out, 0.0, solve_time, stats)
 
     def describe(self, model: Model) -> str:
         """The exact-cover matrix this backend builds, counted off it."""

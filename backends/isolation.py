@@ -29,12 +29,18 @@ import time
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from ..models import Model
+from ..models import Model, Puzzle, build_model
 from ..models.grids import Grids
-from .result import ERROR, TIMEOUT, Answers, Result, Status
+from .base import Request, admit
+from .result import ERROR, Answers, Result, Status
 
-#: Extra seconds a backend that stops itself gets past its own deadline before the kill.
+#: Extra seconds a backend that stops itself gets past its own deadline before the kill:
+#: the kill margin (a timed-out request killed so took its timeout plus at most this,
+#: and whatever a loaded machine adds to waking the parent).
 GRACE = 0.5
+#: Seconds a child may take to start (a fresh interpreter and its imports) or to warm a
+#: backend up (its solver package imported) before it is taken for dead.
+STARTUP = 60.0
 
 
 @contextlib.contextmanager
@@ -61,7 +67,10 @@ def sigint_held() -> Iterator[None]:
 class Worker:
     """A child process that solves models; killed and replaced when it hangs or dies.
 
-    Use it as a context manager, or call :meth:`close` when done::
+    A request's clock starts before it is sent (``sudokulab.solve`` starts it before it
+    parses the puzzle); starting the child and importing a backend's solver package are
+    done before, by :meth:`prepare`, so they count against no request. Use it as a
+    context manager, or call :meth:`close` when done::
 
         with Worker() as worker:
             result = worker.solve("constraint", model, limit=1, timeout=5.0)
@@ -70,12 +79,16 @@ class Worker:
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
         self._results: BinaryIO | None = None
+        self._warm: set[tuple[str, tuple]] = set()  # backends (and options) warmed up
 
     def __enter__(self) -> Worker:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        if kind is None:
+            self.close()
+        else:  # an error or Ctrl-C: no waiting for the child to finish what it does
+            self.kill()
 
     @property
     def pid(self) -> int | None:
@@ -83,7 +96,8 @@ class Worker:
         return self._process.pid if self._process is not None else None
 
     def start(self) -> None:
-        """Start the child if it is not running (solve does this on demand)."""
+        """Start the child if it is not running, and wait until it is ready (its
+        imports done); solve does this on demand."""
         if self._process is not None and self._process.poll() is None:
             return
         self._discard()
@@ -91,20 +105,48 @@ class Worker:
         code = (
             f"from sudokulab.backends.isolation import _serve; _serve({write_end}, {os.getpid()})"
         )
-        # Held: a Ctrl-C while the child's interpreter starts (before _serve ignores it)
-        # would be a traceback.
-        with sigint_held():
-            try:
-                self._process = subprocess.Popen(
-                    # -P: the current folder is not put on sys.path, so a source checkout's
-                    # sudokulab/ folder there cannot shadow the installed package.
-                    [sys.executable, "-P", "-c", code],
-                    stdin=subprocess.PIPE,
-                    pass_fds=(write_end,),
-                )
-            finally:
-                os.close(write_end)
-            self._results = os.fdopen(read_end, "rb")
+        try:
+            self._process = subprocess.Popen(
+                # -P: the current folder is not put on sys.path, so a source checkout's
+                # sudokulab/ folder there cannot shadow the installed package.
+                [sys.executable, "-P", "-c", code],
+                stdin=subprocess.PIPE,
+                pass_fds=(write_end,),
+                # Its own process group: Ctrl-C at the terminal reaches the parent only,
+                # which decides (the child exits when the parent is gone).
+                process_group=0,
+            )
+        finally:
+            os.close(write_end)
+        self._results = os.fdopen(read_end, "rb")
+        self._await("ready")
+
+    def prepare(self, backend: str, options: dict[str, Any] | None = None) -> None:
+        """Start the child and warm ``backend`` up in it (its solver package imported, on
+        a solved 4x4 grid), so that no request's time goes to either."""
+        self.start()
+        key = (backend, tuple(sorted((options or {}).items())))
+        if key in self._warm or self._process is None:
+            return
+        try:
+            _send(self._process.stdin, ("warm", backend, None, options or {}))
+        except OSError:
+            return  # dead: the request will say how
+        if self._await("warm"):
+            self._warm.add(key)
+
+    def _await(self, word: str) -> bool:
+        """Wait (up to :data:`STARTUP`) for ``word`` from the child; False, the child
+        killed, when it does not come."""
+        assert self._results is not None
+        try:
+            ready, _, _ = select.select([self._results], [], [], STARTUP)
+            if ready and _receive(self._results) == word:
+                return True
+        except (EOFError, OSError, pickle.UnpicklingError):
+            pass
+        self._stop_child()  # the next request says how it died, or starts another
+        return False
 
     def solve(
         self,
@@ -115,75 +157,96 @@ class Worker:
         options: dict[str, Any] | None = None,
         hard_timeout: float | None = None,
     ) -> Result:
-        """Solve in the child; kill it after ``hard_timeout`` seconds.
+        """Admit the request (ValueError for a bad one), then :meth:`run` it, the clock
+        started once the child is ready."""
+        from .registry import get_backend
 
-        The backend also receives ``timeout``, so one that can stop itself does so and
-        keeps its partial results; for it the kill is a backstop at timeout + grace. One
-        that cannot stop itself is killed at the timeout itself (the default).
+        self.prepare(backend, options)
+        request = admit(get_backend(backend), model, limit, timeout, options)
+        return self.run(backend, model, request, hard_timeout)
+
+    def run(
+        self, backend: str, model: Model, request: Request, hard_timeout: float | None = None
+    ) -> Result:
+        """Run an admitted request in the child; kill it at the hard deadline.
+
+        The backend gets the request's deadline, so one that can stop itself does so and
+        keeps its partial results; for it the kill is a backstop, :data:`GRACE` seconds
+        after the deadline. One that cannot stop itself with these options is killed at
+        the deadline itself. ``hard_timeout``, seconds from now, replaces both.
         """
         self.start()
         assert self._process is not None and self._results is not None
-        if hard_timeout is None and timeout is not None:
+        sent = time.perf_counter()
+        kill_at = None if hard_timeout is None else sent + hard_timeout
+        if kill_at is None and request.deadline is not None:
             from .registry import get_backend
 
-            grace = GRACE if get_backend(backend).stops_itself else 0.0
-            hard_timeout = timeout + grace
-        start = time.perf_counter()
+            stops = get_backend(backend).stops_itself_with(request.options)
+            kill_at = request.deadline + (GRACE if stops else 0.0)
         try:
-            _send(self._process.stdin, (backend, model, limit, timeout, options or {}))
-            ready, _, _ = select.select([self._results], [], [], hard_timeout)
-            if ready:
+            _send(self._process.stdin, ("run", backend, model, request))
+            if self._wait(kill_at):
                 return _receive(self._results)
         except (EOFError, OSError, pickle.UnpicklingError):
+            now = time.perf_counter()
             return Result(
                 backend,
                 Status.ERROR,
-                solve_time=time.perf_counter() - start,
+                build_time=sent - request.start,
+                solve_time=now - sent,
                 message=self._death(),
             )
-        elapsed = time.perf_counter() - start
+        now = time.perf_counter()
         self.kill()
+        origin = sent if hard_timeout is not None else request.start
+        assert kill_at is not None
         return Result(
             backend,
             Status.TIMEOUT,
-            solve_time=elapsed,
-            message=f"killed after {elapsed:.2f} s (hard deadline {hard_timeout:g} s)",
+            build_time=sent - request.start,
+            solve_time=now - sent,
+            message=f"killed after {now - origin:.2f} s (hard deadline {kill_at - origin:g} s)",
         )
 
-    def solve_grids(
-        self,
-        backend: str,
-        grids: Grids,
-        limit: int | None = 1,
-        timeout: float | None = None,
-        options: dict[str, Any] | None = None,
-    ) -> Answers:
-        """Solve a block of puzzles in one request to a backend with ``batch`` (it stops
-        itself); the block travels as arrays, the answers too.
+    def run_grids(self, backend: str, grids: Grids, request: Request) -> Answers | None:
+        """Run an admitted request on a block of puzzles in one message to a backend with
+        ``batch`` (it stops itself); the block travels as arrays, the answers too.
 
-        Each puzzle gets ``timeout``; the child is killed after the sum of the timeouts plus
-        the grace, and then every row of the block gets the ``timeout`` (or ``error``)
-        a single request would have.
+        Each puzzle gets the request's timeout; the child is killed after the sum of the
+        timeouts plus :data:`GRACE`, and then the answer is None: the block tells nothing
+        of any one puzzle, and the caller asks again one puzzle at a time.
         """
         self.start()
         assert self._process is not None and self._results is not None
-        hard = None if timeout is None else timeout * len(grids) + GRACE
-        start = time.perf_counter()
+        sent = time.perf_counter()
+        kill_at = None if request.timeout is None else sent + request.timeout * len(grids) + GRACE
         try:
-            _send(self._process.stdin, (backend, grids, limit, timeout, options or {}))
-            ready, _, _ = select.select([self._results], [], [], hard)
-            if ready:
+            _send(self._process.stdin, ("grids", backend, grids, request))
+            if self._wait(kill_at):
                 return _receive(self._results)
         except (EOFError, OSError, pickle.UnpicklingError):
-            elapsed = time.perf_counter() - start
-            return _all(backend, grids, ERROR, elapsed, self._death())
-        elapsed = time.perf_counter() - start
+            self._death()
+            return None
         self.kill()
-        message = f"block of {len(grids)} killed after {elapsed:.2f} s (hard deadline {hard:g} s)"
-        return _all(backend, grids, TIMEOUT, elapsed, message)
+        return None
+
+    def _wait(self, until: float | None) -> bool:
+        """Whether the answer arrives before ``until`` (perf_counter; None: ever)."""
+        assert self._results is not None
+        while True:
+            left = None if until is None else max(until - time.perf_counter(), 0.0)
+            ready, _, _ = select.select([self._results], [], [], left)
+            if ready:
+                return True
+            if until is not None and time.perf_counter() >= until:
+                return False
 
     def kill(self) -> None:
         """Kill the child now and reap it."""
+        self._stop_child()
+
+    def _stop_child(self) -> None:
         if self._process is not None:
             self._process.kill()
             self._process.wait()
@@ -221,13 +284,18 @@ class Worker:
         if self._results is not None:
             self._results.close()
         self._process, self._results = None, None
+        self._warm = set()
 
 
-def _all(backend: str, grids: Grids, status: int, elapsed: float, message: str) -> Answers:
-    """The same answer for every row of a block (a killed or dead worker)."""
+#: What a backend is warmed up on: a solved 4x4 grid, every cell given (its solver
+#: package imported, its caches made, and nothing to search, whatever the backend).
+_WARM = build_model(Puzzle.from_grid([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1]))
+
+
+def _all(backend: str, grids: Grids, status: int, message: str) -> Answers:
+    """The same answer for every row of a block (a backend that failed on it)."""
     out = Answers.empty(backend, len(grids), grids.geometry.cell_count)
     out.status[:] = status
-    out.solve_time[:] = elapsed / max(len(grids), 1)
     out.messages = dict.fromkeys(range(len(grids)), message)
     return out
 
@@ -259,8 +327,8 @@ def _watch_parent(parent: int) -> None:
 
 
 def _serve(result_fd: int, parent: int) -> None:
-    """The child's loop: solve each request from stdin and write the result back."""
-    # Ctrl-C goes to the whole process group; the parent decides what to do with it.
+    """The child's loop: say it is ready, then answer each request from stdin."""
+    # Ctrl-C is the parent's to decide (the child has its own process group too).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     requests = sys.stdin.buffer
     results = os.fdopen(result_fd, "wb")
@@ -268,23 +336,28 @@ def _serve(result_fd: int, parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     from .registry import get_backend
 
+    _send(results, "ready")
     while True:
         try:
-            request = _receive(requests)
+            received = _receive(requests)
         except (EOFError, OSError):
             return
-        if request is None:
+        if received is None:
             return
-        name, model, limit, timeout, options = request
+        kind, name, payload, request = received  # a warm-up's "request" is its options
         try:
-            if isinstance(model, Grids):  # a block (Worker.solve_grids): answers as arrays
-                result = get_backend(name).solve_grids(model, limit, timeout, **options)
+            backend = get_backend(name)
+            if kind == "warm":
+                with contextlib.suppress(Exception):  # the request will say what fails
+                    backend.solve(_WARM, 1, None, **request)
+                answer: Any = "warm"
+            elif kind == "grids":  # a block: answers as arrays
+                answer = backend.run_grids(payload, request)
             else:
-                result = get_backend(name).solve(model, limit, timeout, **options)
+                answer = backend.run(payload, request)
         except Exception as err:  # a backend bug costs one result (or block), not the run
-            message = f"{type(err).__name__}: {err}"
-            if isinstance(model, Grids):
-                result = _all(name, model, ERROR, 0.0, message)
-            else:
-                result = Result(name, Status.ERROR, message=message)
-        _send(results, result)
+            why = f"{type(err).__name__}: {err}"
+            answer = _all(name, payload, ERROR, why) if kind == "grids" else None
+            if answer is None:
+                answer = Result(name, Status.ERROR, message=why)
+        _send(results, answer)

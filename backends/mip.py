@@ -14,8 +14,11 @@ The program, as the operations-research classroom writes it:
 
 There is no objective: any feasible point is a solution. Solutions are counted with
 no-good cuts (a found grid is cut off: the sum of its x(cell, value) over the open cells
-is at most their number less one) and the solver is asked again, up to the limit. The
-deadline is the solver's own time limit, set before each solve to the time left.
+is at most their number less one) and the solver is asked again, up to the limit
+(:func:`~sudokulab.backends.base.count_by_blocking`). The deadline is the solver's own
+time limit, set before each solve to the time left, for the solvers that keep it
+(:data:`SOLVERS`); CBC does not, so it runs without one, in a process killed at the
+deadline (``stops_itself_with``).
 
 ``stats`` holds the branch-and-bound ``nodes`` and simplex ``iterations`` (summed over
 the solves of a count), the program's ``variables`` and ``constraints``, and with the
@@ -31,21 +34,47 @@ from __future__ import annotations
 
 import importlib.util
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from ..models import Grid, Model
-from .base import Backend, check_options, check_request
+from . import interrupt
+from .base import Backend, Request, Unanswered, count_by_blocking
 from .result import Result, Status
 
-#: The MIP solvers offered (``pywraplp`` names in :data:`_NAMES`), default first: SCIP
-#: was measured fastest to a proven-unique solution here, with CBC close (first 20 of
-#: top95, uniqueness check: SCIP 42 ms, CBC 38 ms, HiGHS 61 ms a puzzle, building
-#: included), and SCIP is the one OR-Tools documents first.
-SOLVERS = ("scip", "cbc", "highs")
-_NAMES = {"scip": "SCIP", "cbc": "CBC", "highs": "HIGHS"}
-#: Seconds before the deadline within which a solve without an answer counts as stopped
-#: by its time limit (the limit is set in whole milliseconds).
-_SLACK = 0.05
+
+class MipSolver(NamedTuple):
+    """A MIP solver as ``pywraplp`` names it, and what it can be trusted with:
+    ``time_limit``, whether it keeps its time limit and says "infeasible" under it only
+    when it proved it (then it stops itself at the deadline; else it gets no time limit
+    and is killed at the deadline); ``in_process``, whether it may run in the caller's
+    process (else every request is isolated)."""
+
+    pywraplp: str
+    time_limit: bool
+    in_process: bool
+
+
+#: The MIP solvers offered, default first: SCIP, the fastest to a proven-unique solution
+#: here with CBC close, and the one OR-Tools documents first (docs/results.md, "Why
+#: these defaults"). CBC overruns its time limit by seconds on large grids and, stopped
+#: by it, may answer "infeasible" without a proof (python-mip issue 17, or-tools issue
+#: 2480), so it gets no time limit; and it puts its own Ctrl-C handler in place while it
+#: solves (Ctrl-C would end its solve, not reach the caller), so it runs in a worker
+#: process, killed at the deadline or on Ctrl-C.
+SOLVERS: dict[str, MipSolver] = {
+    "scip": MipSolver("SCIP", True, True),
+    "cbc": MipSolver("CBC", False, False),
+    "highs": MipSolver("HIGHS", True, True),
+}
+
+
+#: The default solver (the first of :data:`SOLVERS`).
+DEFAULT = next(iter(SOLVERS))
+#: Solver-specific parameters: no banner from HiGHS; Ctrl-C left to the caller by SCIP
+#: (which would otherwise catch it, print a line on standard output and stop as if
+#: timed out).
+_PARAMETERS = {"highs": "output_flag=false", "scip": "misc/catchctrlc = FALSE"}
 
 
 class MipBackend(Backend):
@@ -53,7 +82,7 @@ class MipBackend(Backend):
 
     name = "mip"
     kinds = frozenset({"alldifferent", "sum"})
-    options = {"solver": SOLVERS, "root_lp": bool}
+    options = {"solver": tuple(SOLVERS), "root_lp": bool}
     stops_itself = True  # the solver's time limit, set to the time left before each solve
     requires = "ortools"
 
@@ -67,22 +96,22 @@ class MipBackend(Backend):
 
         return importlib.metadata.version("ortools")
 
-    def solve(
-        self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
-    ) -> Result:
-        """Find up to ``limit`` solutions, one MIP solve each, within ``timeout`` seconds."""
-        options = check_options(self, options)
-        check_request(self, model, limit)
-        name = options.get("solver", SOLVERS[0])
-        start = time.perf_counter()
-        deadline = None if timeout is None else start + timeout
+    def stops_itself_with(self, options: Mapping[str, Any]) -> bool:
+        """Whether the chosen solver keeps its time limit (:data:`SOLVERS`)."""
+        return SOLVERS[options.get("solver", DEFAULT)].time_limit
+
+    def in_process_with(self, options: Mapping[str, Any]) -> bool:
+        """Whether the chosen solver may run in the caller's process (:data:`SOLVERS`)."""
+        return SOLVERS[options.get("solver", DEFAULT)].in_process
+
+    def search(self, model: Model, request: Request) -> Result:
+        """Find up to ``request.limit`` solutions, one MIP solve each, by the deadline."""
+        options = request.options
+        name = options.get("solver", DEFAULT)
         program = build(model, name)
         if program is None:
             return Result(self.name, Status.ERROR, message=f"mip: OR-Tools has no {name} here")
         solver, x, _ = program
-        build_time = time.perf_counter() - start
-
-        start = time.perf_counter()
         stats: dict[str, Any] = {
             "solver": name,
             "variables": solver.NumVariables(),
@@ -93,69 +122,61 @@ class MipBackend(Backend):
         if options.get("root_lp"):
             stats["root_lp_integral"] = root_lp_integral(model)
         open_cells = [c for c, domain in enumerate(model.domains) if len(domain) > 1]
-        solutions: list[Grid] = []
-        exact = timed_out = False
-        message = ""
-        while limit is None or len(solutions) < limit:
-            if deadline is not None:
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    timed_out = True
-                    break
+        limited = SOLVERS[name].time_limit
+        interrupt.on_interrupt(solver.InterruptSolve)  # SCIP stops; CBC, HiGHS cannot
+        start = time.perf_counter()
+
+        def ask(left: float | None) -> Grid | None | Unanswered:
+            if left is not None and limited:
                 solver.SetTimeLimit(max(1, int(left * 1000)))
             status = solver.Solve()
             stats["nodes"] += solver.nodes()
             stats["iterations"] += solver.iterations()
             if status == solver.INFEASIBLE:
-                exact = True
-                break
+                return None
             if status not in (solver.OPTIMAL, solver.FEASIBLE):
-                # Stopped by the time limit before an answer: NOT_SOLVED, or for HiGHS a
-                # status pywraplp does not name (99), with the time left spent.
-                if deadline is not None and time.perf_counter() >= deadline - _SLACK:
-                    timed_out = True
-                else:
-                    message = f"mip: {name} ended with status {status}"
-                break
-            grid = tuple(
+                # NOT_SOLVED, or for HiGHS a status pywraplp does not name (99)
+                return Unanswered(f"mip: {name} ended with status {status}")
+            return tuple(
                 next(v for v, var in values.items() if var.solution_value() > 0.5) for values in x
             )
-            solutions.append(grid)
-            if not open_cells:  # every cell given: the one solution there is
-                exact = True
-                break
+
+        def block(grid: Grid) -> None:
             cut = solver.Constraint(-solver.infinity(), len(open_cells) - 1)
             for c in open_cells:
                 cut.SetCoefficient(x[c][grid[c]], 1)
+
+        found = count_by_blocking(request, ask, block, closed=not open_cells)
         solve_time = time.perf_counter() - start
         return Result.counted(
-            self.name, solutions, exact, timed_out, build_time, solve_time, stats, message
-        )
+            self.name, found.solutions, found.exact, found.timed_out, 0.0, solve_time, stats,
+            found.message,
+        )  # fmt: skip
 
     def describe(self, model: Model) -> str:
         """The program this backend builds (with its default solver), counted off it."""
-        solver, x, rows = build(model, SOLVERS[0])
+        solver, x, rows = build(model, DEFAULT)
         fixed = sum(1 for values in x for var in values.values() if var.lb() == 1)
         parts = ", ".join(f"{count} {what}" for what, count in rows.items() if count)
         return (
             f"mip: {solver.NumVariables()} binary x(cell, value) ({fixed} fixed to 1 by a "
             f"given), {solver.NumConstraints()} linear constraints ({parts}); solver "
-            f"{SOLVERS[0]}, no objective"
+            f"{DEFAULT}, no objective"
         )
 
 
-def build(model: Model, name: str = SOLVERS[0], integer: bool = True):
+def build(model: Model, name: str = DEFAULT, integer: bool = True):
     """The program of ``model`` on solver ``name`` (GLOP with ``integer`` false: the LP
     relaxation), its variables as one ``{value: var}`` per cell, and its rows counted by
     kind; None when this OR-Tools lacks the solver."""
     from ortools.linear_solver import pywraplp
 
-    solver = pywraplp.Solver.CreateSolver(_NAMES[name] if integer else "GLOP")
+    solver = pywraplp.Solver.CreateSolver(SOLVERS[name].pywraplp if integer else "GLOP")
     if solver is None:
         return None
     solver.SuppressOutput()
-    if integer and name == "highs":
-        solver.SetSolverSpecificParametersAsString("output_flag=false")  # its banner
+    if integer and name in _PARAMETERS:
+        solver.SetSolverSpecificParametersAsString(_PARAMETERS[name])
     new_var = solver.IntVar if integer else solver.NumVar
     x: list[dict[int, Any]] = []
     for domain in model.domains:

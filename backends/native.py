@@ -12,7 +12,8 @@ from ..models import Model, build_model, geometry
 from ..models.grids import Grids
 from ..native import BUDGET_SPENT, COMPLETE, TIMED_OUT, _search_grids_py, reference
 from ..native.reference import Cage
-from .base import Backend, WholeNumber, check_options, check_request
+from . import interrupt
+from .base import Backend, Request, WholeNumber
 from .result import MULTIPLE, SOLVED, TIMEOUT, UNSOLVABLE, Answers, Result, status_of
 
 #: The units of the classic 9x9 grid, where the defaults are ``locked`` and ``mrv-degree``.
@@ -22,12 +23,11 @@ _CLASSIC9 = tuple(u.cells for u in geometry(9).units)
 def default_knobs(units: tuple[tuple[int, ...], ...], cages: tuple) -> tuple[str, str]:
     """The (propagation, order) used where none is asked: the fastest measured for the
     shape (docs/results.md, "The default knobs"). On the classic 9x9 grid without cages,
-    where the bitboard solver runs, ``locked`` and ``mrv-degree``: 1.35x to 2.7x as fast
-    as ``hidden`` with ``mrv`` on sudokus_17, top1465 and top2365 (engine time), with 2.8x
-    to 7x fewer guesses; on the 11 hardest 0.94x and 1.32x (first solution, unique). On every
-    other shape ``hidden`` and ``mrv``: there the general engine's pass over every pair of
-    units costs more than the guesses it saves, and the degree tie-break (counting cage
-    mates as peers) made killer puzzles twice as slow."""
+    where the bitboard solver runs, ``locked`` and ``mrv-degree``: faster than ``hidden``
+    with ``mrv`` there, with fewer guesses. On every other shape ``hidden`` and ``mrv``:
+    there the general engine's pass over every pair of units costs more than the guesses
+    it saves, and the degree tie-break (counting cage mates as peers) slowed killer
+    puzzles down."""
     if not cages and units == _CLASSIC9:
         return "locked", "mrv-degree"
     return "hidden", "mrv"
@@ -50,7 +50,8 @@ class NativeBackend(Backend):
         "max_guesses": WholeNumber,
     }
     stops_itself = True  # the search looks at the clock (and counts its guesses) itself
-    batch = True  # solve_grids: many puzzles per engine call, each with its own timeout
+    batch = True  # search_grids: many puzzles per engine call, each with its own timeout
+    checks_signals = True  # the reference is Python; the compiled core looks itself
     requires = ""
 
     def __init__(
@@ -73,59 +74,51 @@ class NativeBackend(Backend):
             return f"{__version__} (c; classic 9x9 under hidden or locked: AVX2 bitboards)"
         return f"{__version__} ({self.engine})"
 
-    def solve(
-        self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
-    ) -> Result:
-        """Search the model with the chosen propagation and order."""
-        options = check_options(self, options)
-        check_request(self, model, limit)
-        start = time.perf_counter()
+    def search(self, model: Model, request: Request) -> Result:
+        """Search the model with the chosen propagation and order, by the deadline."""
+        options = request.options
         units, cages = shape_of(model)
         default = default_knobs(units, cages)
         propagation = options.get("propagation") or default[0]
         order = options.get("order") or default[1]
         budget = options.get("max_guesses")
-        deadline = None if timeout is None else start + timeout
+        interrupt.on_interrupt(native.interrupt)  # Ctrl-C stops it in any thread
+        start = time.perf_counter()
         out = self._search(
             model.size,
             units,
             model.givens,
             propagation,
             order,
-            limit,
-            deadline,
+            request.limit,
+            request.deadline,
             cages=cages,
             max_guesses=budget,
         )
         return self._result(out, time.perf_counter() - start, propagation, order, budget)
 
-    def solve_grids(
-        self,
-        grids: Grids,
-        limit: int | None = 1,
-        timeout: float | None = None,
-        **options: Any,
-    ) -> Answers:
+    def search_grids(self, grids: Grids, request: Request) -> Answers:
         """A block of puzzles in one engine call (:func:`~sudokulab.native.search_grids`):
         the grids go to the compiled core as one buffer and come back as arrays, with no
-        Python object per puzzle. The same rows as :meth:`solve` on each; each row's solve
-        time is its search time as the engine measured it, its build time an even share
-        of building the block's tables."""
-        options = check_options(self, options)
+        Python object per puzzle. The same rows as :meth:`search` on each, each puzzle
+        with the whole timeout from its own start in the engine: a row's solve time is
+        its search time as the engine measured it, its build time an even share of
+        building the block's tables."""
+        options = request.options
         start = time.perf_counter()
-        model = build_model(grids.puzzle(0)) if len(grids) else None
-        if model is None:
+        if not len(grids):
             return Answers.empty(self.name, 0, grids.geometry.cell_count)
-        check_request(self, model, limit)
+        model = build_model(grids.puzzle(0))
         units, cages = shape_of(model)
         default = default_knobs(units, cages)
         propagation = options.get("propagation") or default[0]
         order = options.get("order") or default[1]
         budget = options.get("max_guesses")
+        interrupt.on_interrupt(native.interrupt)
         build = (time.perf_counter() - start) / len(grids)
         solutions, counters = self._search_grids(
-            model.size, units, grids.givens, propagation, order, limit, timeout,
-            cages=cages, max_guesses=budget,
+            model.size, units, grids.givens, propagation, order, request.limit,
+            request.timeout, cages=cages, max_guesses=budget,
         )  # fmt: skip
         count, flags = counters[:, 0], counters[:, 1]
         stopped = (flags & (TIMED_OUT | BUDGET_SPENT)) != 0

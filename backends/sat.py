@@ -42,21 +42,20 @@ import numpy as np
 
 from ..models import Grid, Model
 from ..native.reference import combinations_of
-from .base import Backend, check_options, check_request
+from . import interrupt
+from .base import Backend, Request, Unanswered, count_by_blocking
 from .result import Result, Status
 
-#: Encodings, default first: ``optimized`` measured fastest (with minisat22, mean per
-#: puzzle over solving and a uniqueness check: top95 2.1 ms against 3.8 ms extended and
-#: 4.6 ms minimal; gen-16x16 8 ms against 38 and 27 ms), but for killer puzzles with few
-#: givens (10 ms against 5 ms extended: little to drop, and a new CNF to convert).
+#: Encodings, default first: ``optimized`` measured fastest on classic and larger grids,
+#: though not on killer puzzles with few givens (little to drop, and a new CNF to
+#: convert): docs/results.md, "Why these defaults".
 ENCODINGS = ("optimized", "extended", "minimal")
 
 #: PySAT solvers whose binding takes an interrupt (the deadline) and ``propagate``
 #: (:func:`infer`), default first. MiniSat 2.2 is the default: as fast as the Glucose
-#: family on top95 (1.2 ms against 1.3 ms a solve, optimized encoding), faster than
-#: CaDiCaL 1.5.3 there (1.6 ms), and the most prompt to stop (1.00 s on a 1 s deadline
-#: where Glucose 4.1 took up to 1.65 s). CaDiCaL, Lingeling and Kissat are left out: their
-#: PySAT bindings cannot be interrupted.
+#: family, faster than CaDiCaL, and the most prompt to stop at a deadline
+#: (docs/results.md, "Why these defaults"). CaDiCaL, Lingeling and Kissat are left out:
+#: their PySAT bindings cannot be interrupted.
 SOLVERS = (
     "minisat22",
     "glucose3",
@@ -330,20 +329,15 @@ class SatBackend(Backend):
 
         return importlib.metadata.version("python-sat")
 
-    def solve(
-        self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
-    ) -> Result:
-        """Find up to ``limit`` solutions, one solver call each, stopping at ``timeout``."""
-        options = check_options(self, options)
-        check_request(self, model, limit)
+    def search(self, model: Model, request: Request) -> Result:
+        """Find up to ``request.limit`` solutions, one solver call each, by the deadline."""
+        options = request.options
         encoding = options.get("encoding", ENCODINGS[0])
         solver_name = options.get("solver", SOLVERS[0])
         if options.get("search", SEARCHES[0]) != "cdcl":
             return self._infer(model, encoding, solver_name, options["search"])
         from pysat.solvers import NoSuchSolverError, Solver
 
-        start = time.perf_counter()
-        deadline = None if timeout is None else start + timeout
         try:
             cnf = encode(model, encoding)
         except ValueError as err:  # a cage with too many value sets
@@ -354,6 +348,8 @@ class SatBackend(Backend):
             "variables": cnf.variables,
             "clauses": len(cnf.clauses),
         }
+        if request.passed():  # the encoding took the whole time: no solver to load it into
+            return Result(self.name, Status.TIMEOUT, stats=stats)
         try:
             solver = Solver(name=solver_name, bootstrap_with=cnf.clauses)
         except NoSuchSolverError:
@@ -363,31 +359,32 @@ class SatBackend(Backend):
                 stats=stats,
                 message=f"sat: this python-sat has no solver {solver_name!r}",
             )
-        build_time = time.perf_counter() - start
 
         start = time.perf_counter()
-        solutions: list[Grid] = []
-        exact = timed_out = False
-        left = None if deadline is None else deadline - time.perf_counter()
-        with _Deadline(solver, left) as watch:
-            while limit is None or len(solutions) < limit:
+        with _Deadline(solver, request.left()) as watch:
+            interrupt.on_interrupt(watch.stop)
+
+            found_model: list[int] = []
+
+            def ask(left: float | None) -> Grid | None | Unanswered:
                 answer = None if watch.passed else solver.solve_limited(expect_interrupt=True)
-                if answer is None:
-                    timed_out = True
-                    break
+                if answer is None:  # interrupted: the deadline (or Ctrl-C)
+                    return Unanswered()
                 if not answer:
-                    exact = True
-                    break
-                found = solver.get_model()
-                solutions.append(cnf.grid(found))
-                blocking = cnf.blocking(found)
-                if not blocking:  # every cell given: the one solution there is
-                    exact = True
-                    break
-                solver.add_clause(blocking)
+                    return None
+                found_model[:] = solver.get_model()
+                return cnf.grid(found_model)
+
+            def block(grid: Grid) -> None:
+                solver.add_clause(cnf.blocking(found_model))
+
+            found = count_by_blocking(request, ask, block, closed=0 not in cnf.fixed)
             stats.update(solver.accum_stats())
         solve_time = time.perf_counter() - start
-        return Result.counted(self.name, solutions, exact, timed_out, build_time, solve_time, stats)
+        return Result.counted(
+            self.name, found.solutions, found.exact, found.timed_out, 0.0, solve_time, stats,
+            found.message,
+        )  # fmt: skip
 
     def _infer(self, model: Model, encoding: str, solver_name: str, search: str) -> Result:
         """Inference alone (``search`` none or failed-literal): solved when it decides
@@ -431,7 +428,8 @@ class SatBackend(Backend):
 
 
 class _Deadline:
-    """Interrupts a PySAT solver from a thread at the deadline, and deletes it at the end.
+    """Interrupts a PySAT solver from a thread at the deadline (or at once on Ctrl-C:
+    :meth:`stop`), and deletes it at the end.
 
     Some bindings (the Glucose family) clear an interrupt that arrives between two calls
     or within a call's restarts, so the thread interrupts again every
@@ -442,29 +440,45 @@ class _Deadline:
     def __init__(self, solver: Any, timeout: float | None) -> None:
         self.solver = solver
         self.timeout = timeout
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # re-entrant: stop() may come from a signal handler
         self.ended = threading.Event()
+        self.wake = threading.Event()  # Ctrl-C: interrupt now
         self.passed = False
         self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.started = False
 
     def _watch(self) -> None:
-        wait = max(self.timeout or 0.0, 0.0)
-        while not self.ended.wait(wait):
+        self.wake.wait(None if self.timeout is None else max(self.timeout, 0.0))
+        while True:
             with self.lock:
                 if self.ended.is_set():
                     return
                 self.passed = True
                 self.solver.interrupt()
-            wait = _AGAIN
+            if self.ended.wait(_AGAIN):
+                return
+
+    def _start(self) -> None:
+        if not self.started:
+            self.started = True
+            self.thread.start()
+
+    def stop(self) -> None:
+        """Interrupt the search now, as the deadline would."""
+        with self.lock:
+            if not self.ended.is_set():
+                self.wake.set()
+                self._start()
 
     def __enter__(self) -> _Deadline:
         if self.timeout is not None:
-            self.thread.start()
+            self._start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         with self.lock:
             self.ended.set()
+            self.wake.set()
             self.solver.delete()
 
 

@@ -10,18 +10,20 @@ The encoding is the model's, nearly word for word:
 - each given as an equality ``cell == value``.
 
 z3 solves it under the logic the option ``logic`` names: ``QF_FD`` by default, its
-finite-domain solver, which bit-blasts the bounded integers into SAT (about eight times
-as fast here as its arithmetic solver, ``QF_LIA``, or its default strategy).
+finite-domain solver, which bit-blasts the bounded integers into SAT (the fastest here:
+see :data:`LOGICS`).
 
-The variables and the constraints of a shape are built once per thread and reused: z3's
-Python API takes about a millisecond to build the expressions of a 9x9 grid, and a
-context (which a thread must not share) about two. A puzzle gets a fresh ``Solver`` on
-them plus its givens. Solutions are counted with blocking clauses (each found grid is
-forbidden over the open cells, then z3 is asked again), up to the limit. The deadline
-is z3's own ``timeout`` parameter, set before each check to the time left; a check that
-ends ``unknown`` because of it is a ``timeout``. ``stats`` holds z3's counters
-(conflicts, decisions, propagations, where this z3 reports them) and the size of what
-was built.
+The variables and the constraints of a shape are built once per thread and reused
+(building z3's expressions and a context, which a thread must not share, costs more
+than many a check: docs/results.md, "Why these defaults"). A puzzle gets a fresh
+``Solver`` on them plus its givens. Solutions are counted with blocking clauses (each
+found grid is forbidden over the open cells, then z3 is asked again), up to the limit
+(:func:`~sudokulab.backends.base.count_by_blocking`). The deadline is z3's own
+``timeout`` parameter, set before each check to the time left; a check that ends
+``unknown`` because of it is a ``timeout``. z3's own Ctrl-C handling is off (it would
+cancel the check as if timed out): Ctrl-C interrupts the context and reaches the
+caller. ``stats`` holds z3's counters (conflicts, decisions, propagations, where this
+z3 reports them) and the size of what was built.
 
 z3 is imported only when a model is solved.
 """
@@ -34,7 +36,8 @@ import time
 from typing import Any
 
 from ..models import Grid, Model
-from .base import Backend, check_options, check_request
+from . import interrupt
+from .base import Backend, Request, Unanswered, count_by_blocking
 from .result import Result
 
 #: z3's counters copied into ``stats`` when present, by the name ``stats`` gives them:
@@ -56,10 +59,20 @@ _SHAPES = 64
 
 
 #: z3's logics (``SolverFor``), default first: ``QF_FD`` (finite domains: z3 turns the
-#: bounded integers into a SAT problem) solves and checks uniqueness of a top95 puzzle
-#: in about 100 ms, where ``QF_LIA`` (its arithmetic solver) and z3's default solver
-#: take about 820 ms (first 20 of top95, measured the same day).
+#: bounded integers into a SAT problem), measured several times as fast here as
+#: ``QF_LIA`` (its arithmetic solver) and z3's default solver (docs/results.md, "Why
+#: these defaults").
 LOGICS = ("QF_FD", "QF_LIA", "default")
+
+
+def _no_ctrl_c(z3: Any) -> None:
+    """Turn z3's own Ctrl-C handling off (once): the caller's handler stops the check."""
+    if not _CTRL_C_OFF:
+        z3.set_param("ctrl_c", False)
+        _CTRL_C_OFF.append(True)
+
+
+_CTRL_C_OFF: list[bool] = []
 
 
 class SmtBackend(Backend):
@@ -85,56 +98,40 @@ class SmtBackend(Backend):
 
         return importlib.metadata.version("z3-solver")
 
-    def solve(
-        self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
-    ) -> Result:
-        """Find up to ``limit`` solutions, one check each, within ``timeout`` seconds."""
-        options = check_options(self, options)
-        check_request(self, model, limit)
+    def search(self, model: Model, request: Request) -> Result:
+        """Find up to ``request.limit`` solutions, one check each, by the deadline."""
         import z3
 
-        start = time.perf_counter()
-        deadline = None if timeout is None else start + timeout
+        _no_ctrl_c(z3)
+        options = request.options
         solver, cells = self.build(model, options.get("logic", LOGICS[0]))
         if "seed" in options:
             solver.set("random_seed", options["seed"])
-        build_time = time.perf_counter() - start
-
+        interrupt.on_interrupt(solver.ctx.interrupt)
         start = time.perf_counter()
         open_cells = [i for i, domain in enumerate(model.domains) if len(domain) > 1]
-        solutions: list[Grid] = []
-        exact = timed_out = False
-        message = ""
-        while limit is None or len(solutions) < limit:
-            if deadline is not None:
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    timed_out = True
-                    break
+
+        def ask(left: float | None) -> Grid | None | Unanswered:
+            if left is not None:
                 solver.set("timeout", max(1, int(left * 1000)))
             answer = solver.check()
             if answer == z3.unsat:
-                exact = True
-                break
+                return None
             if answer != z3.sat:
-                reason = solver.reason_unknown()
-                if deadline is not None and ("timeout" in reason or "canceled" in reason):
-                    timed_out = True
-                else:
-                    message = f"smt: z3 gave up: {reason}"
-                break
+                return Unanswered(f"smt: z3 gave up: {solver.reason_unknown()}")
             found = solver.model()
-            grid = tuple(found.eval(x, model_completion=True).as_long() for x in cells)
-            solutions.append(grid)
-            if not open_cells:  # every cell given: the one solution there is
-                exact = True
-                break
+            return tuple(found.eval(x, model_completion=True).as_long() for x in cells)
+
+        def block(grid: Grid) -> None:
             solver.add(z3.Or([cells[i] != grid[i] for i in open_cells]))
+
+        found = count_by_blocking(request, ask, block, closed=not open_cells)
         solve_time = time.perf_counter() - start
-        stats = self._stats(solver, len(cells), len(self._local.added) + len(solutions))
+        stats = self._stats(solver, len(cells), len(self._local.added) + len(found.solutions))
         return Result.counted(
-            self.name, solutions, exact, timed_out, build_time, solve_time, stats, message
-        )
+            self.name, found.solutions, found.exact, found.timed_out, 0.0, solve_time, stats,
+            found.message,
+        )  # fmt: skip
 
     def build(self, model: Model, logic: str = LOGICS[0]) -> tuple[Any, list[Any]]:
         """A z3 ``Solver`` for ``logic`` holding the model (the shape's constraints and the

@@ -8,7 +8,8 @@ same solutions in the same order and the same nodes, guesses and backtracks.
 (many grids of one shape in one call: in C, one call with the GIL released and no
 Python work per puzzle; each puzzle's time is measured by the engine itself).
 :data:`BITBOARD` says whether the C core solves classic 9x9 grids under ``hidden`` with its
-bitboard solver (on CPUs with AVX2): the same answers and counters, 2.2x to 2.8x as fast.
+bitboard solver (on CPUs with AVX2): the same answers and counters, faster (docs/results.md,
+"How the C core got there").
 Both take ``max_guesses``, a budget of work that stops a search at the same guess in
 either implementation on any machine (see :mod:`sudokulab.native.reference`).
 
@@ -233,6 +234,14 @@ def _search_grids_py(
     return solutions, counters
 
 
+def interrupt() -> None:
+    """Stop every compiled search running now, in any thread (each raises
+    KeyboardInterrupt within 256 guesses): what Ctrl-C does to them. The reference
+    hears Ctrl-C by itself, as Python code does."""
+    if _core is not None:
+        _core.interrupt()
+
+
 search = reference.search if _core is None else _search_c
 
 #: Solve many grids of one shape with the same knobs, ``timeout`` seconds each (None: no
@@ -259,6 +268,7 @@ __all__ = [
     "Outcome",
     "TIMED_OUT",
     "Timed",
+    "interrupt",
     "search",
     "search_batch",
     "search_grids",

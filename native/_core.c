@@ -307,9 +307,63 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     return 0;
 }
 
-/* One search, timed; runs without the GIL. Returns 0 on an internal error. */
+/* interrupt()'s count: a search stops when it moves on (read without the GIL). */
+static unsigned long core_epoch;
+/* The thread that imported the module (the main thread): only there can Python's
+ * signal handlers run, so only a search there takes the GIL to run them. */
+static unsigned long main_ident;
+/* Nanoseconds between two looks at the signals from a search on the main thread. */
+#define POLL_NS 10000000LL
+
+/* Where the Ctrl-C of the main thread, and interrupt(), reach a running search. */
+static PyThreadState *
+save_thread(int *main_thread)
+{
+    *main_thread = PyThread_get_thread_ident() == main_ident;
+    return PyEval_SaveThread();
+}
+
+int
+core_check(Run *r)
+{
+    if (__atomic_load_n(&core_epoch, __ATOMIC_RELAXED) != r->epoch) {
+        r->timed_out = r->interrupted = 1;
+        return 1;
+    }
+    if (!r->has_deadline && r->poll == NULL)
+        return 0;
+    const int64_t now = now_ns();
+    if (r->has_deadline && now > r->deadline_ns) {
+        r->timed_out = 1;
+        return 1;
+    }
+    if (r->poll != NULL && now >= r->poll_ns) {
+        r->poll_ns = now + POLL_NS;
+        PyEval_RestoreThread(r->poll);
+        const int raised = PyErr_CheckSignals(); /* KeyboardInterrupt stays set */
+        r->poll = PyEval_SaveThread();
+        if (raised) {
+            r->timed_out = r->interrupted = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The Python error of a search that Ctrl-C or interrupt() stopped (the GIL held). */
+static PyObject *
+interrupted_error(void)
+{
+    if (!PyErr_Occurred())
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+    return NULL;
+}
+
+/* One search, timed; runs without the GIL (poll: the main thread's state, or NULL).
+ * Returns 0 on an internal error. */
 static int
-arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r)
+arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r, unsigned long epoch,
+          PyThreadState **poll)
 {
     memset(r, 0, sizeof *r);
     r->givens = givens;
@@ -318,10 +372,15 @@ arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r)
     int64_t start = now_ns();
     r->has_deadline = k->has_timeout;
     r->deadline_ns = start + k->timeout_ns;
+    r->epoch = epoch;
+    r->poll = *poll;
+    r->poll_ns = start + POLL_NS;
     r->max_guesses = k->max_guesses;
     a->x.overflow = 0;
     int ok = run_search(&a->x, r, a->states, a->stride, a->stack);
     r->elapsed_ns = now_ns() - start;
+    if (*poll != NULL)
+        *poll = r->poll; /* the same state, saved again by core_check */
     return ok;
 }
 
@@ -410,14 +469,18 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
     if (arena_init(&a, t, &k) < 0)
         return NULL;
     Run r;
-    int ok;
+    int ok, main_thread;
+    const unsigned long epoch = __atomic_load_n(&core_epoch, __ATOMIC_RELAXED);
     Py_INCREF(tables_obj); /* the tables outlive the search, GIL or not */
-    Py_BEGIN_ALLOW_THREADS
-    ok = arena_run(&a, &k, givens, &r);
-    Py_END_ALLOW_THREADS
+    PyThreadState *ts = save_thread(&main_thread);
+    PyThreadState *poll = main_thread ? ts : NULL;
+    ok = arena_run(&a, &k, givens, &r, epoch, &poll);
+    PyEval_RestoreThread(ts);
     Py_DECREF(tables_obj);
     arena_release(&a);
-    PyObject *out = ok ? outcome_tuple(&r, t->ncells, 0) : run_error(&r);
+    PyObject *out = !ok            ? run_error(&r)
+                    : r.interrupted ? interrupted_error()
+                                    : outcome_tuple(&r, t->ncells, 0);
     PyMem_RawFree(r.solutions);
     return out;
 }
@@ -481,18 +544,29 @@ core_search_batch(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         goto done;
 
     Py_ssize_t failed = -1;
+    int main_thread, stopped = 0;
+    const unsigned long epoch = __atomic_load_n(&core_epoch, __ATOMIC_RELAXED);
     Py_INCREF(tables_obj);
-    Py_BEGIN_ALLOW_THREADS
+    PyThreadState *ts = save_thread(&main_thread);
+    PyThreadState *poll = main_thread ? ts : NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (!arena_run(&a, &k, givens + (size_t)i * ncells, &runs[i])) {
+        if (!arena_run(&a, &k, givens + (size_t)i * ncells, &runs[i], epoch, &poll)) {
             failed = i;
             break;
         }
+        if (runs[i].interrupted) {
+            stopped = 1;
+            break;
+        }
     }
-    Py_END_ALLOW_THREADS
+    PyEval_RestoreThread(ts);
     Py_DECREF(tables_obj);
     if (failed >= 0) {
         run_error(&runs[failed]);
+        goto done;
+    }
+    if (stopped) {
+        interrupted_error();
         goto done;
     }
     out = PyList_New(n);
@@ -575,12 +649,19 @@ core_search_buffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     uint8_t *grids = (uint8_t *)PyBytes_AS_STRING(sols);
     int64_t *cnt = (int64_t *)PyBytes_AS_STRING(counters);
     Py_ssize_t failed = -1;
+    int main_thread, stopped = 0;
+    const unsigned long epoch = __atomic_load_n(&core_epoch, __ATOMIC_RELAXED);
     Py_INCREF(tables_obj);
-    Py_BEGIN_ALLOW_THREADS
+    PyThreadState *ts = save_thread(&main_thread);
+    PyThreadState *poll = main_thread ? ts : NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         Run *r = &runs[i];
-        if (!arena_run(&a, &k, givens + (size_t)i * ncells, r)) {
+        if (!arena_run(&a, &k, givens + (size_t)i * ncells, r, epoch, &poll)) {
             failed = i;
+            break;
+        }
+        if (r->interrupted) {
+            stopped = 1;
             break;
         }
         uint8_t *grid = grids + (size_t)i * ncells;
@@ -598,10 +679,14 @@ core_search_buffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         c[BUF_BACKTRACKS] = (int64_t)r->backtracks;
         c[BUF_NS] = r->elapsed_ns;
     }
-    Py_END_ALLOW_THREADS
+    PyEval_RestoreThread(ts);
     Py_DECREF(tables_obj);
     if (failed >= 0) {
         run_error(&runs[failed]);
+        goto done;
+    }
+    if (stopped) {
+        interrupted_error();
         goto done;
     }
     out = PyTuple_Pack(2, sols, counters);
@@ -618,7 +703,20 @@ done:
     return out;
 }
 
+static PyObject *
+core_interrupt(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    __atomic_add_fetch(&core_epoch, 1, __ATOMIC_RELAXED);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
+    {"interrupt", core_interrupt, METH_NOARGS,
+     "interrupt()\n--\n\n"
+     "Stop every search running now, in any thread, at its next look at the clock "
+     "(within 256 guesses): each raises KeyboardInterrupt. Searches started later run."},
     {"search", (PyCFunction)(void (*)(void))core_search, METH_FASTCALL | METH_KEYWORDS,
      "search(tables, givens, propagation, order, limit, timeout, keep, max_guesses=None)"
      "\n--\n\n"
@@ -663,6 +761,7 @@ PyInit__core(void)
 {
     engine_init();
     board9_init();
+    main_ident = PyThread_get_thread_ident();
     for (int v = 0; v <= MAX_SIZE; v++)
         if (small_int[v] == NULL && (small_int[v] = PyLong_FromLong(v)) == NULL)
             return NULL;

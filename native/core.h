@@ -32,7 +32,10 @@
  *     guess; on the last candidate of a frame its state is reused in place and the
  *     frame stays on the stack until it is popped (and counted as a backtrack);
  *   - the clock is read every 256 guesses, and the guess budget (max_guesses) is checked
- *     before each guess, both in one place (next_guess) that both searches share;
+ *     before each guess, both in one place (next_guess) that both searches share; the
+ *     same look at the clock sees Ctrl-C (core_check in _core.c: a search started on
+ *     the main thread takes the GIL for a moment, every few milliseconds, to run
+ *     Python's signal handlers; any search stops when interrupt() is called);
  *   - the classic 9x9 shape (rows, columns, boxes, no cages) under hidden or locked runs its own
  *     search, run_board9, on CPUs with AVX2: the same rules on digit planes (one AVX2
  *     vector of three band words per digit), every single of a digit placed at once, a
@@ -194,6 +197,9 @@ typedef struct {
     long long limit; /* 0: no limit */
     int has_deadline;
     int64_t deadline_ns;
+    unsigned long epoch;      /* interrupt()'s count when the search began */
+    PyThreadState *poll;      /* the main thread's state, to look at signals; else NULL */
+    int64_t poll_ns;          /* when to look at signals next */
     unsigned long long max_guesses; /* the guess budget; ULLONG_MAX: none */
     Py_ssize_t keep;
     /* out */
@@ -202,9 +208,14 @@ typedef struct {
     Py_ssize_t solcap;
     unsigned long long count, nodes, guesses, backtracks;
     int complete, timed_out, budget_spent;
+    int interrupted; /* Ctrl-C (a Python exception may be set) or interrupt() stopped it */
     int nomem;
     int64_t elapsed_ns; /* the search's own time */
 } Run;
+
+/* The look every 256 guesses (_core.c): 1 when the search must stop, with r->timed_out
+ * set (and r->interrupted when Ctrl-C or interrupt() stopped it). */
+int core_check(Run *r);
 
 /* Keep one more solution grid (the run keeps up to r->keep); 0 when out of memory. */
 uint8_t *grid_slot(Run *r, int ncells);
@@ -213,11 +224,11 @@ int keep_solution(Run *r, const Ctx *x, const uint32_t *masks);
 /*
  * The search's next guess, for run_search and run_board9: frames whose candidates are all
  * tried are popped (each a backtrack); the next candidate of the top frame (the lowest
- * untried value) is taken into *bit and counted as a guess, and the clock is read every
- * 256 guesses. 1 with a guess to place (in the top frame), or 0 when the search ends: the
- * stack is empty (r->complete), the budget has no guess left for that candidate
- * (r->budget_spent: checked before the guess is counted, as the reference does), or the
- * deadline passed (r->timed_out). Without a budget max_guesses is ULLONG_MAX, which a
+ * untried value) is taken into *bit and counted as a guess, and every 256 guesses
+ * core_check reads the clock. 1 with a guess to place (in the top frame), or 0 when the
+ * search ends: the stack is empty (r->complete), the budget has no guess left for that
+ * candidate (r->budget_spent: checked before the guess is counted, as the reference
+ * does), or the deadline passed or Ctrl-C came (r->timed_out). Without a budget max_guesses is ULLONG_MAX, which a
  * count of guesses never reaches: one compare per guess, no branch on whether there is
  * a budget.
  */
@@ -243,10 +254,8 @@ next_guess(Run *r, Frame *stack, int *sp, uint32_t *bit)
         *bit = untried & (~untried + 1u);
         f->untried = untried ^ *bit;
         r->guesses++;
-        if (!(r->guesses & CLOCK_EVERY) && r->has_deadline && now_ns() > r->deadline_ns) {
-            r->timed_out = 1;
+        if (!(r->guesses & CLOCK_EVERY) && core_check(r))
             return 0;
-        }
         return 1;
     }
 }

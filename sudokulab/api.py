@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
-from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend, unsupported
+from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend
+from .backends.base import Backend, Request, Unsupported, admit, check_limit, check_timeout
 from .backends.result import ERROR, INVALID, Answers
 from .models import Model, Puzzle, build_model, parse_puzzle
 from .models.grids import Grids
@@ -33,8 +36,11 @@ def solve(
     """Solve a puzzle with a backend, finding up to ``limit`` solutions (None: all).
 
     ``backend`` is a name, a preset or a spec with options (``"native:order=first"``);
-    keyword ``options`` are layered on top. Givens that break the rules give status
-    ``invalid`` naming the clash; an unsolvable puzzle is a status, not an exception.
+    keyword ``options`` are layered on top. ``timeout`` (seconds, finite and above 0, or
+    None) counts from this call: parsing, building the model and the backend's own form
+    of it are inside it, and a verdict reached after it is a ``timeout``. Givens that
+    break the rules give status ``invalid`` naming the clash; an unsolvable puzzle is a
+    status, not an exception; a bad option, limit or timeout is a ValueError naming it.
     With ``isolate`` the backend runs in a child process killed at the deadline; by
     default only a backend that cannot stop itself is isolated, and only with a timeout.
     Pass a :class:`Worker` to reuse one child process across many calls.
@@ -44,16 +50,18 @@ def solve(
     >>> r.status, r.count
     (<Status.SOLVED: 'solved'>, 1)
     """
+    start = time.perf_counter()
     spec = as_spec(backend, **options)
+    check_limit(limit)
+    check_timeout(timeout)
     puzzle = as_puzzle(puzzle)
     clashes = puzzle.clashes()
     if clashes:
-        return Result(str(spec), Status.INVALID, message="; ".join(map(str, clashes)))
-    start = time.perf_counter()
+        message = "; ".join(map(str, clashes))
+        return Result(str(spec), Status.INVALID, build_time=time.perf_counter() - start,
+                      message=message)  # fmt: skip
     model = build_model(puzzle)
-    build_time = time.perf_counter() - start
-    result = solve_model(model, spec, limit, timeout, isolate, worker)
-    return dataclasses.replace(result, build_time=result.build_time + build_time)
+    return solve_model(model, spec, limit, timeout, isolate, worker, start)
 
 
 def solve_model(
@@ -63,32 +71,58 @@ def solve_model(
     timeout: float | None = None,
     isolate: bool | None = None,
     worker: Worker | None = None,
+    start: float | None = None,
 ) -> Result:
-    """Run one backend on a model, in this process or, isolated, in a worker.
+    """Run one backend on a model, in this process or, isolated, in a worker: the
+    request admitted here, once (ValueError for a bad one; a constraint kind the
+    backend does not take is an ``error`` result).
 
-    The given ``worker`` is used when the call is isolated (else a new one is started
-    and stopped for this call alone).
+    ``start`` (``time.perf_counter``, default now) is when the request began. The given
+    ``worker`` is used when the call is isolated (else a new one is started and stopped
+    for this call alone); starting it and warming the backend up in it are no part of
+    the request's time.
     """
+    if start is None:
+        start = time.perf_counter()
     chosen = get_backend(spec.backend)
     label = str(spec)
     if not chosen.available():
-        hint = f": pip install {chosen.requires}" if chosen.requires else ""
-        return Result(
-            label, Status.ERROR, message=f"backend {chosen.name!r} is not installed{hint}"
-        )
-    lacking = unsupported(chosen, model)
-    if lacking:  # capabilities are data: refuse rather than drop a constraint
-        return Result(label, Status.ERROR, message=lacking)
-    if isolate is None:
-        isolate = timeout is not None and not chosen.stops_itself
-    if not isolate:
-        result = chosen.solve(model, limit, timeout, **spec.options)
-    elif worker is not None:
-        result = worker.solve(chosen.name, model, limit, timeout, spec.options)
+        return Result(label, Status.ERROR, message=_missing(chosen))
+    try:
+        request = admit(chosen, model, limit, timeout, spec.options, start)
+    except Unsupported as err:  # capabilities are data: refuse rather than drop a constraint
+        return Result(label, Status.ERROR, message=str(err))
+    if not _isolated(chosen, request, isolate):
+        result = chosen.run(model, request)
     else:
-        with Worker() as own:
-            result = own.solve(chosen.name, model, limit, timeout, spec.options)
+        with contextlib.ExitStack() as stack:
+            if worker is None:
+                worker = stack.enter_context(Worker())
+            result = worker.run(chosen.name, model, _prepared(worker, chosen, request))
     return dataclasses.replace(result, backend=label)
+
+
+def _isolated(backend: Backend, request: Request, isolate: bool | None) -> bool:
+    """Whether the request runs in a worker: as asked, else when the backend may not run
+    in this process, or cannot keep the request's deadline itself."""
+    if isolate is not None:
+        return isolate
+    if not backend.in_process_with(request.options):
+        return True
+    return request.timeout is not None and not backend.stops_itself_with(request.options)
+
+
+def _prepared(worker: Worker, backend: Backend, request: Request) -> Request:
+    """The request, once ``worker`` is ready for the backend; the clock paused meanwhile
+    (starting a process and importing a solver package are no part of a request)."""
+    paused = time.perf_counter()
+    worker.prepare(backend.name, dict(request.options))
+    return request.at(request.start + time.perf_counter() - paused)
+
+
+def _missing(backend: Backend) -> str:
+    hint = f": pip install {backend.requires}" if backend.requires else ""
+    return f"backend {backend.name!r} is not installed{hint}"
 
 
 def solve_grids(
@@ -99,17 +133,23 @@ def solve_grids(
     isolate: bool | None = None,
     worker: Worker | None = None,
     progress: Callable[[int], None] | None = None,
+    stop: threading.Event | None = None,
     **options: Any,
 ) -> Answers:
     """Solve a block of puzzles of one shape: what :func:`solve` does for each, in bulk.
 
     The givens are checked for clashes in bulk (a clashing puzzle is an ``invalid`` row
     naming the clash). A backend that declares ``batch`` (the native engine) gets every
-    valid puzzle in one call (in ``worker`` when isolated); any other runs one puzzle
-    at a time as :func:`solve` runs it. ``progress(k)`` is told each time ``k`` more
-    rows are done.
+    valid puzzle in one call (in ``worker`` when isolated; each puzzle with the whole
+    timeout from its own start), any other one puzzle at a time as :func:`solve` runs
+    it. A block whose worker was killed (or died) is solved again one puzzle at a time,
+    so that each row's answer and time are its own. ``progress(k)`` is told each time
+    ``k`` more rows are done; once ``stop`` is set, puzzles not yet run are ``error``
+    rows saying so.
     """
     spec = as_spec(backend, **options)
+    check_limit(limit)
+    check_timeout(timeout)
     label, cells = str(spec), grids.geometry.cell_count
     out = Answers.empty(label, len(grids), cells)
     clashing = grids.clashing()
@@ -123,41 +163,60 @@ def solve_grids(
         return out
     block = grids if len(valid) == len(grids) else grids.take(valid)
     chosen = get_backend(spec.backend)
-    refusal = ""
-    if not chosen.available():
-        hint = f": pip install {chosen.requires}" if chosen.requires else ""
-        refusal = f"backend {chosen.name!r} is not installed{hint}"
-    else:
-        refusal = unsupported(chosen, build_model(block.puzzle(0)))
+    try:
+        refusal = "" if chosen.available() else _missing(chosen)
+        if not refusal:
+            request = admit(chosen, build_model(block.puzzle(0)), limit, timeout, spec.options)
+    except Unsupported as err:
+        refusal = str(err)
     if refusal:
         out.status[valid] = ERROR
         out.messages.update(dict.fromkeys(valid.tolist(), refusal))
         if progress is not None:
             progress(len(valid))
         return out
-    if isolate is None:
-        isolate = timeout is not None and not chosen.stops_itself
-    if chosen.batch and not isolate:
-        answers = chosen.solve_grids(block, limit, timeout, **spec.options)
-    elif chosen.batch and worker is not None:
-        answers = worker.solve_grids(chosen.name, block, limit, timeout, spec.options)
-    else:
-        results = []
-        for puzzle in block.puzzles():
-            start = time.perf_counter()
-            model = build_model(puzzle)
-            build = time.perf_counter() - start
-            result = solve_model(model, spec, limit, timeout, isolate, worker)
-            results.append(dataclasses.replace(result, build_time=result.build_time + build))
-            if progress is not None:
-                progress(1)
-        answers = Answers.from_results(label, results, cells)
-        progress = None  # told already
+    isolated = _isolated(chosen, request, isolate)
+    with contextlib.ExitStack() as stack:
+        if isolated and worker is None:
+            worker = stack.enter_context(Worker())
+        answers = None
+        if chosen.batch and not isolated:
+            answers = chosen.run_grids(block, request.at(time.perf_counter()))
+        elif chosen.batch:
+            assert worker is not None
+            answers = worker.run_grids(chosen.name, block, _prepared(worker, chosen, request))
+        if answers is None:  # one puzzle at a time (or again, after a killed block)
+            answers = _one_by_one(block, spec, limit, timeout, isolated, worker, progress, stop)
+            progress = None  # told already
     if progress is not None:
         progress(len(valid))
     answers.backend = label
     out.put(valid, answers)
     return out
+
+
+def _one_by_one(
+    block: Grids,
+    spec: BackendSpec,
+    limit: int | None,
+    timeout: float | None,
+    isolated: bool,
+    worker: Worker | None,
+    progress: Callable[[int], None] | None,
+    stop: threading.Event | None,
+) -> Answers:
+    """Each puzzle of the block as its own request, as :func:`solve` runs it."""
+    results = []
+    for puzzle in block.puzzles():
+        if stop is not None and stop.is_set():
+            results.append(Result(str(spec), Status.ERROR, message="not run: stopped"))
+            continue
+        start = time.perf_counter()
+        model = build_model(puzzle)
+        results.append(solve_model(model, spec, limit, timeout, isolated, worker, start))
+        if progress is not None:
+            progress(1)
+    return Answers.from_results(str(spec), results, block.geometry.cell_count)
 
 
 def count(

@@ -26,11 +26,11 @@ class CrashBackend(Backend):
     def version(self) -> str:
         return "0"
 
-    def solve(self, model, limit=1, timeout=None, **options) -> Result:
+    def search(self, model, request) -> Result:
         if model.givens[0] == 0:
             os.kill(os.getpid(), signal.SIGSEGV)
         inner = NativeBackend("crash", reference.search, "python")
-        return inner.solve(model, limit, timeout)
+        return inner.search(model, request)
 
 
 class HangBackend(CrashBackend):
@@ -38,11 +38,11 @@ class HangBackend(CrashBackend):
 
     name = "hang"
 
-    def solve(self, model, limit=1, timeout=None, **options) -> Result:
+    def search(self, model, request) -> Result:
         if model.givens[0] == 0:
             while True:
                 time.sleep(1)
-        return super().solve(model, limit, timeout)
+        return super().search(model, request)
 
 
 class SlowBackend(CrashBackend):
@@ -50,17 +50,17 @@ class SlowBackend(CrashBackend):
 
     name = "slow"
 
-    def solve(self, model, limit=1, timeout=None, **options) -> Result:
+    def search(self, model, request) -> Result:
         time.sleep(0.25)
         inner = NativeBackend("slow", reference.search, "python")
-        return inner.solve(model, limit, timeout)
+        return inner.search(model, request)
 
 
 class HangBatchBackend(HangBackend):
     """Takes batches (like the native backends) and hangs on any with a blank first cell."""
 
     name = "hangbatch"
-    batch = True  # the contract's solve_grids: one solve per puzzle, in one request
+    batch = True  # the contract's search_grids: one search per puzzle, in one request
 
 
 class WrongBackend(CrashBackend):
@@ -68,7 +68,7 @@ class WrongBackend(CrashBackend):
 
     name = "wrong"
 
-    def solve(self, model, limit=1, timeout=None, **options) -> Result:
+    def search(self, model, request) -> Result:
         from sudokulab.backends import Status
 
         grid = tuple([1] * len(model.givens))

@@ -280,13 +280,13 @@ def test_a_chunk_is_one_request_to_a_batch_backend(tmp_path, monkeypatch):
     from sudokulab.backends import Worker
 
     sizes = []
-    solve_grids = Worker.solve_grids
+    run_grids = Worker.run_grids
 
     def counted(self, backend, grids, *args, **kwargs):
         sizes.append(len(grids))
-        return solve_grids(self, backend, grids, *args, **kwargs)
+        return run_grids(self, backend, grids, *args, **kwargs)
 
-    monkeypatch.setattr(Worker, "solve_grids", counted)
+    monkeypatch.setattr(Worker, "run_grids", counted)
     grids = Grids.of([p for _, p in shipped("gen-classic-hard")] * 3)
     chunk = Chunk("hard", np.arange(30), grids, 0)
     assert LocalExecutor(1).chunk_size(sudokulab.backends.as_spec("native"), 10_000) == 4096

@@ -114,15 +114,12 @@ def test_unsolvable_two_solutions_invalid_and_limit(spec):
     assert all(is_solution(Puzzle.from_grid([0] * 81), s) for s in empty.solutions)
 
 
-def test_timeout_is_prompt_and_leaves_no_process(spec):
+def test_a_timeout_leaves_no_process(spec):
     before = _children()
-    start = time.perf_counter()
-    # Counting every 16x16 grid cannot finish: each backend must stop at 1 s (the
-    # deadline itself: soon after it, even on a loaded machine).
+    # Counting every 16x16 grid cannot finish: a timeout wherever each backend stops
+    # (tests/test_deadlines.py holds every verdict to the deadline, under load).
     result = solve("." * 256, spec, limit=None, timeout=1.0)
-    elapsed = time.perf_counter() - start
-    assert result.status == "timeout", result
-    assert elapsed < 5.0
+    assert result.status == "timeout" and not result.exact, result
     assert all(is_solution(Puzzle.from_grid([0] * 256), s) for s in result.solutions[:3])
     time.sleep(0.1)
     assert _children() <= before

@@ -29,11 +29,10 @@ def _alive(pid: int) -> bool:
 def test_a_hang_is_killed_at_the_hard_deadline_and_the_worker_recovers():
     with Worker() as worker:
         # No timeout for the backend itself: only the kill can stop this count.
-        start = time.perf_counter()
         result = worker.solve("native-py", EMPTY16, limit=None, hard_timeout=0.5)
         assert result.status == "timeout" and "killed after" in result.message
         assert "(hard deadline 0.5 s)" in result.message
-        assert time.perf_counter() - start < 5.0  # the kill itself: soon, even when loaded
+        assert 0.5 <= result.solve_time < 5.0  # the kill itself: a margin of 10x
         assert worker.pid is None  # the child is gone, not orphaned
         again = worker.solve("native-py", EMPTY16, limit=2)
         assert again.status == "multiple" and again.count == 2
@@ -102,13 +101,12 @@ def test_the_worker_dies_with_its_parent():
 
 def test_a_backend_that_cannot_stop_itself_is_killed_at_the_timeout():
     with Worker() as worker:
-        worker.start()
-        start = time.perf_counter()
         result = worker.solve("constraint", EMPTY16, limit=None, timeout=0.5)
-        elapsed = time.perf_counter() - start
     assert result.status == "timeout"
     assert "(hard deadline 0.5 s)" in result.message  # the timeout, no grace period on top
-    assert 0.5 <= elapsed < 5.0  # the kill itself: not before it, soon after even when loaded
+    # the kill itself, from the request's start (the worker's start-up is outside it):
+    # not before the deadline, and a margin of 10x after it
+    assert 0.5 <= result.time < 5.0
 
 
 def test_a_sudokulab_folder_in_the_current_directory_does_not_shadow_the_worker(

@@ -128,8 +128,8 @@ class _Minimal(Backend):
     def version(self) -> str:
         return "1"
 
-    def solve(self, model, limit=1, timeout=None, **options) -> Result:
-        return get_backend("native-py").solve(model, limit, timeout)
+    def search(self, model, request) -> Result:
+        return get_backend("native-py").search(model, request)
 
 
 def test_the_contract_gives_batch_solve_grids_and_describe_defaults():

@@ -3,8 +3,6 @@ and what it builds."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from sudokulab import Puzzle, build_model, is_solution, parse_puzzle, read_file, solve
@@ -27,9 +25,9 @@ def test_every_solver_solves_counts_and_stops_at_the_deadline(solver, capfd):
     # (CBC takes minutes for all 288: its re-solves grow with the cuts)
     some = solve("12" + "." * 14, "mip", limit=None, solver=solver)
     assert (some.count, some.exact) == (24, True) and len(set(some.solutions)) == 24
-    start = time.perf_counter()
+    # A verdict, not a time: CBC once said "unsolvable" here, stopped by its time limit.
     counted = solve("." * 256, "mip", limit=None, timeout=1.0, solver=solver)
-    assert counted.status == "timeout" and time.perf_counter() - start < 3.0
+    assert counted.status == "timeout" and not counted.exact
     assert all(is_solution(Puzzle.from_grid([0] * 256), s) for s in counted.solutions)
     assert capfd.readouterr().out == ""  # no solver banner on standard output
 

@@ -7,7 +7,6 @@ count, killer cages where the backend takes them, the deadline, a missing packag
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 from helpers import (
@@ -101,11 +100,9 @@ def test_killer_cages_count_like_the_native_engine(spec):
 
 
 def test_a_hard_count_stops_at_the_deadline(spec):
-    start = time.perf_counter()
+    # A verdict (tests/test_deadlines.py holds every backend to it under load).
     result = solve("." * 256, spec, limit=None, timeout=1.0)
-    elapsed = time.perf_counter() - start
-    assert result.status == "timeout" and not result.exact
-    assert elapsed < 3.0  # 1 s asked; a margin for a loaded machine
+    assert result.status == "timeout" and not result.exact and result.time >= 1.0
     assert all(is_solution(Puzzle.from_grid([0] * 256), s) for s in result.solutions[:3])
 
 

@@ -66,9 +66,9 @@ def fake_backends_env() -> dict[str, str]:
     return {**os.environ, "SUDOKULAB_BACKENDS": "fake_backends:SlowBackend", "PYTHONPATH": path}
 
 
-def group_members(pgid: int) -> list[int]:
-    """The live (not zombie) processes of process group ``pgid``."""
-    members = []
+def _processes() -> dict[int, tuple[int, int]]:
+    """Every live (not zombie) process: pid -> (parent pid, process group)."""
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -77,9 +77,29 @@ def group_members(pgid: int) -> list[int]:
         except OSError:  # gone meanwhile
             continue
         fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
+        if fields[0] != "Z":
+            found[int(entry.name)] = (int(fields[1]), int(fields[2]))
+    return found
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid``."""
+    return [pid for pid, (_, group) in _processes().items() if group == pgid]
+
+
+def descendants(pid: int) -> set[int]:
+    """The live processes started by ``pid``, at any depth, whatever their group (solver
+    children have a group of their own)."""
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in _processes().items():
+        children.setdefault(parent, []).append(child)
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
 
 
 def cpu_seconds(pid: int) -> float:
@@ -99,6 +119,7 @@ class Command:
         self.out: list[str] = []
         self.err: list[str] = []
         self.mark: int | None = None  # how many stderr lines had come when SIGINT was sent
+        self.family: set[int] = set()  # the processes it was seen to start
         self._stdin_read, stdin_write = os.pipe()
         self.proc = subprocess.Popen(
             [SCRIPT, *args],
@@ -151,12 +172,25 @@ class Command:
         return lambda: any(re.search(pattern, line) for line in list(lines))
 
     def children(self, count: int) -> Callable[[], bool]:
-        """A readiness test: the group holds ``count`` processes besides the command."""
-        return lambda: len(group_members(self.proc.pid)) > count
+        """A readiness test: the command has started ``count`` processes or more."""
+
+        def ready() -> bool:
+            family = descendants(self.proc.pid)
+            self.family |= family
+            return len(family) >= count
+
+        return ready
+
+    def left(self) -> list[int]:
+        """The processes of the command's group, and those it started, still running."""
+        alive = _processes()
+        family = {pid for pid in self.family if pid in alive}
+        return sorted(family | set(group_members(self.proc.pid)))
 
     def interrupt(self) -> None:
         """Ctrl-C, as a terminal sends it: SIGINT to every process of the group."""
         self.mark = len(self.err)
+        self.family |= descendants(self.proc.pid)
         os.killpg(self.proc.pid, signal.SIGINT)
 
     def finish(self) -> int:
@@ -164,9 +198,9 @@ class Command:
         try:
             status = self.proc.wait(PATIENCE)
             deadline = time.monotonic() + PATIENCE
-            while group_members(self.proc.pid) and time.monotonic() < deadline:
+            while self.left() and time.monotonic() < deadline:
                 time.sleep(0.05)
-            left = group_members(self.proc.pid)
+            left = self.left()
             assert not left, f"processes of the command still running: {left}"
         finally:
             self.close()
@@ -176,9 +210,12 @@ class Command:
 
     def close(self) -> None:
         """Stop whatever is left of the group (after a failure) and the pipes."""
-        if self.proc.poll() is None or group_members(self.proc.pid):
+        if self.proc.poll() is None or self.left():
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
+            for pid in self.left():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
             self.proc.wait()
         os.close(self._stdin_read)
 
@@ -257,7 +294,6 @@ def test_ctrl_c_during_solve_of_a_large_file(tmp_path):
     assert len(command.out) < 500_000
 
 
-@pytest.mark.xfail(strict=True, reason="cpsat SIGINT: fixed on the verdicts branch")
 def test_ctrl_c_during_solve_with_cpsat(tmp_path):
     # OR-Tools catches SIGINT itself unless told not to. The first puzzle's count is
     # printed once it is solved; the count of the empty grid never ends: once the command

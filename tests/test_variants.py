@@ -8,7 +8,7 @@ import pytest
 
 import sudokulab
 from sudokulab.backends import Status, all_backends, get_backend
-from sudokulab.backends.base import check_request
+from sudokulab.backends.base import admit
 from sudokulab.bench.crosscheck import cross_check
 from sudokulab.catalog import load
 from sudokulab.generate import jigsaw_geometry, remove_clues, solved_grid
@@ -97,7 +97,7 @@ def test_a_backend_without_the_sum_kind_refuses_cages():
 
     model = build_model(load("gen-killer").entries[0].puzzle)
     with pytest.raises(ValueError, match="plain does not support sum constraints"):
-        check_request(Plain(), model, 1)
+        admit(Plain(), model)
 
 
 def test_cpsat_keys_its_templates_on_the_cages():

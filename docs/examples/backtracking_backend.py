@@ -7,10 +7,8 @@ Registered with ``SUDOKULAB_BACKENDS=backtracking_backend:Backtracking`` (this f
 from __future__ import annotations
 
 import time
-from typing import Any
 
-from sudokulab.backends import Backend, Result, check_options, status_of
-from sudokulab.backends.base import check_request
+from sudokulab.backends import Backend, Request, Result, status_of
 from sudokulab.models import Model
 
 
@@ -22,6 +20,7 @@ class Backtracking(Backend):
     options = {"reverse": bool}  # try the values from the largest down
     stops_itself = True  # it looks at the clock itself
     requires = ""  # nothing to install
+    checks_signals = True  # pure Python: Ctrl-C reaches it where it runs
 
     def available(self) -> bool:
         """Always: it needs nothing but Python."""
@@ -31,14 +30,14 @@ class Backtracking(Backend):
         """The version of the solver behind the backend."""
         return "1.0"
 
-    def solve(
-        self, model: Model, limit: int | None = 1, timeout: float | None = None, **options: Any
-    ) -> Result:
-        """Find up to ``limit`` solutions within ``timeout`` seconds."""
-        options = check_options(self, options)  # unknown or bad options: ValueError
-        check_request(self, model, limit)  # a kind it does not take: ValueError
+    def search(self, model: Model, request: Request) -> Result:
+        """Find up to ``request.limit`` solutions by ``request.deadline``.
+
+        The request is admitted already: its options converted (``request.options``),
+        the model's constraint kinds checked against ``kinds``.
+        """
+        limit, deadline = request.limit, request.deadline
         start = time.perf_counter()
-        deadline = None if timeout is None else start + timeout
         # The rules come from the model: a cell's peers share an AllDifferent with it.
         peers: list[set[int]] = [set() for _ in model.variables]
         for constraint in model.constraints:
@@ -50,7 +49,7 @@ class Backtracking(Backend):
         nodes = 0
         timed_out = False
 
-        def search(i: int) -> None:
+        def place(i: int) -> None:
             nonlocal nodes, timed_out
             nodes += 1
             if deadline is not None and time.perf_counter() > deadline:
@@ -62,13 +61,13 @@ class Backtracking(Backend):
                 return
             cell = open_cells[i]
             values = model.domains[cell]
-            for value in reversed(values) if options.get("reverse") else values:
+            for value in reversed(values) if request.options.get("reverse") else values:
                 if all(grid[peer] != value for peer in peers[cell]):
                     grid[cell] = value
-                    search(i + 1)
+                    place(i + 1)
             grid[cell] = 0
 
-        search(0)
+        place(0)
         exact = not timed_out and (limit is None or len(found) < limit)
         return Result(
             backend=self.name,

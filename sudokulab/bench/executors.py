@@ -3,12 +3,12 @@
 Each spec runs in worker processes of its own (so one library's memory or threads do not
 distort another's timings), through the shared :class:`~sudokulab.backends.Worker`
 mechanism: a backend that stops itself and declares ``batch`` (the native engine) gets a
-whole chunk per request (:meth:`~sudokulab.backends.Worker.solve_grids`, killed at the sum
-of its timeouts plus a grace); any other gets one puzzle per request, each with a hard
-deadline. A crash or a hang costs the rows it touched (``error`` or ``timeout``), never
-the run. Either way a chunk comes back as one :class:`~sudokulab.backends.result.Answers`.
-:class:`LocalExecutor` drives local worker processes; anything with the same two
-methods can replace it.
+whole chunk per request (:meth:`~sudokulab.backends.Worker.run_grids`, killed at the sum
+of its timeouts plus a grace, then asked again one puzzle at a time); any other gets one
+puzzle per request, each with a hard deadline. A crash or a hang costs the rows it
+touched (``error`` or ``timeout``), never the run. Either way a chunk comes back as one
+:class:`~sudokulab.backends.result.Answers`. :class:`LocalExecutor` drives local worker
+processes; anything with the same two methods can replace it.
 """
 
 from __future__ import annotations
@@ -179,12 +179,16 @@ def solve_chunk(
     stop: threading.Event | None = None,
 ) -> Answers | None:
     """A chunk's answers from ``worker``: in one request when ``whole`` (clashing puzzles
-    are ``invalid`` rows without a request), else one request per puzzle, as
-    :func:`~sudokulab.api.solve` answers it with a hard deadline. None when ``stop`` is
-    set before the chunk is done."""
+    are ``invalid`` rows without a request; a block killed at its hard deadline is asked
+    again one puzzle at a time), else one request per puzzle, as
+    :func:`~sudokulab.api.solve` answers it with a hard deadline. Each row's time is its
+    own request's, from its start (the worker's start-up is no part of it). None when
+    ``stop`` is set before the chunk is done."""
     stopped = (lambda: False) if stop is None else stop.is_set
     if whole:
-        answers = solve_grids(chunk.grids, spec, limit, timeout, isolate=True, worker=worker)
+        answers = solve_grids(
+            chunk.grids, spec, limit, timeout, isolate=True, worker=worker, stop=stop
+        )
     else:
         results = []
         for puzzle in chunk.grids.puzzles():
