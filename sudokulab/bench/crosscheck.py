@@ -144,7 +144,8 @@ def cross_check(
         workers = {
             str(s): stack.enter_context(Worker())
             for s in specs
-            if not get_backend(s.backend).stops_itself
+            if not get_backend(s.backend).stops_itself_with(s.options)
+            or not get_backend(s.backend).in_process_with(s.options)
         }
         start = 0
         for block in blocks_of(entries):

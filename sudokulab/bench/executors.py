@@ -146,10 +146,10 @@ class LocalExecutor:
 
 
 def batches(spec: BackendSpec) -> bool:
-    """Whether the spec's backend takes chunks whole: it stops itself and declares
-    ``batch``."""
+    """Whether the spec's backend takes chunks whole: it stops itself (with the spec's
+    options) and declares ``batch``."""
     backend = get_backend(spec.backend)
-    return backend.batch and backend.stops_itself and backend.available()
+    return backend.batch and backend.stops_itself_with(spec.options) and backend.available()
 
 
 def _drive(spec, worker, whole, todo, done, stop, limit, timeout) -> None:

@@ -514,6 +514,16 @@ def cmd_backends(args: argparse.Namespace) -> int:
         print(f"{name:<12} {'available' if ok else 'missing':<10} {version}")
         options = ", ".join(f"{k}={kind_name(v)}" for k, v in backend.options.items())
         stops = "own time limit" if backend.stops_itself else "killed at the deadline"
+        killed = [
+            f"{key}={value}"
+            for key, kind in backend.options.items()
+            if isinstance(kind, tuple)
+            for value in kind
+            if not backend.stops_itself_with({key: value})
+            or not backend.in_process_with({key: value})
+        ]
+        if backend.stops_itself and killed:
+            stops += f" (with {', '.join(killed)}: in a worker process, killed at the deadline)"
         print(f"{'':<12} accepts {', '.join(sorted(backend.kinds))}; timeout: {stops}")
         if options:
             print(f"{'':<12} options: {options}")
