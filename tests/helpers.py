@@ -1,9 +1,14 @@
-"""Puzzle makers shared by the tests; independent of the engine under test."""
+"""Puzzle makers and small fixtures' bodies shared by the tests; independent of the engine
+under test."""
 
 from __future__ import annotations
 
+import argparse
+import os
 import random
+from collections.abc import Iterator
 from itertools import product
+from pathlib import Path
 
 from sudokulab import is_solution, solve
 from sudokulab.models import geometry
@@ -97,3 +102,29 @@ def same_as_native(puzzle, spec: str, limit: int | None = 2):
     if mine.exact:  # the whole set of solutions: the same grids
         assert set(mine.solutions) == set(native.solutions)
     return mine
+
+
+def fake_backends(monkeypatch, *names: str) -> Iterator[None]:
+    """Register the misbehaving backends of ``fake_backends.py`` (by class name) here and
+    in the worker processes the test starts; a fixture's body (``yield from``)."""
+    from sudokulab.backends import registry
+
+    tests = str(Path(__file__).resolve().parent)
+    monkeypatch.setenv("SUDOKULAB_BACKENDS", ",".join(f"fake_backends:{n}" for n in names))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [tests, os.environ.get("PYTHONPATH")]))
+    )
+    monkeypatch.syspath_prepend(tests)
+    registry._create.cache_clear()
+    yield
+    registry._create.cache_clear()
+
+
+def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The parser and, after it, every subcommand's parser, at any depth."""
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found += parsers(sub)
+    return found

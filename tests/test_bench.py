@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import fake_backends
 
 from sudokulab.backends import as_spec
-from sudokulab.backends import registry as registry_module
 from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
 from sudokulab.bench.store import Store
 from sudokulab.models import parse_puzzle, read_file
@@ -37,17 +37,9 @@ def load(name, plan):
 @pytest.fixture
 def fakes(monkeypatch):
     """Register the misbehaving backends here and in worker processes."""
-    names = (
-        "fake_backends:CrashBackend,fake_backends:HangBackend,fake_backends:SlowBackend,"
-        "fake_backends:HangBatchBackend"
+    yield from fake_backends(
+        monkeypatch, "CrashBackend", "HangBackend", "SlowBackend", "HangBatchBackend"
     )
-    monkeypatch.setenv("SUDOKULAB_BACKENDS", names)
-    path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
-    monkeypatch.setenv("PYTHONPATH", path)
-    monkeypatch.syspath_prepend(str(TESTS))
-    registry_module._create.cache_clear()
-    yield
-    registry_module._create.cache_clear()
 
 
 def test_a_run_stores_every_row_with_machine_and_agreement(tmp_path):

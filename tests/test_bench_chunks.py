@@ -13,15 +13,14 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import fake_backends
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sudokulab
-from sudokulab.backends import registry as registry_module
 from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
 from sudokulab.bench.crosscheck import agreement_flags
 from sudokulab.bench.plan import Chunk, as_blocks, read_set
@@ -33,7 +32,6 @@ from sudokulab.cli import main
 from sudokulab.models import format_line, is_solution, parse_puzzle
 from sudokulab.models.grids import Grids
 
-TESTS = Path(__file__).resolve().parent
 CLASH = "55" + "." * 79
 #: What may differ between two runs of the same bench: the clock and the run.
 TIMES = ["time", "build_time", "solve_time", "run_id", "worker"]
@@ -43,13 +41,7 @@ KEY = ["set", "idx", "backend", "repeat"]
 @pytest.fixture
 def fakes(monkeypatch):
     """Register the misbehaving backends here and in child processes."""
-    monkeypatch.setenv("SUDOKULAB_BACKENDS", "fake_backends:SlowBackend")
-    path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
-    monkeypatch.setenv("PYTHONPATH", path)
-    monkeypatch.syspath_prepend(str(TESTS))
-    registry_module._create.cache_clear()
-    yield
-    registry_module._create.cache_clear()
+    yield from fake_backends(monkeypatch, "SlowBackend")
 
 
 def shipped(name: str) -> list[tuple[int, sudokulab.Puzzle]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import fake_backends
 
 from sudokulab.bench.store import Store
 from sudokulab.catalog import entries
@@ -122,19 +123,7 @@ UNSOLVABLE = "12345678." + "........9" + "." * 63
 @pytest.fixture
 def fakes(monkeypatch):
     """The misbehaving backends, here and in worker processes."""
-    import os
-    from pathlib import Path
-
-    from sudokulab.backends import registry
-
-    tests = Path(__file__).resolve().parent
-    monkeypatch.setenv("SUDOKULAB_BACKENDS", "fake_backends:WrongBackend")
-    path = os.pathsep.join(filter(None, [str(tests), os.environ.get("PYTHONPATH")]))
-    monkeypatch.setenv("PYTHONPATH", path)
-    monkeypatch.syspath_prepend(str(tests))
-    registry._create.cache_clear()
-    yield
-    registry._create.cache_clear()
+    yield from fake_backends(monkeypatch, "WrongBackend")
 
 
 def bench_file(tmp_path, lines, *more, name="puzzles.txt", backends="native"):

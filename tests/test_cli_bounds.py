@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import parsers
 
 import sudokulab.cli.solve as solve_command
 from sudokulab.backends import parse_spec
@@ -45,27 +46,18 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 # --- numbers ------------------------------------------------------------------------------
 
 
-def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
-    found = [parser]
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found += _parsers(sub)
-    return found
-
-
 def _numeric_options() -> list[tuple[str, str, Number]]:
     """(command, option, type) of every option whose type is the one numeric type."""
     return [
         (parser.prog, action.option_strings[0], action.type)
-        for parser in _parsers(build_parser())
+        for parser in parsers(build_parser())
         for action in parser._actions
         if isinstance(action.type, Number) and action.option_strings
     ]
 
 
 def test_no_option_takes_a_bare_int_or_float():
-    for parser in _parsers(build_parser()):
+    for parser in parsers(build_parser()):
         for action in parser._actions:
             assert action.type not in (int, float), (parser.prog, action.dest)
 

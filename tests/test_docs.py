@@ -22,6 +22,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import parsers
 
 import sudokulab
 from sudokulab.cli import build_parser, reference
@@ -128,16 +129,6 @@ def test_docstring_examples(name):
 # --- the CLI reference -------------------------------------------------------------------
 
 
-def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
-    """The parser and, after it, every subcommand's parser, at any depth."""
-    found = [parser]
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found += _parsers(sub)
-    return found
-
-
 def _rows(section: str) -> list[tuple[str, str]]:
     """(first cell, second cell) of every table row of a section ('\\|' is not a border)."""
     rows = []
@@ -153,7 +144,7 @@ def missing_entries(parser: argparse.ArgumentParser, text: str) -> list[str]:
     ``parser`` and its subcommands that has no entry with a help text in its command's
     section. Read from argparse itself, not from the generator."""
     missing = []
-    for command in _parsers(parser):
+    for command in parsers(parser):
         heading = f"## {command.prog} {{#"
         if heading not in text:
             missing.append(f"{command.prog}: no section")
