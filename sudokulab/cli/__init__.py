@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 # The command line does no linear algebra: one BLAS thread spares the start-up of a
-# thread per core when numpy is imported (about 40 ms on two cores). A user's setting wins.
+# thread per core when numpy is imported. A user's setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 #: The exit status after Ctrl-C (``common.EXIT_INTERRUPTED``, not imported: see main).
