@@ -39,6 +39,7 @@ _FAST, _NEUTRAL, _SLOW = 1, 0, 2
 _AFTER = np.zeros(256, dtype=bool)
 _AFTER[[9, 32, 35]] = True
 _FAST_CELLS = frozenset(n * n for n in SIZES) - {16}
+_MARKS_CELLS = frozenset(n**3 for n in SIZES) - {64}  # 64: an 8x8 puzzle (or 4x4 marks)
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,10 +96,12 @@ def blocks_of(entries: Iterable[Entry]) -> Iterator[Block]:
 
 
 def _same_block(a: Entry, b: Entry) -> bool:
+    # pencil-mark puzzles go apart from plain ones: a backend may refuse only those
     return (
         a.source == b.source
         and a.puzzle.geometry == b.puzzle.geometry
         and a.puzzle.cages == b.puzzle.cages
+        and (a.puzzle.candidates is None) == (b.puzzle.candidates is None)
     )
 
 
@@ -194,8 +197,8 @@ def _read_stream(
                         pending_line = line + i
                     pending.append(lines[i])
         line += len(lines)
-        if pending:  # only the lines after the last blank one may go on in the next chunk
-            blank = max((j for j, x in enumerate(pending) if not x.strip()), default=-1)
+        if pending:  # only the lines after the last blank or whole one may go on
+            blank = max((j for j, x in enumerate(pending) if _ends_run(x, size)), default=-1)
             if blank >= 0:
                 yield from _text(b"".join(pending[: blank + 1]), source, size, pending_line)
                 pending_line += blank + 1
@@ -259,15 +262,31 @@ def _fast_lines(
     return kinds, width, values
 
 
+def _head_length(text: bytes) -> int:
+    """The length of a line's head: up to its first TAB, space, ``#``, ``:`` or line end."""
+    cut = len(text)
+    for stop in (b"\t", b" ", b"#", b":", b"\r", b"\n"):
+        at = text.find(stop)
+        if 0 <= at < cut:
+            cut = at
+    return cut
+
+
+def _ends_run(text: bytes, size: int | None) -> bool:
+    """Whether nothing after this line can belong to a puzzle before it: a blank line, or
+    a whole puzzle's pencil marks (n*n*n characters; so a file of them is read in
+    chunks, not held whole)."""
+    if not text.strip():
+        return True
+    cut = _head_length(text)
+    return cut in _MARKS_CELLS if size is None else cut == size**3
+
+
 def _width(lines: list[bytes], size: int | None) -> int:
     """The cell count of this chunk's fast lines: that of its first line that may read
     fast, among its first lines."""
     for text in lines[:64]:
-        cut = len(text)
-        for stop in (b"\t", b" ", b"#", b":", b"\r", b"\n"):
-            at = text.find(stop)
-            if 0 <= at < cut:
-                cut = at
+        cut = _head_length(text)
         if cut in _FAST_CELLS and (size is None or cut == size * size):
             return cut
     return 0
