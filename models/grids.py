@@ -115,6 +115,12 @@ class Grids:
         """Grid size n (values 1..n)."""
         return self.geometry.size
 
+    @property
+    def shape(self) -> tuple[Geometry, tuple[Cage, ...], bool]:
+        """What puzzles must share to join one block: geometry, cages, and whether they
+        carry pencil marks."""
+        return self.geometry, self.cages, self.candidates is not None
+
     def puzzle(self, i: int) -> Puzzle:
         """Puzzle ``i`` as a :class:`Puzzle`."""
         marks = None if self.candidates is None else tuple(self.candidates[i].tolist())
