@@ -30,6 +30,13 @@ Reading rules, applied the same way to every text:
   number of solutions, kept as :attr:`Entry.count`, and a complete grid of the same size,
   kept as :attr:`Entry.solution` (an empty solution field is none). Free text or a
   comment may follow the fields.
+- Pencil marks (Sukaku): a whole line of n*n*n characters (729 for 9x9; with text after
+  it as for a puzzle) holds n per cell, v's symbol where v is a candidate and a blank
+  where not (tdoku's form); 64 characters is an 8x8 puzzle unless ``size=4``. In a grid,
+  a row of n whitespace-separated cells, one of several characters, that is not a row
+  of numbers up to n is a row of candidates run together in ascending order (``1679``),
+  and makes its whole grid one of candidates. A cell with one candidate is a given; a
+  cell with none (all blanks, or a blank cell in a grid of candidates) is an error.
 - Clashing givens are not a parse error (see :meth:`Puzzle.clashes`).
 - A text starting with ``{`` or ``[`` (and any ``.json`` or ``.jsonl`` file) holds puzzle
   documents (:mod:`sudokulab.models.documents`): variants, regions and cages.
@@ -57,6 +64,7 @@ from .puzzle import Grid, Puzzle, marks_line, single, symbol
 
 _COUNTS = frozenset(SIZES) | {n * n for n in SIZES}
 _SQUARES = {n * n: n for n in SIZES}  # cells of a whole puzzle: its size
+_ROW_SIZES = frozenset(SIZES)
 #: Characters of a pencil-mark line (n per cell) and its size; 64 is an 8x8 puzzle's
 #: cells, so a 64-character line is pencil marks only with ``size=4``.
 _CUBES = {n**3: n for n in SIZES if n**3 not in _SQUARES}
@@ -95,9 +103,10 @@ def _cells(s: str) -> tuple[Sequence[str], list[int] | None, list[int] | None]:
     if not _SPACE_OR_BAR.search(s):
         return s, None, None  # the common case, kept fast: one character per cell
     words = [(m.group(), m.start() + 1) for m in _TOKEN.finditer(s) if m.group().strip("|+")]
-    marks = _marks_row([w for w, _ in words])
-    if marks is not None:
-        return [w for w, _ in words], [c for _, c in words], marks
+    if len(words) in _ROW_SIZES:  # (cheap first: most rows are not pencil marks)
+        marks = _marks_row([w for w, _ in words])
+        if marks is not None:
+            return [w for w, _ in words], [c for _, c in words], marks
     numbers = all(len(w) == 1 or (_NUMBER.fullmatch(w) and int(w) <= MAX_VALUE) for w, _ in words)
     # "12 34" may be a row in box groups: read numbers unless only the characters fit
     if numbers and (len(words) in _COUNTS or sum(len(w) for w, _ in words) not in _COUNTS):
@@ -126,14 +135,14 @@ def _mask(token: str, n: int) -> int | None:
 
 
 def _marks_row(words: list[str]) -> list[int] | None:
-    """The masks of a row of n pencil-mark cells (n a size), else None.
+    """The masks of a row of pencil-mark cells (as many as a size's rows), else None.
 
     Such a row has a cell of several characters and is not a row of numbers up to n
     (``12 3 4 ...`` of a 16x16 grid); its cells are values in ascending order
     (``1679``) or a blank (a cell with no candidate: an error where the grid is read).
     """
     n = len(words)
-    if n not in SIZES or all(len(w) == 1 for w in words):
+    if all(len(w) == 1 for w in words):
         return None
     if all(len(w) == 1 or (_NUMBER.fullmatch(w) and int(w) <= n) for w in words):
         return None

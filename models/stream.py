@@ -11,7 +11,10 @@ first n*n characters are values or blanks, followed by nothing, a TAB, a space o
 (the common line; a 16-character line is never read this way, since it may be a row of
 a 16x16 grid). Every other run of lines (grids, ``:`` fields, anything unusual) goes to
 :func:`~.formats.read_text` as one text, so it means exactly what it means there.
-CSV and JSON files are read whole by :func:`~.formats.read_file`.
+CSV and JSON files are read whole by :func:`~.formats.read_file`. Pencil-mark lines
+(n*n*n characters) go to :func:`~.formats.read_text` too, a chunk at a time (such a
+line is a whole puzzle: nothing after it continues one before it), and their puzzles
+form blocks of their own, apart from plain ones.
 """
 
 from __future__ import annotations
