@@ -77,18 +77,22 @@ class Grids:
 
     @classmethod
     def of(cls, puzzles: Sequence[Puzzle]) -> Grids:
-        """The puzzles as one block; ValueError unless they share a geometry and cages."""
+        """The puzzles as one block; ValueError unless they share a geometry and cages, and
+        all have pencil marks or none has (a backend may refuse only the ones that have)."""
         if not puzzles:
             raise ValueError("no puzzles to put in a block")
         first = puzzles[0]
+        marked = first.candidates is not None
         for i, puzzle in enumerate(puzzles):
             if puzzle.geometry != first.geometry or puzzle.cages != first.cages:
                 raise ValueError(f"puzzle {i} has another shape than puzzle 0")
+            if (puzzle.candidates is not None) != marked:
+                raise ValueError(f"puzzle {i} has pencil marks and puzzle 0 not, or the reverse")
         cells = first.geometry.cell_count
         givens = np.array([p.givens for p in puzzles], dtype=np.uint8).reshape(-1, cells)
         masks = None
-        if any(p.candidates is not None for p in puzzles):  # the plain ones' masks filled in
-            masks = np.array([_masks(p) for p in puzzles], dtype=np.uint32).reshape(-1, cells)
+        if marked:
+            masks = np.array([p.candidates for p in puzzles], dtype=np.uint32).reshape(-1, cells)
         return cls(first.geometry, givens, first.cages, masks)
 
     @classmethod
@@ -174,14 +178,6 @@ class Grids:
             distinct = part.sum(axis=1, dtype=np.int64) == np.bitwise_or.reduce(part, axis=1)
             ok &= distinct & (values.sum(axis=1) == cage.total)
         return ok
-
-
-def _masks(puzzle: Puzzle) -> tuple[int, ...]:
-    """A puzzle's candidate masks: its pencil marks, else its givens' bits and full masks."""
-    if puzzle.candidates is not None:
-        return puzzle.candidates
-    full = (1 << puzzle.size) - 1
-    return tuple(1 << (v - 1) if v else full for v in puzzle.givens)
 
 
 def _bits(grids: np.ndarray) -> np.ndarray:

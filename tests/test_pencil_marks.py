@@ -260,6 +260,8 @@ def test_the_bulk_verifier_checks_the_marks(two):
     ok = grids.verify(np.array([first, second], dtype=np.uint8))
     assert ok.tolist() == [False, True]
     assert not is_solution(grids.puzzle(0), first) and is_solution(grids.puzzle(0), second)
+    with pytest.raises(ValueError, match="pencil marks"):  # one block, one kind
+        Grids.of([puzzle, grids.puzzle(0)])
 
 
 # --- every backend -------------------------------------------------------------------------
