@@ -348,3 +348,20 @@ def test_the_command_line_solves_marks_and_says_why_native_does_not(capsys, two)
     assert main(["explain", line]) == 2
     _, err = capsys.readouterr()
     assert err.strip().endswith("the engine's trace does not take pencil-mark puzzles yet")
+
+
+def test_the_bench_skips_native_and_stores_the_marks(tmp_path, capsys, two):
+    import sqlite3
+
+    puzzle, first, second, cell = two
+    marks = narrowed(puzzle, cell, first[cell])
+    path = tmp_path / "marks.txt"
+    path.write_text(f"{format_line(marks)}\n" * 3)
+    out = tmp_path / "out"
+    args = ["bench", str(path), "--backends", "native,dlx", "--out", str(out), "--no-plots"]
+    assert main(args) == 0
+    _, err = capsys.readouterr()
+    assert f"skipped {path} x native: native does not take pencil-mark puzzles yet" in err
+    with sqlite3.connect(out / "results.sqlite") as db:
+        texts = [row[0] for row in db.execute("select puzzle from puzzles")]
+    assert [read_text(t)[0].puzzle for t in texts] == [marks] * 3
