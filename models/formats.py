@@ -471,7 +471,7 @@ def _read_lines(
         else:
             fail(_count_error(cells, source, _options(None)))
             continue
-        if k == n**3 and not block_rows:  # pencil marks on one line
+        if k == n**3:  # pencil marks on one line
             err = _whole_error(cells, n, source)
             if err is not None:
                 fail(err)
@@ -511,8 +511,7 @@ def _grid_puzzle(rows: list[_Cells], n: int, source: str) -> Puzzle:
     for r, row in enumerate(rows):
         row_masks = row.marks
         if row_masks is None:
-            tokens = [row.tokens[i] for i in range(len(row.values))]
-            row_masks = [_mask(t, n) for t in tokens]  # type: ignore[misc]
+            row_masks = [_mask(token, n) for token in row.tokens]  # type: ignore[misc]
         for i, mask in enumerate(row_masks):
             if mask is None:  # a cell of several characters that is not candidates
                 message = f"{row.tokens[i]!r} is not candidates of a {n}x{n} puzzle"
