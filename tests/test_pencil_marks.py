@@ -48,6 +48,7 @@ SPECS = [
     "dlx",
     "constraint",
     "constraint:forwardcheck=false",
+    "constraint:solver=optimized",
 ]
 
 
