@@ -25,6 +25,7 @@ from sudokulab.models import (
     format_line,
     geometry,
     read_text,
+    stream,
 )
 from sudokulab.models.documents import dumps
 from sudokulab.models.grids import Grids
@@ -253,6 +254,41 @@ def test_a_file_streams_in_blocks_with_marks_and_errors_in_place(tmp_path, two):
     assert (answers.status_names() == "solved").all()
     assert blocks[0].grids.verify(answers.solution).all()
     assert (answers.solution == np.array(second, dtype=np.uint8)).all()
+
+
+@pytest.mark.parametrize("chunk_bytes", [1 << 20, 3000])
+def test_the_fast_path_reads_marks_as_read_text_does(tmp_path, monkeypatch, two, chunk_bytes):
+    puzzle, first, second, cell = two
+    good = format_line(narrowed(puzzle, cell, first[cell]))
+    plain = format_line(narrowed(puzzle, 0))  # narrows nothing: the plain puzzle
+    empty = good[:99] + "." * 9 + good[108:]  # r2c3 without a candidate
+    wrong = good[:5] + "9" + good[6:]  # the place of r1c1's 6
+    counted = good + ":1:" + "".join(map(str, second))
+    lines = [good, good + "  # a comment, with a comma", plain, empty, TWO, wrong, good, counted]
+    path = tmp_path / "mixed.txt"
+    path.write_text("\n".join(lines) + "\n")
+    slow: list[int] = []  # the lines read_text is given: not the plain pencil-mark ones
+
+    def read_text_spy(text, source, size, errors, first_line):
+        slow.extend(range(first_line, first_line + text.count("\n")))
+        return read_text(text, source, size, errors, first_line)
+
+    monkeypatch.setattr(stream, "read_text", read_text_spy)
+    items = list(read_blocks(path, chunk_bytes=chunk_bytes))
+    monkeypatch.undo()
+    assert slow == [3, 4, 5, 6, 8]
+    blocks = [b for b in items if isinstance(b, Block)]
+    got = [(e.line, e.puzzle, e.count) for b in blocks for e in b.entries()]
+    errors: list[ParseError] = []
+    want = [(e.line, e.puzzle, e.count) for e in read_text(path.read_text(), errors=errors)]
+    assert got == want
+    assert [line for line, _, _ in got] == [1, 2, 3, 5, 7, 8]
+    found = [(e.line, e.column, e.message) for e in items if isinstance(e, ParseError)]
+    assert found == [(e.line, e.column, e.message) for e in errors]
+    assert [where[:2] for where in found] == [(4, 100), (6, 6)]
+    for block in blocks:  # a block is all pencil marks or all plain
+        marked = [p.candidates is not None for p in block.grids.puzzles()]
+        assert marked == [block.grids.candidates is not None] * len(block)
 
 
 def test_the_bulk_verifier_checks_the_marks(two):
