@@ -140,8 +140,7 @@ def admit(
 ) -> Request:
     """The request, checked once: ValueError naming a bad option, limit or timeout, and
     :class:`Unsupported` for a constraint kind (or pencil marks) the backend does not
-    take. ``start``
-    (default: now) is when the request began."""
+    take. ``start`` (default: now) is when the request began."""
     if start is None:
         start = time.perf_counter()
     checked = check_options(backend, dict(options or {}))
