@@ -139,8 +139,8 @@ def admit(
     start: float | None = None,
 ) -> Request:
     """The request, checked once: ValueError naming a bad option, limit or timeout, and
-    :class:`Unsupported` for a constraint kind the backend does not take. ``start``
-    (default: now) is when the request began."""
+    :class:`Unsupported` for a constraint kind (or pencil marks) the backend does not
+    take. ``start`` (default: now) is when the request began."""
     if start is None:
         start = time.perf_counter()
     checked = check_options(backend, dict(options or {}))
@@ -179,6 +179,9 @@ class Backend(Protocol):
     requires: str  # the pip package that provides the solver ("" when none is needed)
     batch: bool = False
     checks_signals: bool = False
+    #: Whether the backend solves a pencil-mark puzzle (domains narrowed beyond the
+    #: givens, :attr:`Model.narrowed`) with its candidates; one that does not refuses it.
+    pencil_marks: bool = True
 
     def available(self) -> bool:
         """True when the backend can run here (its package is installed); cheap to call."""
@@ -379,7 +382,10 @@ def count_by_blocking(
 
 
 def unsupported(backend: Backend, model: Model) -> str:
-    """Why the backend cannot take the model's constraint kinds ("" when it can)."""
+    """Why the backend cannot take the model's constraint kinds or its pencil marks ("" when
+    it can)."""
+    if model.narrowed and not getattr(backend, "pencil_marks", True):
+        return f"{backend.name} does not take pencil-mark puzzles yet (narrowed candidates)"
     unknown = model.kinds - backend.kinds
     if not unknown:
         return ""

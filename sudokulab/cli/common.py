@@ -112,7 +112,9 @@ def add_size_option(p: argparse.ArgumentParser, default: int | None = None, help
         type=size,
         choices=SIZES,
         default=default,
-        help=help or "grid size, when the text alone is ambiguous (a 16-cell line)",
+        help=help
+        or "grid size, when the text alone is ambiguous (a 16-cell line; a 64-character line "
+        "is an 8x8 puzzle unless --size 4 makes it 4x4 pencil marks)",
     )
 
 

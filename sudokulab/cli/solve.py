@@ -92,8 +92,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "solve",
         help="solve puzzles given as text, files, set names or stdin",
         description="Solve puzzles. Each PUZZLE is a puzzle text, a file (one or many "
-        "puzzles: lines, grids, CSV, or puzzle documents: .json, .jsonl), a catalog set "
-        "name, or - for standard input; with none, stdin is read.",
+        "puzzles: lines, grids, pencil marks, CSV, or puzzle documents: .json, .jsonl), a "
+        "catalog set name, or - for standard input; with none, stdin is read.",
         epilog=SOLVE_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
