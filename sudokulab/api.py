@@ -8,15 +8,15 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend
 from .backends.base import Backend, Request, Unsupported, admit, check_limit, check_timeout
 from .backends.result import ERROR, INVALID, Answers
 from .models import Model, Puzzle, build_model, parse_puzzle
-from .models.grids import Grids
+
+if TYPE_CHECKING:  # numpy: imported by the block path alone (solve FILE, the bench)
+    from .models.grids import Grids
 
 
 def as_puzzle(puzzle: Puzzle | str) -> Puzzle:
@@ -147,6 +147,8 @@ def solve_grids(
     ``k`` more rows are done; once ``stop`` is set, puzzles not yet run are ``error``
     rows saying so.
     """
+    import numpy as np
+
     spec = as_spec(backend, **options)
     check_limit(limit)
     check_timeout(timeout)
