@@ -13,10 +13,19 @@ import sys
 
 import pytest
 
-from sudokulab.cli import build_parser
-from sudokulab.cli.main import GROUPS
 from sudokulab.models import is_solution, parse_puzzle
 
+#: Every command, by group (``sudokulab.cli.main.GROUPS``, imported by the tests alone:
+#: importing the submodule at collection would shadow the ``sudokulab.cli.main`` function
+#: that other test modules import).
+COMMANDS = {
+    "solve": ("solve", "check", "backends"),
+    "bench": ("bench", "report"),
+    "data": ("sets", "data"),
+    "classroom": ("explain", "model"),
+    "rate": ("rate",),
+    "generate": ("generate",),
+}
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 
 #: What a command may load only where it is used: the dataframes, the plots, the bench's
@@ -94,6 +103,8 @@ def test_solving_one_puzzle_loads_the_engine_and_the_front_end_alone(tmp_path):
     )
     assert ("numpy" in modules) == ("numpy" in engine)
     assert "sudokulab.models.stream" not in modules
+    # a puzzle text is not a word, so it names no set: the catalog is not read
+    assert "sudokulab.catalog" not in modules and "sudokulab.backends.isolation" not in modules
     assert "sudokulab.models.grids" not in modules or "sudokulab.models.grids" in engine
 
 
@@ -105,12 +116,12 @@ def test_a_file_of_puzzles_goes_the_block_way(tmp_path):
     assert not packages(modules) & LIBRARIES
 
 
-@pytest.mark.parametrize("name", [name for names in GROUPS.values() for name in names])
+@pytest.mark.parametrize("name", [name for names in COMMANDS.values() for name in names])
 def test_a_commands_help_loads_its_group_alone_and_no_solver_package(tmp_path, name):
     modules, out = command(name, "--help", cwd=tmp_path)
     assert out.startswith(f"usage: sudokulab {name}")
-    group = next(g for g, names in GROUPS.items() if name in names)
-    others = {f"sudokulab.cli.{g}" for g in GROUPS if g != group}
+    group = next(g for g, names in COMMANDS.items() if name in names)
+    others = {f"sudokulab.cli.{g}" for g in COMMANDS if g != group}
     assert f"sudokulab.cli.{group}" in modules and not modules & others
     assert not packages(modules) & LIBRARIES
     assert not modules & OTHER_BACKENDS
@@ -118,7 +129,7 @@ def test_a_commands_help_loads_its_group_alone_and_no_solver_package(tmp_path, n
 
 def test_the_programs_help_lists_every_command_without_a_solver_package(tmp_path):
     modules, out = command("--help", cwd=tmp_path)
-    for name in (name for names in GROUPS.values() for name in names):
+    for name in (name for names in COMMANDS.values() for name in names):
         assert f"    {name} " in out
     assert not packages(modules) & LIBRARIES
     assert not modules & OTHER_BACKENDS
@@ -126,6 +137,9 @@ def test_the_programs_help_lists_every_command_without_a_solver_package(tmp_path
 
 def test_the_groups_table_names_the_commands_each_group_adds():
     # main imports a command's group alone by this table: it must say what each adds.
+    from sudokulab.cli.main import GROUPS
+
+    assert GROUPS == COMMANDS
     for group, names in GROUPS.items():
         commands = argparse.ArgumentParser().add_subparsers()
         importlib.import_module(f"sudokulab.cli.{group}").add_commands(commands)
@@ -133,6 +147,8 @@ def test_the_groups_table_names_the_commands_each_group_adds():
 
 
 def test_a_command_built_alone_is_the_command_of_the_whole_parser():
+    from sudokulab.cli.main import GROUPS, build_parser
+
     whole = command_parsers(build_parser())
     assert list(whole) == [name for names in GROUPS.values() for name in names]
     for name, parser in whole.items():
@@ -146,3 +162,12 @@ def command_parsers(parser: argparse.ArgumentParser) -> dict[str, argparse.Argum
     """The program's commands by name (the subparsers action's choices)."""
     (action,) = [a for a in parser._actions if a.dest == "command"]
     return dict(action.choices)
+
+
+def test_every_set_name_is_a_word():
+    # what lets a puzzle text skip the catalog (sudokulab.cli.common._is_set)
+    from sudokulab.catalog import catalog
+    from sudokulab.cli.common import _is_set, _looks_like_name
+
+    assert catalog() and all(_looks_like_name(name) for name in catalog())
+    assert _is_set("top95") and not _is_set(PUZZLE) and not _is_set("nosuchset")

@@ -12,9 +12,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import SetNotFound, catalog, load, locate, unknown_set
 from ..models import SIZES, Entry, ParseError, read_text
-from ..models.variants import read_regions, with_variant
 
 if TYPE_CHECKING:  # blocks are numpy arrays: imported when puzzles are read
     from ..models.stream import Block
@@ -202,7 +200,7 @@ def argument_puzzles(args: argparse.Namespace) -> list[Entry | ParseError] | Non
     Nothing here needs numpy: a command given a puzzle or two answers without it.
     """
     if not args.puzzles or any(
-        arg == "-" or os.path.exists(arg) or arg in catalog() for arg in args.puzzles
+        arg == "-" or os.path.exists(arg) or _is_set(arg) for arg in args.puzzles
     ):
         return None
     variant, regions = getattr(args, "variant", None), getattr(args, "regions", None)
@@ -228,7 +226,9 @@ def _resolve(
     for number, arg in enumerate(inputs, 1):
         if arg == "-" or os.path.exists(arg):
             out.append(arg)
-        elif arg in catalog():
+        elif _is_set(arg):
+            from ..catalog import SetNotFound, catalog, load, locate
+
             try:
                 if catalog()[arg].solutions:  # known solutions come from a second file
                     out.append(list(load(arg, extra_dirs=data_dirs).entries))
@@ -243,9 +243,21 @@ def _resolve(
                 if _looks_like_path(arg):
                     raise UsageError(f"{arg}: no such file") from None
                 if _looks_like_name(arg):
+                    from ..catalog import unknown_set
+
                     raise UsageError(str(unknown_set(arg))) from None
             out.append([*errors, *entries])
     return out
+
+
+def _is_set(arg: str) -> bool:
+    """Whether ``arg`` names a catalog set (every name is a word: a puzzle text never is,
+    and reading it needs no catalog)."""
+    if not _looks_like_name(arg):
+        return False
+    from ..catalog import catalog
+
+    return arg in catalog()
 
 
 def _looks_like_path(arg: str) -> bool:
@@ -262,6 +274,8 @@ def _apply_variants(entries: list[Entry], variant: str | None, regions_file: str
     """The entries with ``--variant`` and ``--regions`` applied; ParseError when they do not fit."""
     if not variant and not regions_file:
         return entries
+    from ..models.variants import read_regions, with_variant
+
     names = [n.strip() for n in (variant or "").split(",") if n.strip()]
     regions = None
     if regions_file:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import itertools
 import os
 import sys
@@ -16,7 +17,6 @@ from ..backends import (
     PRESETS,
     BackendSpec,
     Result,
-    Worker,
     all_backends,
     as_spec,
     get_backend,
@@ -53,6 +53,7 @@ from .common import (
 if TYPE_CHECKING:  # blocks are numpy arrays: numpy is imported when a block is read
     import numpy as np
 
+    from ..backends.isolation import Worker
     from ..models.stream import Block
 
 SOLVE_EXAMPLES = """\
@@ -229,7 +230,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     limit = args.limit if args.count else 2 if args.unique else 1
     few = argument_puzzles(args)
-    with Worker() as worker:  # started only if the backend needs isolating
+    with contextlib.ExitStack() as stack:
+        worker = None
+        if _may_isolate(spec):  # the worker process starts only if a puzzle needs it
+            from ..backends.isolation import Worker
+
+            worker = stack.enter_context(Worker())
         if few is not None and len(few) <= FEW:
             printer = _Printer(args, sum(isinstance(item, Entry) for item in few) > 1)
             _solve_few(few, spec, limit, worker, printer)
@@ -244,11 +250,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
 FEW = 16
 
 
+def _may_isolate(spec: BackendSpec) -> bool:
+    """Whether the backend may run in a worker process: it cannot run in this one, or
+    cannot keep a deadline by itself (and the command may set one)."""
+    backend = get_backend(spec.backend)
+    return not (backend.in_process_with(spec.options) and backend.stops_itself_with(spec.options))
+
+
 def _solve_few(
     items: list[Entry | ParseError],
     spec: BackendSpec,
     limit: int,
-    worker: Worker,
+    worker: Worker | None,
     printer: _Printer,
 ) -> None:
     """Solve each puzzle on its own (:func:`sudokulab.solve`), verify and print it."""
@@ -277,7 +290,7 @@ def _solve_blocks(
     items: Iterator[Block | ParseError],
     spec: BackendSpec,
     limit: int,
-    worker: Worker,
+    worker: Worker | None,
     args: argparse.Namespace,
 ) -> _Printer:
     """Solve the input a block at a time, blocks side by side; verify and print them."""
