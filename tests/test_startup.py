@@ -171,3 +171,19 @@ def test_every_set_name_is_a_word():
 
     assert catalog() and all(_looks_like_name(name) for name in catalog())
     assert _is_set("top95") and not _is_set(PUZZLE) and not _is_set("nosuchset")
+
+
+def test_listing_the_backends_finds_their_packages_without_importing_them(tmp_path):
+    modules, out = command("backends", cwd=tmp_path)
+    assert "cpsat" in out and "available" in out
+    assert modules >= OTHER_BACKENDS  # each backend's module, to ask it
+    assert not packages(modules) & LIBRARIES
+
+
+def test_the_version_loads_no_command(tmp_path):
+    modules, out = command("--version", cwd=tmp_path)
+    assert out.startswith("sudokulab ")
+    assert not {m for m in modules if m.startswith("sudokulab.cli.")} - {
+        "sudokulab.cli.main",
+        "sudokulab.cli.common",
+    }

@@ -36,7 +36,7 @@ class _Version(argparse.Action):
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of every command; with ``command``, of that command's group
     alone (the other commands are there by name only, their modules not imported: a
-    command loads what it runs and no more)."""
+    command loads what it runs and no more); with ``""``, of no command's group."""
     parser = argparse.ArgumentParser(
         prog="sudokulab",
         description="A declarative constraint-programming front end for Sudoku.",
@@ -57,8 +57,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _command(argv: Sequence[str]) -> str | None:
-    """The command ``argv`` names, when it comes first (no option of the program before
-    it, such as ``--help``, which lists every command); else None."""
+    """The command ``argv`` names, when it comes first; ``""`` for ``--version`` alone
+    (no command's group is needed); else None (``--help`` lists every command)."""
+    if list(argv) == ["--version"]:
+        return ""
     if argv and not argv[0].startswith("-"):
         name = argv[0]
         if any(name in names for names in GROUPS.values()):
