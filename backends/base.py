@@ -24,17 +24,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from ..models import Grid, Model, build_model
-from ..models.grids import Grids
 from . import interrupt
 from .result import MULTIPLE, SOLVED, STATUSES, TIMEOUT, UNSOLVABLE, Answers, Result, Status
+
+if TYPE_CHECKING:  # numpy is imported by what works on blocks, not by every backend
+    from ..models.grids import Grids
 
 #: What an option accepts: a tuple of allowed strings, or a type its value converts to.
 OptionKind = tuple[str, ...] | type
@@ -123,7 +124,7 @@ def check_limit(limit: object) -> int | None:
     """``limit`` as a count of solutions: None (all), or a whole number from 1."""
     if limit is None:
         return None
-    if isinstance(limit, bool) or not isinstance(limit, int | np.integer):
+    if isinstance(limit, bool) or not isinstance(limit, numbers.Integral):
         raise ValueError(f"limit must be a whole number or None, got {limit!r}")
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
@@ -301,6 +302,8 @@ def verdicts(answers: Answers, timeout: float | None) -> Answers:
     verdict in a row that took longer than ``timeout`` becomes a timeout. In place."""
     if timeout is None or not len(answers):
         return answers
+    import numpy as np
+
     took = answers.build_time + answers.solve_time
     late = np.isin(answers.status, _VERDICT_CODES) & (took > timeout)
     for i in np.flatnonzero(late).tolist():

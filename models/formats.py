@@ -57,7 +57,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from .documents import read_documents
 from .entries import MAX_VALUE, VALUES, Entry, ParseError
 from .geometry import SIZES, Geometry, geometry, size_for_cell_count
 from .puzzle import Grid, Puzzle, marks_line, single, symbol
@@ -653,6 +652,8 @@ def _documents(
     shift = first_line - 1
     found: list[ParseError] = []
     try:
+        from .documents import read_documents  # json and the schema, only for documents
+
         entries = read_documents(text, source, errors=found if errors is not None else None)
     except ParseError as err:
         raise _shifted(err, shift) from None
@@ -716,6 +717,8 @@ def read_file(
         raise ParseError(f"not UTF-8 text (byte {e.start + 1})", source, line) from None
     if source.endswith((".json", ".jsonl")):  # puzzle documents, whatever they start with
         lines = True if source.endswith(".jsonl") else None
+        from .documents import read_documents
+
         return read_documents(text, source, lines, errors)
     return read_text(text, source, size, errors)
 
