@@ -73,6 +73,8 @@ typedef struct {
 
 static B9V b9_peer[81]; /* each cell's peers */
 static B9V b9_bit[81];  /* each cell alone */
+/* b9_peer's band words, read as scalars (choose9) */
+static const uint64_t (*const b9_peer_w)[4] = (const uint64_t (*)[4])b9_peer;
 
 void
 board9_init(void)
@@ -88,6 +90,13 @@ board9_init(void)
     }
     __builtin_cpu_init();
     b9_cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+}
+
+/* A band word's 27 cells in cell order: row r's column k (bit 16 r + k) to bit 9 r + k. */
+static inline uint64_t
+b9_cells27(uint64_t w)
+{
+    return (w & 0x1FF) | (w >> 7 & 0x3FE00) | (w >> 14 & 0x7FC0000);
 }
 
 /* The cell at bit pos of band b. */
@@ -372,17 +381,28 @@ choose9(const Board9 *s, int mrv, int degree)
         }
     }
     if (degree) {
-        /* the largest key: the most unplaced peers, then the lowest cell (no branch) */
+        /* the largest key: the most unplaced peers, then the lowest cell (no branch); the
+         * tied cells walked in cell order as two words (cells 0-53, 54-80), each peer
+         * count three scalar popcounts of the unplaced cells' band words */
+        const uint64_t u0 = s->u[0], u1 = s->u[1], u2 = s->u[2];
+        uint64_t lo = b9_cells27(m[0]) | b9_cells27(m[1]) << 27, hi = b9_cells27(m[2]);
         int best = -1;
-        for (int b = 0; b < 3; b++)
-            for (uint64_t w = m[b]; w; w &= w - 1) {
-                const int c = b9_cell(b, __builtin_ctzll(w));
-                const B9V q = s->u & b9_peer[c];
-                const int n = __builtin_popcountll(q[0]) + __builtin_popcountll(q[1]) +
-                              __builtin_popcountll(q[2]);
-                const int key = n << 7 | (127 - c);
-                best = key > best ? key : best;
-            }
+        for (; lo; lo &= lo - 1) {
+            const int c = __builtin_ctzll(lo);
+            const uint64_t *q = b9_peer_w[c];
+            const int n = __builtin_popcountll(u0 & q[0]) + __builtin_popcountll(u1 & q[1]) +
+                          __builtin_popcountll(u2 & q[2]);
+            const int key = n << 7 | (127 - c);
+            best = key > best ? key : best;
+        }
+        for (; hi; hi &= hi - 1) {
+            const int c = 54 + __builtin_ctzll(hi);
+            const uint64_t *q = b9_peer_w[c];
+            const int n = __builtin_popcountll(u0 & q[0]) + __builtin_popcountll(u1 & q[1]) +
+                          __builtin_popcountll(u2 & q[2]);
+            const int key = n << 7 | (127 - c);
+            best = key > best ? key : best;
+        }
         return best < 0 ? -1 : 127 - (best & 127);
     }
     for (int b = 0; b < 3; b++)
@@ -430,9 +450,7 @@ b9_grid(const Board9 *s, uint8_t *grid)
     for (int b = 0; b < 3; b++) {
         __m256i acc = _mm256_setzero_si256();
         for (int d = 0; d < 9; d++) {
-            const uint64_t w = s->p[d][b];
-            const uint32_t cells =
-                (uint32_t)((w & 0x1FF) | (w >> 7 & 0x3FE00) | (w >> 14 & 0x7FC0000));
+            const uint32_t cells = (uint32_t)b9_cells27(s->p[d][b]);
             const __m256i m = _mm256_shuffle_epi8(_mm256_set1_epi32((int)cells), pick);
             const __m256i on = _mm256_cmpeq_epi8(_mm256_and_si256(m, bit), bit);
             acc = _mm256_or_si256(acc, _mm256_and_si256(on, _mm256_set1_epi8((char)(d + 1))));
