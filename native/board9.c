@@ -174,24 +174,16 @@ cover9(B9V n, B9V *cover)
     return clash;
 }
 
-/* Place digit d in cell c (a given or a guess); *dirty gets the digits whose planes
- * change. 0 when d is not a candidate there. */
-B9 int
-place9(Board9 *s, int c, int d, unsigned *dirty)
+/* Guess digit d in unplaced cell c whose candidates are cands (d among them): every plane
+ * loses the cell, d's its peers too, and the planes that change are cands'. */
+B9 void
+place9(Board9 *s, int c, int d)
 {
-    const int b = c / 27, pos = 16 * ((c / 9) % 3) + c % 9;
-    if (!((s->p[d][b] >> pos) & 1))
-        return 0;
-    if (!((s->u[b] >> pos) & 1))
-        return 1; /* already placed, with d */
     const B9V bit = b9_bit[c];
-    for (int e = 0; e < 9; e++) {
-        *dirty |= (unsigned)((s->p[e][b] >> pos) & 1) << e;
+    for (int e = 0; e < 9; e++)
         s->p[e] &= ~bit;
-    }
     s->p[d] = (s->p[d] & ~b9_peer[c]) | bit;
     s->u &= ~bit;
-    return 1;
 }
 
 /* Fold macros over a band word: REP3 copies a row field's bits to the three rows, EXP3
@@ -361,6 +353,17 @@ choose9(const Board9 *s, int mrv, int degree)
 {
     B9V m = s->u;
     if (mrv) {
+        /* an unplaced cell has two candidates or more at a node: first the cells with
+         * exactly two (not in three planes), the usual fewest */
+        B9V t1 = s->p[0], t2 = B9S(0), t3 = B9S(0);
+        for (int d = 1; d < 9; d++) {
+            t3 |= t2 & s->p[d];
+            t2 |= t1 & s->p[d];
+            t1 |= s->p[d];
+        }
+        m = s->u & ~t3;
+    }
+    if (mrv && !b9_any(m)) {
         /* the candidates of every cell counted in binary (c3 c2 c1 c0), over the planes */
         B9V c0 = B9S(0), c1 = c0, c2 = c0, c3 = c0;
         for (int d = 0; d < 9; d++) {
@@ -372,8 +375,7 @@ choose9(const Board9 *s, int mrv, int degree)
             c3 |= c2 & k1;
             c2 ^= k1;
         }
-        /* an unplaced cell has two candidates or more at a node */
-        for (int k = 2; k <= 9; k++) {
+        for (int k = 3; k <= 9; k++) {
             m = s->u & ((k & 1) ? c0 : ~c0) & ((k & 2) ? c1 : ~c1) & ((k & 4) ? c2 : ~c2) &
                 ((k & 8) ? c3 : ~c3);
             if (b9_any(m))
@@ -486,7 +488,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
         s->p[d] = (B9S(B9BAND) & ~cover & ~given) | n;
     }
     s->u = band & ~given;
-    unsigned dirty = 0;
+    uint32_t cands[81]; /* each frame's candidates: the planes its guesses change */
     if (!propagate9(s, 0x1FF, lock)) {
         r->complete = 1;
         return 1;
@@ -516,6 +518,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
             stack[sp].state = cur;
             stack[sp].cell = cell;
             stack[sp].untried = candidates;
+            cands[sp] = candidates;
             sp++;
         }
         /* Find the next candidate whose propagation succeeds. */
@@ -531,8 +534,8 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
                 cur = f->state;
             }
             s = &states[cur];
-            dirty = 0;
-            if (place9(s, f->cell, __builtin_ctz(bit), &dirty) && propagate9(s, dirty, lock))
+            place9(s, f->cell, __builtin_ctz(bit));
+            if (propagate9(s, cands[sp - 1], lock))
                 break;
         }
     }
