@@ -2,20 +2,32 @@
 
 tdoku (https://github.com/t-dillon/tdoku, BSD 2-clause) is not part of sudokulab: give the
 folder of a clone and this script compiles its solver (``src/solver_dpll_triad_simd.cc``
-and ``src/util.cc``) with a timing loop of ours into a temporary shared library (clang++
-when there is one, as tdoku recommends: ``clang++`` or else the newest ``clang++-N`` on
-PATH, as Debian names it; else g++; ``-O3 -march=native``), loads it with ctypes and, per
-set and task (first solution, limit 1; uniqueness check, limit 2), times each puzzle alone
-around the solver call, as the core times each of its searches (``search_batch`` reports
-the seconds of every search): engine time against engine time, one thread, the best of
-``--repeat`` passes per puzzle (a set of fewer than 2,000 puzzles timed as copies of
-itself, each puzzle's best over its copies too: ``classic_sets.copies``). tdoku's time
-includes reading its 81-character string, ours reading a ready array of givens; neither
-includes Python. Rows: tdoku; the core with today's first configuration (``hidden``,
-``mrv``); the core with the backend's defaults on the classic grid (``locked``,
-``mrv-degree``), and the same per call from Python (``_core.search``, the givens as a
-list, the answer a tuple). Ratios are our time over tdoku's (below 1: faster). Every count
-must equal tdoku's and every tdoku first solution must obey the rules and the givens.
+and ``src/util.cc``) with loops of ours into a temporary shared library (clang++ when there
+is one, as tdoku recommends: ``clang++`` or else the newest ``clang++-N`` on PATH, as
+Debian names it; else g++; ``-O3 -march=native``) and loads it with ctypes. Sets: the
+classic ones and the two where most puzzles have many solutions (``classic_sets.DERIVED``:
+sudokus_17 less one clue a puzzle, top1465 less two, made with a fixed seed). Two tables,
+per set and task (first solution, limit 1; count to two, limit 2):
+
+- whole sets, as a user runs both: tdoku's own loop over the set's file (the text in
+  memory, one 81-character line a puzzle; the loop finds each line and hands it to the
+  solver, which parses it) against one batch call of ours from Python (:func:`solve_set`:
+  the givens in as one uint8 array, the first solutions and counters out, the backend's
+  defaults on the classic grid, ``locked``, ``mrv-degree``); each timed from Python around
+  the one call, the best of ``--repeat`` passes of the whole set, the two interleaved;
+- per puzzle, engine time: each puzzle timed alone around the solver call, as the core
+  times each of its searches (``search_batch`` reports the seconds of every search), one
+  thread, the best of ``--repeat`` passes per puzzle (a set of fewer than 2,000 puzzles
+  timed as copies of itself, each puzzle's best over its copies too:
+  ``classic_sets.copies``). tdoku's time includes reading its 81-character string, ours
+  reading a ready array of givens; neither includes Python. Rows: tdoku; the core with
+  today's first configuration (``hidden``, ``mrv``); the core with the backend's defaults,
+  and the same per call from Python (``_core.search``, the givens as a list, the answer a
+  tuple).
+
+Ratios are our time over tdoku's (below 1: faster). Every count must equal tdoku's and
+every first solution (tdoku's under limit 1: it writes none when it counts on) must obey
+the rules and the givens. ``--only whole`` or ``--only per-puzzle`` prints one table.
 
 Guesses are not comparable one for one: tdoku counts one per binary branch (it branches
 on a digit's placement in a band and counts the negation as free), the core one per
@@ -23,6 +35,7 @@ candidate tried.
 
     git clone https://github.com/t-dillon/tdoku /tmp/tdoku
     python benchmarks/tdoku.py --tdoku /tmp/tdoku --data-dir ../shared/data
+    python benchmarks/tdoku.py --tdoku /tmp/tdoku --only whole --sets sudokus_17-1,top1465-2
 """
 
 from __future__ import annotations
