@@ -174,8 +174,8 @@ cover9(B9V n, B9V *cover)
     return clash;
 }
 
-/* Guess digit d in unplaced cell c whose candidates are cands (d among them): every plane
- * loses the cell, d's its peers too, and the planes that change are cands'. */
+/* Guess digit d, a candidate, in unplaced cell c: every plane loses the cell and d's its
+ * peers too, so the planes that change are the cell's candidates' (the frame keeps them). */
 B9 void
 place9(Board9 *s, int c, int d)
 {
