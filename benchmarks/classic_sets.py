@@ -1,13 +1,22 @@
 """The classic 9x9 sets the engine benchmarks time (native.py, tdoku.py, history.py), and
 their two shared options: ``--data-dir`` (the public data folder; every benchmark that
 reads it declares and checks it with :func:`add_data_dir` and :func:`data_dir`, the
-default being $SUDOKULAB_DATA) and ``--sets``."""
+default being $SUDOKULAB_DATA) and ``--sets``.
+
+Besides the public files, two sets where most puzzles have many solutions, made from them
+on the fly (never stored): ``sudokus_17-1``, each 17-clue puzzle less one clue, and
+``top1465-2``, each top1465 puzzle less two, the clues chosen by a seeded generator
+(:func:`fewer_clues`), so every run and machine times the same puzzles.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 from pathlib import Path
+
+import numpy as np
 
 SETS = {
     "sudokus_17": "norvig-pytudes/sudokus_17.txt",
@@ -15,6 +24,30 @@ SETS = {
     "top2365": "sunjay-sudoku/top2365.txt",
     "hardest": "norvig-pytudes/sudoku-hardest.txt",
 }
+
+#: Sets made from a public one: name -> (the set, clues removed from each puzzle).
+DERIVED = {"sudokus_17-1": ("sudokus_17", 1), "top1465-2": ("top1465", 2)}
+
+#: The seed of :func:`fewer_clues` for the derived sets.
+SEED = 27
+
+
+def fewer_clues(givens: np.ndarray, k: int, seed: int = SEED) -> np.ndarray:
+    """Each puzzle (a row of ``givens``) less ``k`` of its clues, chosen by a seeded draw."""
+    rng = random.Random(seed)
+    out = np.array(givens, dtype=np.uint8, copy=True)
+    for row in out:
+        row[rng.sample(sorted(np.flatnonzero(row).tolist()), k)] = 0
+    return out
+
+
+def load(folder: Path, name: str) -> np.ndarray:
+    """The givens of set ``name`` (public or derived) as a ``(k, 81)`` uint8 array."""
+    from sudokulab import read_file  # here: the options above need no sudokulab import
+
+    base, k = DERIVED.get(name, (name, 0))
+    givens = np.array([e.puzzle.givens for e in read_file(folder / SETS[base])], dtype=np.uint8)
+    return fewer_clues(givens, k) if k else givens
 
 
 #: A timing pass holds at least this many searches: a smaller set runs as that many copies
@@ -58,19 +91,23 @@ def data_dir(parser: argparse.ArgumentParser, args: argparse.Namespace, files=()
     return folder
 
 
-def add_options(parser: argparse.ArgumentParser) -> None:
-    """``--data-dir`` (default $SUDOKULAB_DATA) and ``--sets`` (default all)."""
+def add_options(parser: argparse.ArgumentParser, derived: bool = False) -> None:
+    """``--data-dir`` (default $SUDOKULAB_DATA) and ``--sets`` (default all; with
+    ``derived``, the :data:`DERIVED` sets too)."""
     add_data_dir(parser)
-    parser.add_argument(
-        "--sets", default=",".join(SETS), help=f"comma-separated sets (default {','.join(SETS)})"
-    )
+    every = ",".join([*SETS, *DERIVED] if derived else SETS)
+    parser.add_argument("--sets", default=every, help=f"comma-separated sets (default {every})")
 
 
-def chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
-    """The names asked for, each known and its file present (else a usage error)."""
+def chosen(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, derived: bool = False
+) -> list[str]:
+    """The names asked for, each known and its file present (else a usage error); with
+    ``derived``, a :data:`DERIVED` name is known too."""
+    known = {**SETS, **{n: SETS[base] for n, (base, _) in DERIVED.items()}} if derived else SETS
     names = [n.strip() for n in args.sets.split(",") if n.strip()]
-    unknown = [n for n in names if n not in SETS]
+    unknown = [n for n in names if n not in known]
     if unknown or not names:
-        parser.error(f"unknown set(s) {', '.join(unknown)}: choose from {', '.join(SETS)}")
-    data_dir(parser, args, [SETS[n] for n in names])
+        parser.error(f"unknown set(s) {', '.join(unknown)}: choose from {', '.join(known)}")
+    data_dir(parser, args, [known[n] for n in names])
     return names

@@ -73,6 +73,8 @@ typedef struct {
 
 static B9V b9_peer[81]; /* each cell's peers */
 static B9V b9_bit[81];  /* each cell alone */
+/* b9_peer's band words, read as scalars (choose9) */
+static const uint64_t (*const b9_peer_w)[4] = (const uint64_t (*)[4])b9_peer;
 
 void
 board9_init(void)
@@ -88,6 +90,13 @@ board9_init(void)
     }
     __builtin_cpu_init();
     b9_cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+}
+
+/* A band word's 27 cells in cell order: row r's column k (bit 16 r + k) to bit 9 r + k. */
+static inline uint64_t
+b9_cells27(uint64_t w)
+{
+    return (w & 0x1FF) | (w >> 7 & 0x3FE00) | (w >> 14 & 0x7FC0000);
 }
 
 /* The cell at bit pos of band b. */
@@ -165,24 +174,16 @@ cover9(B9V n, B9V *cover)
     return clash;
 }
 
-/* Place digit d in cell c (a given or a guess); *dirty gets the digits whose planes
- * change. 0 when d is not a candidate there. */
-B9 int
-place9(Board9 *s, int c, int d, unsigned *dirty)
+/* Guess digit d, a candidate, in unplaced cell c: every plane loses the cell and d's its
+ * peers too, so the planes that change are the cell's candidates' (the frame keeps them). */
+B9 void
+place9(Board9 *s, int c, int d)
 {
-    const int b = c / 27, pos = 16 * ((c / 9) % 3) + c % 9;
-    if (!((s->p[d][b] >> pos) & 1))
-        return 0;
-    if (!((s->u[b] >> pos) & 1))
-        return 1; /* already placed, with d */
     const B9V bit = b9_bit[c];
-    for (int e = 0; e < 9; e++) {
-        *dirty |= (unsigned)((s->p[e][b] >> pos) & 1) << e;
+    for (int e = 0; e < 9; e++)
         s->p[e] &= ~bit;
-    }
     s->p[d] = (s->p[d] & ~b9_peer[c]) | bit;
     s->u &= ~bit;
-    return 1;
 }
 
 /* Fold macros over a band word: REP3 copies a row field's bits to the three rows, EXP3
@@ -352,6 +353,17 @@ choose9(const Board9 *s, int mrv, int degree)
 {
     B9V m = s->u;
     if (mrv) {
+        /* an unplaced cell has two candidates or more at a node: first the cells with
+         * exactly two (not in three planes), the usual fewest */
+        B9V t1 = s->p[0], t2 = B9S(0), t3 = B9S(0);
+        for (int d = 1; d < 9; d++) {
+            t3 |= t2 & s->p[d];
+            t2 |= t1 & s->p[d];
+            t1 |= s->p[d];
+        }
+        m = s->u & ~t3;
+    }
+    if (mrv && !b9_any(m)) {
         /* the candidates of every cell counted in binary (c3 c2 c1 c0), over the planes */
         B9V c0 = B9S(0), c1 = c0, c2 = c0, c3 = c0;
         for (int d = 0; d < 9; d++) {
@@ -363,8 +375,7 @@ choose9(const Board9 *s, int mrv, int degree)
             c3 |= c2 & k1;
             c2 ^= k1;
         }
-        /* an unplaced cell has two candidates or more at a node */
-        for (int k = 2; k <= 9; k++) {
+        for (int k = 3; k <= 9; k++) {
             m = s->u & ((k & 1) ? c0 : ~c0) & ((k & 2) ? c1 : ~c1) & ((k & 4) ? c2 : ~c2) &
                 ((k & 8) ? c3 : ~c3);
             if (b9_any(m))
@@ -372,17 +383,28 @@ choose9(const Board9 *s, int mrv, int degree)
         }
     }
     if (degree) {
-        /* the largest key: the most unplaced peers, then the lowest cell (no branch) */
+        /* the largest key: the most unplaced peers, then the lowest cell (no branch); the
+         * tied cells walked in cell order as two words (cells 0-53, 54-80), each peer
+         * count three scalar popcounts of the unplaced cells' band words */
+        const uint64_t u0 = s->u[0], u1 = s->u[1], u2 = s->u[2];
+        uint64_t lo = b9_cells27(m[0]) | b9_cells27(m[1]) << 27, hi = b9_cells27(m[2]);
         int best = -1;
-        for (int b = 0; b < 3; b++)
-            for (uint64_t w = m[b]; w; w &= w - 1) {
-                const int c = b9_cell(b, __builtin_ctzll(w));
-                const B9V q = s->u & b9_peer[c];
-                const int n = __builtin_popcountll(q[0]) + __builtin_popcountll(q[1]) +
-                              __builtin_popcountll(q[2]);
-                const int key = n << 7 | (127 - c);
-                best = key > best ? key : best;
-            }
+        for (; lo; lo &= lo - 1) {
+            const int c = __builtin_ctzll(lo);
+            const uint64_t *q = b9_peer_w[c];
+            const int n = __builtin_popcountll(u0 & q[0]) + __builtin_popcountll(u1 & q[1]) +
+                          __builtin_popcountll(u2 & q[2]);
+            const int key = n << 7 | (127 - c);
+            best = key > best ? key : best;
+        }
+        for (; hi; hi &= hi - 1) {
+            const int c = 54 + __builtin_ctzll(hi);
+            const uint64_t *q = b9_peer_w[c];
+            const int n = __builtin_popcountll(u0 & q[0]) + __builtin_popcountll(u1 & q[1]) +
+                          __builtin_popcountll(u2 & q[2]);
+            const int key = n << 7 | (127 - c);
+            best = key > best ? key : best;
+        }
         return best < 0 ? -1 : 127 - (best & 127);
     }
     for (int b = 0; b < 3; b++)
@@ -430,9 +452,7 @@ b9_grid(const Board9 *s, uint8_t *grid)
     for (int b = 0; b < 3; b++) {
         __m256i acc = _mm256_setzero_si256();
         for (int d = 0; d < 9; d++) {
-            const uint64_t w = s->p[d][b];
-            const uint32_t cells =
-                (uint32_t)((w & 0x1FF) | (w >> 7 & 0x3FE00) | (w >> 14 & 0x7FC0000));
+            const uint32_t cells = (uint32_t)b9_cells27(s->p[d][b]);
             const __m256i m = _mm256_shuffle_epi8(_mm256_set1_epi32((int)cells), pick);
             const __m256i on = _mm256_cmpeq_epi8(_mm256_and_si256(m, bit), bit);
             acc = _mm256_or_si256(acc, _mm256_and_si256(on, _mm256_set1_epi8((char)(d + 1))));
@@ -468,7 +488,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
         s->p[d] = (B9S(B9BAND) & ~cover & ~given) | n;
     }
     s->u = band & ~given;
-    unsigned dirty = 0;
+    uint32_t cands[81]; /* each frame's candidates: the planes its guesses change */
     if (!propagate9(s, 0x1FF, lock)) {
         r->complete = 1;
         return 1;
@@ -498,6 +518,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
             stack[sp].state = cur;
             stack[sp].cell = cell;
             stack[sp].untried = candidates;
+            cands[sp] = candidates;
             sp++;
         }
         /* Find the next candidate whose propagation succeeds. */
@@ -513,8 +534,8 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
                 cur = f->state;
             }
             s = &states[cur];
-            dirty = 0;
-            if (place9(s, f->cell, __builtin_ctz(bit), &dirty) && propagate9(s, dirty, lock))
+            place9(s, f->cell, __builtin_ctz(bit));
+            if (propagate9(s, cands[sp - 1], lock))
                 break;
         }
     }

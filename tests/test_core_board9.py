@@ -114,6 +114,21 @@ def test_both_orders_on_hard_sets(data_dir, pair, order):
             assert fast == general
 
 
+@pytest.mark.parametrize("order", ["mrv", "mrv-degree"])
+def test_puzzles_with_many_solutions_agree(data_dir, pair, order):
+    """Clues taken away, as benchmarks/classic_sets.py makes its multi-solution sets: long
+    descents whose nodes tie many cells on the fewest candidates."""
+    rng = random.Random(27)
+    for name, drop, step in (("sudokus_17", 1, 25), ("top1465", 2, 1)):
+        for entry in read_file(data_dir / SETS[name])[::step]:
+            givens = list(entry.puzzle.givens)
+            for c in rng.sample([c for c in range(81) if givens[c]], drop):
+                givens[c] = 0
+            for limit in (1, 2, 20):
+                fast, general = both(pair, givens, order=order, limit=limit)
+                assert fast == general, f"{name}: {givens}"
+
+
 def test_many_solutions_in_the_same_order_and_keep(pair):
     empty = [0] * 81
     for limit, keep in ((1, 1000), (50, 1000), (300, 7), (40, 0)):
