@@ -16,7 +16,7 @@ from functools import cache
 from .base import MEMBERS, Backend
 from .constraint import ConstraintBackend
 from .cpsat import CpSatBackend
-from .dlx import DlxBackend
+from .dlx import backends as dlx_backends
 from .mip import MipBackend
 from .native import backends as native_backends
 from .sat import SatBackend
@@ -34,7 +34,7 @@ def _create() -> dict[str, Backend]:
         SatBackend(),
         MipBackend(),
         SmtBackend(),
-        DlxBackend(),
+        *dlx_backends(),
         ConstraintBackend(),
     ]
     found += [_plugin(item) for item in os.environ.get(PLUGINS, "").split(",") if item.strip()]
