@@ -200,6 +200,9 @@ class DlxBackend(Backend):
 
     def search(self, model: Model, request: Request) -> Result:
         """Find up to ``request.limit`` exact covers by the deadline."""
+        # Ctrl-C stops a compiled search in any thread (Python hears it by itself); both
+        # register it, so that the two say alike when their search is under way
+        interrupt.on_interrupt(native.interrupt)
         if self.engine == "c":
             return self._search_c(model, request)
         m = self.shape(model)
@@ -229,7 +232,6 @@ class DlxBackend(Backend):
         cover = self.cover(model)
         full = (1 << model.size) - 1
         masks = array("I", [full if len(d) == model.size else _mask(d) for d in model.domains])
-        interrupt.on_interrupt(native.interrupt)  # Ctrl-C stops it in any thread
         start = time.perf_counter()
         deadline = request.deadline
         timeout = None if deadline is None else deadline - start
