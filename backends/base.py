@@ -24,17 +24,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from ..models import Grid, Model, build_model
-from ..models.grids import Grids
 from . import interrupt
 from .result import MULTIPLE, SOLVED, STATUSES, TIMEOUT, UNSOLVABLE, Answers, Result, Status
+
+if TYPE_CHECKING:  # numpy is imported by what works on blocks, not by every backend
+    from ..models.grids import Grids
 
 #: What an option accepts: a tuple of allowed strings, or a type its value converts to.
 OptionKind = tuple[str, ...] | type
@@ -123,7 +124,7 @@ def check_limit(limit: object) -> int | None:
     """``limit`` as a count of solutions: None (all), or a whole number from 1."""
     if limit is None:
         return None
-    if isinstance(limit, bool) or not isinstance(limit, int | np.integer):
+    if isinstance(limit, bool) or not isinstance(limit, numbers.Integral):
         raise ValueError(f"limit must be a whole number or None, got {limit!r}")
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
@@ -139,8 +140,8 @@ def admit(
     start: float | None = None,
 ) -> Request:
     """The request, checked once: ValueError naming a bad option, limit or timeout, and
-    :class:`Unsupported` for a constraint kind the backend does not take. ``start``
-    (default: now) is when the request began."""
+    :class:`Unsupported` for a constraint kind (or pencil marks) the backend does not
+    take. ``start`` (default: now) is when the request began."""
     if start is None:
         start = time.perf_counter()
     checked = check_options(backend, dict(options or {}))
@@ -179,6 +180,9 @@ class Backend(Protocol):
     requires: str  # the pip package that provides the solver ("" when none is needed)
     batch: bool = False
     checks_signals: bool = False
+    #: Whether the backend solves a pencil-mark puzzle (domains narrowed beyond the
+    #: givens, :attr:`Model.narrowed`) with its candidates; one that does not refuses it.
+    pencil_marks: bool = True
 
     def available(self) -> bool:
         """True when the backend can run here (its package is installed); cheap to call."""
@@ -298,6 +302,8 @@ def verdicts(answers: Answers, timeout: float | None) -> Answers:
     verdict in a row that took longer than ``timeout`` becomes a timeout. In place."""
     if timeout is None or not len(answers):
         return answers
+    import numpy as np
+
     took = answers.build_time + answers.solve_time
     late = np.isin(answers.status, _VERDICT_CODES) & (took > timeout)
     for i in np.flatnonzero(late).tolist():
@@ -379,7 +385,10 @@ def count_by_blocking(
 
 
 def unsupported(backend: Backend, model: Model) -> str:
-    """Why the backend cannot take the model's constraint kinds ("" when it can)."""
+    """Why the backend cannot take the model's constraint kinds or its pencil marks ("" when
+    it can)."""
+    if model.narrowed and not getattr(backend, "pencil_marks", True):
+        return f"{backend.name} does not take pencil-mark puzzles yet (narrowed candidates)"
     unknown = model.kinds - backend.kinds
     if not unknown:
         return ""

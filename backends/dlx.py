@@ -47,15 +47,17 @@ from __future__ import annotations
 import time
 from array import array
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import native
 from ..models import Grid, Model, build_model
-from ..models.grids import Grids
 from ..native.reference import KEEP
 from . import interrupt
 from .base import Backend, Request
 from .result import MULTIPLE, SOLVED, TIMEOUT, UNSOLVABLE, Answers, Result, status_of
+
+if TYPE_CHECKING:
+    from ..models.grids import Grids  # numpy: only where blocks are computed
 
 #: Rows tried between two looks at the clock.
 _CLOCK_EVERY = 1023
@@ -256,9 +258,12 @@ class DlxBackend(Backend):
 
         start = time.perf_counter()
         cover = self.cover(build_model(grids.puzzle(0)))
-        givens = grids.givens.astype(np.uint32)
-        full = (1 << grids.geometry.size) - 1
-        masks = np.where(givens > 0, np.left_shift(1, givens - 1, dtype=np.uint32), full)
+        if grids.candidates is not None:  # pencil marks: the domains, as build_model reads them
+            masks = grids.candidates
+        else:
+            givens = grids.givens.astype(np.uint32)
+            full = (1 << grids.geometry.size) - 1
+            masks = np.where(givens > 0, np.left_shift(1, givens - 1, dtype=np.uint32), full)
         masks = np.ascontiguousarray(masks, dtype=np.uint32)
         interrupt.on_interrupt(native.interrupt)
         build = (time.perf_counter() - start) / len(grids)

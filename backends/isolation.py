@@ -27,12 +27,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..models import Model, Puzzle, build_model
-from ..models.grids import Grids
 from .base import Request, admit
 from .result import ERROR, Answers, Result, Status
+
+if TYPE_CHECKING:
+    from ..models.grids import Grids
 
 #: Extra seconds a backend that stops itself gets past its own deadline before the kill:
 #: the kill margin (a timed-out request killed so took its timeout plus at most this,

@@ -52,6 +52,7 @@ class NativeBackend(Backend):
     stops_itself = True  # the search looks at the clock (and counts its guesses) itself
     batch = True  # search_grids: many puzzles per engine call, each with its own timeout
     checks_signals = True  # the reference is Python; the compiled core looks itself
+    pencil_marks = False  # the engine takes givens only (its candidates are to come)
     requires = ""
 
     def __init__(

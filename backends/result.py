@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..models import Grid
 from ..models.display import Displayed
+
+if TYPE_CHECKING:  # Answers' columns: numpy is imported when a block is answered
+    import numpy as np
 
 
 class Status(StrEnum):
@@ -163,6 +164,8 @@ class Answers:
     @classmethod
     def empty(cls, backend: str, k: int, cells: int) -> Answers:
         """``k`` rows of nothing yet (status error, no solution, no counters)."""
+        import numpy as np
+
         return cls(
             backend,
             np.full(k, ERROR, dtype=np.uint8),
@@ -201,6 +204,8 @@ class Answers:
 
     def put(self, rows: np.ndarray, other: Answers) -> None:
         """Write ``other``'s rows into rows ``rows`` (indices, in order) of this block."""
+        import numpy as np
+
         rows = np.asarray(rows, dtype=np.intp)
         for name in ("status", "count", "exact", "solution", "build_time", "solve_time"):
             getattr(self, name)[rows] = getattr(other, name)
@@ -252,4 +257,6 @@ class Answers:
 
     def status_names(self) -> np.ndarray:
         """Each row's status as text (an object array)."""
+        import numpy as np
+
         return np.array([str(s) for s in STATUSES], dtype=object)[self.status]

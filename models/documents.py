@@ -11,7 +11,8 @@ beside this module) and then for meaning::
 Fields: ``size`` (inferred from the givens when absent), ``box`` ([rows, cols]),
 ``givens`` (a line of n*n cells, or n rows), ``x`` and ``hyper`` (flags), ``regions``
 (jigsaw: n rows of labels), ``units`` (extra units, lists of cells), ``cages`` (each
-``cells`` and ``sum``), ``solution`` and ``name``. Cells are ``r1c1`` names or indices.
+``cells`` and ``sum``), ``candidates`` (pencil marks: n characters per cell, as the
+one-line form), ``solution`` and ``name``. Cells are ``r1c1`` names or indices.
 
 A set of documents is JSON Lines (``.jsonl``): one document per line, blank lines
 ignored. A ``.json`` file holds one document or an array of them. Every error names the
@@ -27,9 +28,9 @@ from importlib import resources
 from itertools import combinations
 from typing import Any
 
-from .entries import Entry, ParseError, value_of
+from .entries import VALUES, Entry, ParseError, value_of
 from .geometry import BOX_SHAPES, SIZES, Geometry, size_for_cell_count
-from .puzzle import Cage, Grid, Puzzle, is_solution, symbol
+from .puzzle import Cage, Grid, Puzzle, is_solution, marks_line, symbol
 from .variants import flags, region_labels, variant_geometry
 
 _SCHEMA = "puzzle.schema.json"
@@ -167,7 +168,11 @@ def puzzle_of(doc: dict[str, Any]) -> tuple[Puzzle, Grid | None]:
         field = "regions" if regions and "region" in str(err) else _field_of(err)
         raise ValueError(f"{field}: {err}") from None
     cages = _cages(doc.get("cages", []), geom)
-    puzzle = Puzzle(geom, tuple(givens), cages)
+    masks = _candidates(doc["candidates"], n) if "candidates" in doc else None
+    try:
+        puzzle = Puzzle(geom, tuple(givens), cages, masks)
+    except ValueError as err:  # givens that are not the cells of one candidate
+        raise ValueError(f"candidates: {err}") from None
     clashes = puzzle.clashes()
     if clashes:
         raise ValueError(f"givens: {clashes[0]}")
@@ -179,6 +184,22 @@ def puzzle_of(doc: dict[str, Any]) -> tuple[Puzzle, Grid | None]:
         if not is_solution(puzzle, solution):
             raise ValueError(f"solution: does not solve the puzzle ({_broken(puzzle, solution)})")
     return puzzle, solution
+
+
+def _candidates(text: str, n: int) -> tuple[int, ...]:
+    """The masks of a ``candidates`` field: n characters per cell (whitespace ignored)."""
+    chars = [c for c in text if not c.isspace()]
+    if len(chars) != n**3:
+        raise ValueError(f"candidates: {len(chars)} characters; a {n}x{n} puzzle's are {n**3}")
+    masks = [0] * (n * n)
+    for i, ch in enumerate(chars):
+        v = i % n + 1
+        value = VALUES.get(ch)
+        if value not in (0, v):
+            raise ValueError(f"candidates (character {i + 1}): {ch!r} is not {symbol(v)!r} or .")
+        if value:
+            masks[i // n] |= 1 << (v - 1)
+    return tuple(masks)
 
 
 def _field_of(err: ValueError) -> str:
@@ -355,6 +376,8 @@ def to_document(puzzle: Puzzle, solution: Grid | None = None, name: str | None =
             for cage in puzzle.cages
         ]
     doc["givens"] = "".join(symbol(v) if v else "." for v in puzzle.givens)
+    if puzzle.candidates is not None:
+        doc["candidates"] = marks_line(puzzle.candidates, geom.size)
     if solution is not None:
         doc["solution"] = "".join(symbol(v) for v in solution)
     return doc

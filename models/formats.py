@@ -30,6 +30,13 @@ Reading rules, applied the same way to every text:
   number of solutions, kept as :attr:`Entry.count`, and a complete grid of the same size,
   kept as :attr:`Entry.solution` (an empty solution field is none). Free text or a
   comment may follow the fields.
+- Pencil marks (Sukaku): a whole line of n*n*n characters (729 for 9x9; with text after
+  it as for a puzzle) holds n per cell, v's symbol where v is a candidate and a blank
+  where not (tdoku's form); 64 characters is an 8x8 puzzle unless ``size=4``. In a grid,
+  a row of n whitespace-separated cells, one of several characters, that is not a row
+  of numbers up to n is a row of candidates run together in ascending order (``1679``),
+  and makes its whole grid one of candidates. A cell with one candidate is a given; a
+  cell with none (all blanks, or a blank cell in a grid of candidates) is an error.
 - Clashing givens are not a parse error (see :meth:`Puzzle.clashes`).
 - A text starting with ``{`` or ``[`` (and any ``.json`` or ``.jsonl`` file) holds puzzle
   documents (:mod:`sudokulab.models.documents`): variants, regions and cages.
@@ -50,15 +57,18 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from .documents import read_documents
 from .entries import MAX_VALUE, VALUES, Entry, ParseError
 from .geometry import SIZES, Geometry, geometry, size_for_cell_count
-from .puzzle import Grid, Puzzle, symbol
+from .puzzle import Grid, Puzzle, marks_line, single, symbol
 
 _COUNTS = frozenset(SIZES) | {n * n for n in SIZES}
 _SQUARES = {n * n: n for n in SIZES}  # cells of a whole puzzle: its size
-#: The largest size a line of k cells may belong to (as a puzzle or as a row).
-_LARGEST = {k: max(n for n in SIZES if k in (n, n * n)) for k in _COUNTS}
+_ROW_SIZES = frozenset(SIZES)
+#: Characters of a pencil-mark line (n per cell) and its size; 64 is an 8x8 puzzle's
+#: cells, so a 64-character line is pencil marks only with ``size=4``.
+_CUBES = {n**3: n for n in SIZES if n**3 not in _SQUARES}
+#: The largest size a line of k cells may belong to (as a puzzle, a row or pencil marks).
+_LARGEST = {k: max(n for n in SIZES if k in (n, n * n, n**3)) for k in _COUNTS | set(_CUBES)}
 _NUMBER = re.compile(r"0|[1-9][0-9]*")
 _DIGITS = re.compile(r"[0-9]+")
 _SPACE_OR_BAR = re.compile(r"[\s|+]")
@@ -77,8 +87,9 @@ _LINE = 4  # a whole puzzle with text after it (a _Line)
 # --- reading -------------------------------------------------------------------------------
 
 
-def _cells(s: str) -> tuple[Sequence[str], list[int] | None]:
-    """The cell tokens of a line and their 1-based columns (None: token i is at column i+1)."""
+def _cells(s: str) -> tuple[Sequence[str], list[int] | None, list[int] | None]:
+    """The cell tokens of a line, their 1-based columns (None: token i is at column i+1),
+    and for a row of pencil marks each cell's candidate mask (else None)."""
     if "\t" in s:
         tokens, cols, start = [], [], 0
         for field in s.split("\t"):
@@ -87,21 +98,55 @@ def _cells(s: str) -> tuple[Sequence[str], list[int] | None]:
                 tokens.append(text or ".")
                 cols.append(start + len(field) - len(field.lstrip()) + 1)
             start += len(field) + 1
-        return tokens, cols
+        return tokens, cols, None
     if not _SPACE_OR_BAR.search(s):
-        return s, None  # the common case, kept fast: one character per cell
+        return s, None, None  # the common case, kept fast: one character per cell
     words = [(m.group(), m.start() + 1) for m in _TOKEN.finditer(s) if m.group().strip("|+")]
+    if len(words) in _ROW_SIZES:  # (cheap first: most rows are not pencil marks)
+        marks = _marks_row([w for w, _ in words])
+        if marks is not None:
+            return [w for w, _ in words], [c for _, c in words], marks
     numbers = all(len(w) == 1 or (_NUMBER.fullmatch(w) and int(w) <= MAX_VALUE) for w, _ in words)
     # "12 34" may be a row in box groups: read numbers unless only the characters fit
     if numbers and (len(words) in _COUNTS or sum(len(w) for w, _ in words) not in _COUNTS):
-        return [w for w, _ in words], [c for _, c in words]
+        return [w for w, _ in words], [c for _, c in words], None
     tokens, cols = [], []
     for word, col in words:
         for i, ch in enumerate(word):
             if ch not in "|+":
                 tokens.append(ch)
                 cols.append(col + i)
-    return tokens, cols
+    return tokens, cols, None
+
+
+def _mask(token: str, n: int) -> int | None:
+    """The candidate mask of a pencil-mark cell: its values run together in ascending
+    order (a blank is none: 0); None when it is not such a cell of size n."""
+    if len(token) == 1 and VALUES.get(token) == 0:
+        return 0
+    mask, last = 0, 0
+    for ch in token:
+        value = VALUES.get(ch)
+        if not value or value <= last or value > n:
+            return None
+        mask, last = mask | 1 << (value - 1), value
+    return mask
+
+
+def _marks_row(words: list[str]) -> list[int] | None:
+    """The masks of a row of pencil-mark cells (as many as a size's rows), else None.
+
+    Such a row has a cell of several characters and is not a row of numbers up to n
+    (``12 3 4 ...`` of a 16x16 grid); its cells are values in ascending order
+    (``1679``) or a blank (a cell with no candidate: an error where the grid is read).
+    """
+    n = len(words)
+    if all(len(w) == 1 for w in words):
+        return None
+    if all(len(w) == 1 or (_NUMBER.fullmatch(w) and int(w) <= n) for w in words):
+        return None
+    masks = [_mask(w, n) for w in words]
+    return None if None in masks else masks  # type: ignore[return-value]
 
 
 def _values(tokens: Sequence[str]) -> list[int | None]:
@@ -125,6 +170,7 @@ class _Cells:
     offset: int = 0  # columns before the text (a CSV field's position in its line)
     bad: bool = False  # some token is neither a value nor a blank
     top: int = 0  # the largest value
+    marks: list[int] | None = None  # a row of pencil marks: each cell's candidate mask
 
     def __post_init__(self) -> None:
         self.bad = None in self.values
@@ -153,7 +199,10 @@ class _Line(_Cells):
 
 def _read(text: str, line: int, offset: int = 0) -> _Cells:
     """Tokenise a line (or a CSV field starting after ``offset`` columns)."""
-    tokens, cols = _cells(text)
+    tokens, cols, marks = _cells(text)
+    if marks is not None:  # a cell's value: its one candidate, else a blank
+        values: list[int | None] = [single(m) for m in marks]
+        return _Cells(line, text, tokens, cols, values, offset, marks=marks)
     return _Cells(line, text, tokens, cols, _values(tokens), offset)
 
 
@@ -197,14 +246,22 @@ def _options(size: int | None, rows: bool = True) -> list[tuple[int, str]]:
     """Cell counts a line may have, puzzles first, with what each means."""
     sizes = SIZES if size is None else (size,)
     puzzles = [(n * n, f"a {n}x{n} puzzle") for n in sizes]
-    return puzzles + [(n, f"a row of a {n}x{n} grid") for n in sizes] if rows else puzzles
+    if not rows:
+        return puzzles
+    marks = [(n**3, f"the pencil marks of a {n}x{n} puzzle") for n in sizes if n**3 in _CUBES]
+    if size is not None:
+        marks = [(size**3, f"the pencil marks of a {size}x{size} puzzle")]
+    return puzzles + [(n, f"a row of a {n}x{n} grid") for n in sizes] + marks
 
 
 def _head(s: str, size: int | None) -> tuple[re.Match[str], int] | None:
     """The head of a line and its size, when the head has the length of a whole puzzle."""
     match = _HEAD.match(s)
     k = len(match.group(1))  # type: ignore[union-attr]
-    n = _SQUARES.get(k) if size is None else size if k == size * size else None
+    if size is None:
+        n = _SQUARES.get(k) or _CUBES.get(k)
+    else:
+        n = size if k in (size * size, size**3) else None
     return None if n is None else (match, n)  # type: ignore[return-value]
 
 
@@ -310,7 +367,7 @@ def _rows16(records: list[tuple[int, _Cells]], start: int) -> tuple[int, bool]:
         if kind == _SEP:
             pending_sep = True
         elif kind == _DATA and len(cells.values) == 16:
-            big = big or cells.top > 4
+            big = big or cells.top > 4 or cells.marks is not None
             sep_inside = sep_inside or pending_sep
         else:
             break
@@ -321,10 +378,11 @@ def _rows16(records: list[tuple[int, _Cells]], start: int) -> tuple[int, bool]:
 def _whole(kind: int, cells: _Cells, size: int | None) -> bool:
     """True when a line reads, with no error, as a whole puzzle on its own."""
     if isinstance(cells, _Line):
-        return cells.error is None and not cells.bad and cells.top <= cells.size
+        n = cells.size
+        return cells.error is None and _whole_error(cells, n, "") is None
     k = len(cells.values)
-    n = _SQUARES.get(k, 0) if size is None else size
-    return kind == _DATA and k == n * n and not cells.bad and cells.top <= n
+    n = (_SQUARES.get(k) or _CUBES.get(k, 0)) if size is None else size
+    return kind == _DATA and k in (n * n, n**3) and _whole_error(cells, n, "") is None
 
 
 def _next_count(records: list[tuple[int, _Cells]], index: int) -> int:
@@ -345,7 +403,7 @@ def _read_lines(
     """Puzzles from lines and grids (not CSV), in order; errors as :func:`read_text` says."""
     records = _classify(lines, source, size, first_line)
     entries: list[Entry] = []
-    block: list[int] = []
+    block: list[_Cells] = []  # the rows of the grid being read
     block_n = block_rows = block_start = 0
     skip = 0  # rows (of block_n cells) of a broken grid still to drop
     run_end, run_rows = -1, False
@@ -387,17 +445,17 @@ def _read_lines(
         if kind == _BREAK:
             continue
         if kind == _LINE:  # a whole puzzle with text after it, never inside a grid here
-            err = _bad_value(cells, cells.size, source) or cells.error
+            err = _whole_error(cells, cells.size, source) or cells.error
             if err is not None:
                 fail(err)
             else:
-                puzzle = Puzzle(geometry(cells.size), tuple(cells.values))  # type: ignore[arg-type]
+                puzzle = _whole_puzzle(cells, cells.size)
                 entries.append(Entry(puzzle, cells.solution, source, no, cells.count))
             continue
         if block_rows:
             n = block_n
         elif size is not None:
-            if k not in (size, size * size):
+            if k not in (size, size * size, size**3):
                 fail(_count_error(cells, source, _options(size)))
                 continue
             n = size
@@ -407,8 +465,17 @@ def _read_lines(
             n = 16 if run_rows else 4
         elif k in _COUNTS:
             n = _SQUARES.get(k, k)  # a whole puzzle, else a row
+        elif k in _CUBES:
+            n = _CUBES[k]
         else:
             fail(_count_error(cells, source, _options(None)))
+            continue
+        if k == n**3:  # pencil marks on one line
+            err = _whole_error(cells, n, source)
+            if err is not None:
+                fail(err)
+            else:
+                entries.append(Entry(_whole_puzzle(cells, n), None, source, no))
             continue
         if cells.bad or cells.top > n:  # (_bad_value's test, inlined: the common line)
             fail(_bad_value(cells, n, source))  # type: ignore[arg-type]
@@ -421,14 +488,72 @@ def _read_lines(
             continue
         if not block_rows:
             block_n, block_start = n, no
-        block.extend(values)
+        block.append(cells)
         block_rows += 1
         if block_rows == n:
-            entries.append(Entry(Puzzle(geometry(n), tuple(block)), None, source, block_start))
+            try:
+                entries.append(Entry(_grid_puzzle(block, n, source), None, source, block_start))
+            except ParseError as err:
+                fail(err)
             block, block_rows = [], 0
     if block_rows:
         fail(_ended(source, first_line + len(lines) - 1, block_start, block_rows, block_n))
     return entries
+
+
+def _grid_puzzle(rows: list[_Cells], n: int, source: str) -> Puzzle:
+    """The puzzle of a grid's n rows: pencil marks when a row is (then every row's cells
+    are read as candidates run together: ``12`` is 1 and 2, not twelve)."""
+    if all(row.marks is None for row in rows):
+        return Puzzle(geometry(n), tuple(v for row in rows for v in row.values))  # type: ignore[misc]
+    masks: list[int] = []
+    for r, row in enumerate(rows):
+        row_masks = row.marks
+        if row_masks is None:
+            row_masks = [_mask(token, n) for token in row.tokens]  # type: ignore[misc]
+        for i, mask in enumerate(row_masks):
+            if mask is None:  # a cell of several characters that is not candidates
+                message = f"{row.tokens[i]!r} is not candidates of a {n}x{n} puzzle"
+                raise ParseError(message, source, row.line, row.col(i))
+            if not mask:
+                where = geometry(n).cell_name(r * n + i)
+                message = f"{where} has no candidate (a pencil-mark cell lists at least one)"
+                raise ParseError(message, source, row.line, row.col(i))
+        masks += row_masks
+    return Puzzle.from_candidates(masks, geometry(n))
+
+
+def _whole_error(cells: _Cells, n: int, source: str) -> ParseError | None:
+    """The error of a whole puzzle on one line (n*n cells, or n*n*n pencil marks), if any."""
+    values = cells.values
+    if len(values) != n**3:
+        return _bad_value(cells, n, source)
+    for i, value in enumerate(values):
+        v = i % n + 1
+        if value is None or value not in (0, v):
+            where = geometry(n).cell_name(i // n)
+            message = (
+                f"{cells.tokens[i]!r} is not {symbol(v)!r} or a blank (the mark of {v} in {where})"
+            )
+            return ParseError(message, source, cells.line, cells.col(i))
+    for cell in range(n * n):
+        if not any(values[cell * n : (cell + 1) * n]):
+            where = geometry(n).cell_name(cell)
+            message = f"{where} has no candidate (its {n} characters are all blanks)"
+            return ParseError(message, source, cells.line, cells.col(cell * n))
+    return None
+
+
+def _whole_puzzle(cells: _Cells, n: int) -> Puzzle:
+    """The puzzle of a whole line that :func:`_whole_error` passed."""
+    values = cells.values
+    if len(values) == n * n:
+        return Puzzle(geometry(n), tuple(values))  # type: ignore[arg-type]
+    masks = [0] * (n * n)
+    for i, value in enumerate(values):
+        if value:
+            masks[i // n] |= 1 << (value - 1)
+    return Puzzle.from_candidates(masks, geometry(n))
 
 
 def _ended(source: str, line: int, start: int, rows: int, n: int) -> ParseError:
@@ -451,13 +576,18 @@ def _fields(s: str) -> list[tuple[str, int]]:
     return out
 
 
-def _csv_grid(text: str, line: int, offset: int, source: str, size: int | None) -> list[int]:
-    """The values of a CSV field that must hold one whole puzzle (of ``size`` if given)."""
+def _csv_grid(text: str, line: int, offset: int, source: str, size: int | None) -> Puzzle:
+    """The puzzle of a CSV field that must hold one whole puzzle (of ``size`` if given),
+    its cells or its pencil marks."""
     cells = _read(text, line, offset)
-    n = size if size is not None else size_for_cell_count(len(cells.values))
-    if n is None or len(cells.values) != n * n:
+    k = len(cells.values)
+    n = size if size is not None else _SQUARES.get(k) or _CUBES.get(k)
+    if n is None or k not in (n * n, n**3):
         raise _count_error(cells, source, _options(size, rows=False))
-    return _check(cells, n, source)
+    err = _whole_error(cells, n, source)
+    if err is not None:
+        raise err
+    return _whole_puzzle(cells, n)
 
 
 def _read_csv(
@@ -500,13 +630,13 @@ def _read_csv(
                 message = f"row has {have}; the puzzle is field {p_col + 1}"
                 raise ParseError(message, source, no, len(s) + 1)
             text, offset = fields[p_col]
-            values = _csv_grid(text, no, offset, source, size)
-            n = size_for_cell_count(len(values)) or 0
+            puzzle = _csv_grid(text, no, offset, source, size)
+            n = puzzle.size
             solution = None
             stext, soffset = fields[s_col] if 0 <= s_col < len(fields) else ("", 0)
             if stext and (named or len(stext) > n):
                 solution = _solution(stext, no, soffset, source, n, "line")
-            entries.append(Entry(Puzzle(geometry(n), tuple(values)), solution, source, no))
+            entries.append(Entry(puzzle, solution, source, no))
         except ParseError as err:
             if errors is None:
                 raise
@@ -522,6 +652,8 @@ def _documents(
     shift = first_line - 1
     found: list[ParseError] = []
     try:
+        from .documents import read_documents  # json and the schema, only for documents
+
         entries = read_documents(text, source, errors=found if errors is not None else None)
     except ParseError as err:
         raise _shifted(err, shift) from None
@@ -585,6 +717,8 @@ def read_file(
         raise ParseError(f"not UTF-8 text (byte {e.start + 1})", source, line) from None
     if source.endswith((".json", ".jsonl")):  # puzzle documents, whatever they start with
         lines = True if source.endswith(".jsonl") else None
+        from .documents import read_documents
+
         return read_documents(text, source, lines, errors)
     return read_text(text, source, size, errors)
 
@@ -628,7 +762,13 @@ def counted(n: int, thing: str) -> str:
 
 
 def format_line(puzzle_or_grid: Puzzle | Sequence[int], blank: str = ".") -> str:
-    """A puzzle on one line, row-major: ``4.....8.5.3...``; letters for values above 9."""
+    """A puzzle on one line, row-major: ``4.....8.5.3...``; letters for values above 9.
+
+    A pencil-mark puzzle is written n characters per cell, tdoku's 729-character form.
+    """
+    if isinstance(puzzle_or_grid, Puzzle) and puzzle_or_grid.candidates is not None:
+        line = marks_line(puzzle_or_grid.candidates, puzzle_or_grid.size)
+        return line if blank == "." else line.replace(".", blank)
     grid, _ = _grid_and_geometry(puzzle_or_grid)
     return "".join(symbol(v) if v else blank for v in grid)
 
@@ -659,7 +799,10 @@ def _boxed(texts: Sequence[str], geom: Geometry) -> str:
 
 
 def format_grid(puzzle_or_grid: Puzzle | Sequence[int], geometry: Geometry | None = None) -> str:
-    """A boxed grid, one row per line, ``.`` for blanks (box shape from the geometry)."""
+    """A boxed grid, one row per line, ``.`` for blanks (box shape from the geometry); a
+    pencil-mark puzzle's as :func:`format_candidates` writes them."""
+    if isinstance(puzzle_or_grid, Puzzle) and puzzle_or_grid.candidates is not None:
+        return format_candidates(puzzle_or_grid.candidates, geometry or puzzle_or_grid.geometry)
     grid, geom = _grid_and_geometry(puzzle_or_grid, geometry)
     return _boxed([symbol(v) if v else "." for v in grid], geom)
 

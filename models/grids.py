@@ -52,6 +52,9 @@ class Grids:
     givens: np.ndarray
     #: Killer cages, shared by every puzzle of the block (none for other variants).
     cages: tuple[Cage, ...] = ()
+    #: Pencil marks: a ``(k, n*n)`` uint32 array of candidate masks (bit v-1 for value v)
+    #: consistent with the givens, or None for plain puzzles.
+    candidates: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         givens = np.ascontiguousarray(self.givens, dtype=np.uint8)
@@ -66,19 +69,31 @@ class Grids:
                 f"1..{self.geometry.size}"
             )
         object.__setattr__(self, "givens", givens)
+        if self.candidates is not None:
+            masks = np.ascontiguousarray(self.candidates, dtype=np.uint32)
+            if masks.shape != givens.shape:
+                raise ValueError(f"candidates must have the givens' shape {givens.shape}")
+            object.__setattr__(self, "candidates", masks)
 
     @classmethod
     def of(cls, puzzles: Sequence[Puzzle]) -> Grids:
-        """The puzzles as one block; ValueError unless they share a geometry and cages."""
+        """The puzzles as one block; ValueError unless they share a geometry and cages, and
+        all have pencil marks or none has (a backend may refuse only the ones that have)."""
         if not puzzles:
             raise ValueError("no puzzles to put in a block")
         first = puzzles[0]
+        marked = first.candidates is not None
         for i, puzzle in enumerate(puzzles):
             if puzzle.geometry != first.geometry or puzzle.cages != first.cages:
                 raise ValueError(f"puzzle {i} has another shape than puzzle 0")
+            if (puzzle.candidates is not None) != marked:
+                raise ValueError(f"puzzle {i} has pencil marks and puzzle 0 not, or the reverse")
         cells = first.geometry.cell_count
         givens = np.array([p.givens for p in puzzles], dtype=np.uint8).reshape(-1, cells)
-        return cls(first.geometry, givens, first.cages)
+        masks = None
+        if marked:
+            masks = np.array([p.candidates for p in puzzles], dtype=np.uint32).reshape(-1, cells)
+        return cls(first.geometry, givens, first.cages, masks)
 
     @classmethod
     def from_lines(cls, lines: Sequence[str], size: int | None = None) -> Grids:
@@ -104,17 +119,27 @@ class Grids:
         """Grid size n (values 1..n)."""
         return self.geometry.size
 
+    @property
+    def shape(self) -> tuple[Geometry, tuple[Cage, ...], bool]:
+        """What puzzles must share to join one block: geometry, cages, and whether they
+        carry pencil marks."""
+        return self.geometry, self.cages, self.candidates is not None
+
     def puzzle(self, i: int) -> Puzzle:
         """Puzzle ``i`` as a :class:`Puzzle`."""
-        return Puzzle(self.geometry, tuple(self.givens[i].tolist()), self.cages)
+        marks = None if self.candidates is None else tuple(self.candidates[i].tolist())
+        return Puzzle(self.geometry, tuple(self.givens[i].tolist()), self.cages, marks)
 
     def puzzles(self) -> list[Puzzle]:
         """Every puzzle of the block, in order."""
+        if self.candidates is not None:
+            return [self.puzzle(i) for i in range(len(self))]
         return [Puzzle(self.geometry, tuple(row), self.cages) for row in self.givens.tolist()]
 
     def take(self, rows: np.ndarray | slice) -> Grids:
         """The block of some rows (a mask, indices or a slice)."""
-        return Grids(self.geometry, self.givens[rows], self.cages)
+        marks = None if self.candidates is None else self.candidates[rows]
+        return Grids(self.geometry, self.givens[rows], self.cages, marks)
 
     def clashing(self) -> np.ndarray:
         """Per puzzle: do two givens share a unit and a value? (``Puzzle.clashes`` says
@@ -130,9 +155,9 @@ class Grids:
         """Per puzzle: is ``solutions[i]`` a solution of puzzle ``i``?
 
         The independent verifier of :func:`~.puzzle.is_solution`, in bulk: every cell
-        filled with a value of the size, the givens kept, every unit a permutation, every
-        cage's values different and adding up to its total. A row of zeros (no solution)
-        is False.
+        filled with a value of the size, the givens kept, every cell one of its candidates
+        (pencil marks), every unit a permutation, every cage's values different and adding
+        up to its total. A row of zeros (no solution) is False.
         """
         solutions = np.asarray(solutions, dtype=np.uint8)
         if solutions.shape != self.givens.shape:
@@ -141,6 +166,8 @@ class Grids:
         ok = ((solutions >= 1) & (solutions <= n)).all(axis=1)
         ok &= ((self.givens == 0) | (self.givens == solutions)).all(axis=1)
         bits = _bits(solutions)
+        if self.candidates is not None:  # bit v of bits is bit v-1 of a mask
+            ok &= ((bits >> 1) & self.candidates == bits >> 1).all(axis=1)
         full = (1 << (n + 1)) - 2
         for cells in unit_table(self.geometry):
             ok &= np.bitwise_or.reduce(bits[:, cells], axis=1) == full

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .geometry import Geometry
-from .puzzle import Puzzle
+from .puzzle import Puzzle, values_of
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,9 @@ class Model:
     """Variables (one per cell), their domains, and the constraints over them.
 
     ``domains[cell]`` is the ascending tuple of values the cell may take: the given alone
-    for a given, 1..n otherwise. Constraints come from the geometry's units, so a variant
-    with extra units (diagonals, jigsaw regions) needs no change in any backend.
+    for a given, 1..n otherwise; a pencil-mark puzzle's candidates where it has them.
+    Constraints come from the geometry's units, so a variant with extra units (diagonals,
+    jigsaw regions) needs no change in any backend.
     """
 
     puzzle: Puzzle
@@ -74,6 +75,11 @@ class Model:
         return frozenset(c.kind for c in self.constraints)
 
     @property
+    def narrowed(self) -> bool:
+        """Whether pencil marks narrow some domain beyond its given (or 1..n)."""
+        return self.puzzle.candidates is not None
+
+    @property
     def givens(self) -> tuple[int, ...]:
         """The puzzle's givens (0 = blank)."""
         return self.puzzle.givens
@@ -91,9 +97,15 @@ def _constraints_of(geometry: Geometry) -> tuple[Constraint, ...]:
 
 def build_model(puzzle: Puzzle) -> Model:
     """The model of a puzzle: a variable per cell, AllDifferent per unit, Sum per cage."""
-    full = tuple(puzzle.geometry.values)
-    singletons = {v: (v,) for v in full}
-    domains = tuple(singletons[v] if v else full for v in puzzle.givens)
+    if puzzle.candidates is not None:
+        found: dict[int, tuple[int, ...]] = {}  # one tuple per distinct mask
+        domains = tuple(
+            found.get(m) or found.setdefault(m, values_of(m)) for m in puzzle.candidates
+        )
+    else:
+        full = tuple(puzzle.geometry.values)
+        singletons = {v: (v,) for v in full}
+        domains = tuple(singletons[v] if v else full for v in puzzle.givens)
     constraints = _constraints_of(puzzle.geometry)
     if puzzle.cages:
         cages = (Sum(c.cells, c.total, f"cage {i}") for i, c in enumerate(puzzle.cages, 1))

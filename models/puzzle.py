@@ -1,7 +1,12 @@
-"""A puzzle is a geometry plus its givens; a grid is a tuple of values (0 = blank)."""
+"""A puzzle is a geometry plus its givens; a grid is a tuple of values (0 = blank).
+
+A pencil-mark puzzle (Sukaku) also says which values each cell may still take: its
+``candidates``, one bit mask per cell (bit v-1 set when v is a candidate).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .display import Displayed
@@ -53,6 +58,11 @@ class Puzzle(Displayed):
     givens: Grid
     #: Killer cages (none for other variants); the geometry's units carry the other rules.
     cages: tuple[Cage, ...] = field(default=())
+    #: Pencil marks: each cell's candidates as a bit mask (bit v-1 for value v), or None
+    #: for a plain puzzle (a given's value alone, every value elsewhere). A cell with one
+    #: candidate is a given; marks that narrow no cell beyond that are the plain puzzle
+    #: (stored as None, so a puzzle has one form).
+    candidates: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         n = self.geometry.size
@@ -62,6 +72,41 @@ class Puzzle(Displayed):
             cell = next(c for c, v in enumerate(self.givens) if not 0 <= v <= n)
             name = self.geometry.cell_name(cell)
             raise ValueError(f"{name}: value {self.givens[cell]} is outside 1..{n}")
+        if self.candidates is not None:
+            self._check_candidates()
+
+    def _check_candidates(self) -> None:
+        """Every cell has a candidate, none above n, the givens are the single ones; and
+        marks that narrow nothing become None."""
+        geom, masks = self.geometry, self.candidates
+        assert masks is not None
+        full = (1 << geom.size) - 1
+        if len(masks) != geom.cell_count:
+            raise ValueError(f"expected candidates for {geom.cell_count} cells, got {len(masks)}")
+        for cell, (mask, given) in enumerate(zip(masks, self.givens, strict=True)):
+            if not 0 < mask <= full:
+                what = "no candidate" if mask == 0 else f"a candidate outside 1..{geom.size}"
+                raise ValueError(f"{geom.cell_name(cell)} has {what}")
+            if given != single(mask):
+                raise ValueError(
+                    f"{geom.cell_name(cell)}: given {given} but candidates "
+                    f"{''.join(map(symbol, values_of(mask)))}"
+                )
+        if all(mask == full or mask & (mask - 1) == 0 for mask in masks):
+            object.__setattr__(self, "candidates", None)
+
+    @classmethod
+    def from_candidates(
+        cls, masks: Sequence[int], geom: Geometry, cages: tuple[Cage, ...] = ()
+    ) -> Puzzle:
+        """A pencil-mark puzzle from one mask per cell: a cell of one candidate is a given.
+
+        >>> p = Puzzle.from_candidates([0b1111] * 15 + [0b0110], geometry(4))
+        >>> p.given_count, p.candidates[-1], p.domain(15)
+        (0, 6, (2, 3))
+        """
+        masks = tuple(int(m) for m in masks)
+        return cls(geom, tuple(map(single, masks)), cages, masks)
 
     @classmethod
     def from_grid(cls, grid: list[int] | tuple[int, ...], geom: Geometry | None = None) -> Puzzle:
@@ -83,6 +128,13 @@ class Puzzle(Displayed):
         """Number of givens."""
         return sum(1 for v in self.givens if v)
 
+    def domain(self, cell: int) -> tuple[int, ...]:
+        """The values ``cell`` may take: its candidates, else its given, else every value."""
+        if self.candidates is not None:
+            return values_of(self.candidates[cell])
+        given = self.givens[cell]
+        return (given,) if given else tuple(self.geometry.values)
+
     def clashes(self) -> list[Clash]:
         """Every pair of givens that share a unit and a value, in unit order."""
         found = []
@@ -99,13 +151,32 @@ class Puzzle(Displayed):
         return found
 
     def __str__(self) -> str:
+        if self.candidates is not None:
+            return marks_line(self.candidates, self.geometry.size)
         return "".join(symbol(v) if v else "." for v in self.givens)
+
+
+def single(mask: int) -> int:
+    """The value of a mask with one bit set (bit v-1 for v), else 0."""
+    return mask.bit_length() if mask and mask & (mask - 1) == 0 else 0
+
+
+def values_of(mask: int) -> tuple[int, ...]:
+    """The values of a candidate mask, ascending."""
+    return tuple(v for v in range(1, mask.bit_length() + 1) if mask >> (v - 1) & 1)
+
+
+def marks_line(masks: Sequence[int], n: int) -> str:
+    """Pencil marks on one line, n characters per cell: v's symbol where v is a
+    candidate, ``.`` where it is not (tdoku's 729-character form for 9x9)."""
+    return "".join(symbol(v) if m >> (v - 1) & 1 else "." for m in masks for v in range(1, n + 1))
 
 
 def is_solution(puzzle: Puzzle, grid: Grid | list[int] | None) -> bool:
     """True when ``grid`` fills every cell, keeps the givens, and each unit is a permutation.
 
-    Each killer cage must also hold pairwise different values adding up to its total.
+    Each killer cage must also hold pairwise different values adding up to its total, and
+    each cell of a pencil-mark puzzle one of its candidates.
     This is the independent verifier: it trusts no solver and knows only the rules.
     """
     if grid is None:
@@ -115,6 +186,9 @@ def is_solution(puzzle: Puzzle, grid: Grid | list[int] | None) -> bool:
     if len(grid) != n * n:
         return False
     if any(g and g != v for g, v in zip(puzzle.givens, grid, strict=True)):
+        return False
+    marks = puzzle.candidates or ()
+    if any(not (0 < v <= n and m >> (v - 1) & 1) for m, v in zip(marks, grid, strict=False)):
         return False
     full = set(range(1, n + 1))
     if not all({grid[c] for c in unit.cells} == full for unit in geom.units):

@@ -11,7 +11,12 @@ first n*n characters are values or blanks, followed by nothing, a TAB, a space o
 (the common line; a 16-character line is never read this way, since it may be a row of
 a 16x16 grid). Every other run of lines (grids, ``:`` fields, anything unusual) goes to
 :func:`~.formats.read_text` as one text, so it means exactly what it means there.
-CSV and JSON files are read whole by :func:`~.formats.read_file`.
+CSV and JSON files are read whole by :func:`~.formats.read_file`. A line of pencil
+marks (n*n*n characters, 729 for 9x9) is read fast the same way when each character is
+its value or a blank, every cell keeps a candidate and the marks narrow some cell; the
+others go to :func:`~.formats.read_text` a chunk at a time (such a line is a whole
+puzzle: nothing after it continues one before it). Pencil-mark puzzles form blocks of
+their own, apart from plain ones.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ _FAST, _NEUTRAL, _SLOW = 1, 0, 2
 _AFTER = np.zeros(256, dtype=bool)
 _AFTER[[9, 32, 35]] = True
 _FAST_CELLS = frozenset(n * n for n in SIZES) - {16}
+_MARKS_CELLS = frozenset(n**3 for n in SIZES) - {64}  # 64: an 8x8 puzzle (or 4x4 marks)
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,10 +101,12 @@ def blocks_of(entries: Iterable[Entry]) -> Iterator[Block]:
 
 
 def _same_block(a: Entry, b: Entry) -> bool:
+    # pencil-mark puzzles go apart from plain ones: a backend may refuse only those
     return (
         a.source == b.source
         and a.puzzle.geometry == b.puzzle.geometry
         and a.puzzle.cages == b.puzzle.cages
+        and (a.puzzle.candidates is None) == (b.puzzle.candidates is None)
     )
 
 
@@ -186,7 +194,7 @@ def _read_stream(
                 if pending:
                     yield from _text(b"".join(pending), source, size, pending_line)
                     pending = []
-                yield _fast_block(values[begin:end], width, source, line + begin)
+                yield _fast_block(values[begin:end], width, source, line + begin, size)
                 continue
             for i in range(begin, end):  # neutral lines join a slow run, else are skipped
                 if kinds[i] == _SLOW or pending:
@@ -194,8 +202,8 @@ def _read_stream(
                         pending_line = line + i
                     pending.append(lines[i])
         line += len(lines)
-        if pending:  # only the lines after the last blank one may go on in the next chunk
-            blank = max((j for j, x in enumerate(pending) if not x.strip()), default=-1)
+        if pending:  # only the lines after the last blank or whole one may go on
+            blank = max((j for j, x in enumerate(pending) if _ends_run(x, size)), default=-1)
             if blank >= 0:
                 yield from _text(b"".join(pending[: blank + 1]), source, size, pending_line)
                 pending_line += blank + 1
@@ -250,7 +258,11 @@ def _fast_lines(
         # a line shorter than width runs into the next line: its newline is in the cells
         ok = (lengths > width) & ((after == 10) | (after == 13) | _AFTER[after])
     if width:
-        ok &= (values <= int(round(width**0.5))).all(axis=1)  # 255 is above any size
+        n, marks = _shape(width, size)
+        if marks:
+            ok &= _marks_ok(values, n)
+        else:
+            ok &= (values <= n).all(axis=1)  # 255 is above any size
         kinds[ok] = _FAST
     for i in np.flatnonzero(~ok if width else np.ones(k, dtype=bool)).tolist():
         text = lines[i].strip()
@@ -259,25 +271,72 @@ def _fast_lines(
     return kinds, width, values
 
 
+def _head_length(text: bytes) -> int:
+    """The length of a line's head: up to its first TAB, space, ``#``, ``:`` or line end."""
+    cut = len(text)
+    for stop in (b"\t", b" ", b"#", b":", b"\r", b"\n"):
+        at = text.find(stop)
+        if 0 <= at < cut:
+            cut = at
+    return cut
+
+
+def _ends_run(text: bytes, size: int | None) -> bool:
+    """Whether nothing after this line can belong to a puzzle before it: a blank line, or
+    a whole puzzle's pencil marks (n*n*n characters; so a file of them is read in
+    chunks, not held whole)."""
+    if not text.strip():
+        return True
+    cut = _head_length(text)
+    return cut in _MARKS_CELLS if size is None else cut == size**3
+
+
 def _width(lines: list[bytes], size: int | None) -> int:
-    """The cell count of this chunk's fast lines: that of its first line that may read
-    fast, among its first lines."""
+    """The character count of this chunk's fast lines (a whole puzzle's cells, or its
+    pencil marks): that of its first line that may read fast, among its first lines."""
     for text in lines[:64]:
-        cut = len(text)
-        for stop in (b"\t", b" ", b"#", b":", b"\r", b"\n"):
-            at = text.find(stop)
-            if 0 <= at < cut:
-                cut = at
-        if cut in _FAST_CELLS and (size is None or cut == size * size):
+        cut = _head_length(text)
+        if size is None and (cut in _FAST_CELLS or cut in _MARKS_CELLS):
+            return cut
+        if size is not None and cut in (size * size, size**3) and cut != 16:
             return cut
     return 0
 
 
-def _fast_block(values: np.ndarray, width: int, source: str, first: int) -> Block:
-    """A block of fast lines (each a whole puzzle of ``width`` cells) from their values."""
-    n = int(round(width**0.5))
+def _shape(width: int, size: int | None) -> tuple[int, bool]:
+    """The size of the puzzles of fast lines of ``width`` characters, and whether those
+    are pencil marks (n*n*n characters; 64 only with ``size=4``)."""
+    if size is not None:
+        return size, width == size**3
+    n = round(width ** (1 / 3)) if width in _MARKS_CELLS else round(width**0.5)
+    return n, width in _MARKS_CELLS
+
+
+def _marks_ok(values: np.ndarray, n: int) -> np.ndarray:
+    """Per line of pencil marks: does each character hold its value or a blank, does each
+    cell keep a candidate, and do the marks narrow some cell (marks that narrow nothing
+    are the plain puzzle: read by read_text, they join the plain puzzles' blocks)?"""
+    want = np.tile(np.arange(1, n + 1, dtype=np.uint8), n * n)
+    ok = ((values == 0) | (values == want)).all(axis=1)
+    counts = (values.reshape(len(values), n * n, n) > 0).sum(axis=2)
+    ok &= (counts > 0).all(axis=1)
+    return ok & ((counts > 1) & (counts < n)).any(axis=1)
+
+
+def _fast_block(
+    values: np.ndarray, width: int, source: str, first: int, size: int | None = None
+) -> Block:
+    """A block of fast lines (each a whole puzzle of ``width`` cells, or its pencil marks)
+    from their values."""
+    n, marks = _shape(width, size)
     lines_no = np.arange(first, first + len(values), dtype=np.int64)
-    return Block(Grids(geometry(n), values), source, lines_no)
+    if not marks:
+        return Block(Grids(geometry(n), values), source, lines_no)
+    candidates = (values.reshape(len(values), n * n, n) > 0).astype(np.uint32)
+    counts = candidates.sum(axis=2)
+    candidates = (candidates << np.arange(n, dtype=np.uint32)).sum(axis=2, dtype=np.uint32)
+    givens = np.where(counts == 1, values.reshape(len(values), n * n, n).max(axis=2), 0)
+    return Block(Grids(geometry(n), givens.astype(np.uint8), (), candidates), source, lines_no)
 
 
 def _text(data: bytes, source: str, size: int | None, first: int) -> Iterator[Block | ParseError]:

@@ -151,7 +151,8 @@ def with_variant(
 ) -> Puzzle:
     """The puzzle with the named variants (``x``, ``hyper``) and jigsaw regions added.
 
-    Rules the puzzle already has are kept, not doubled; its cages and givens stay.
+    Rules the puzzle already has are kept, not doubled; its cages, givens and pencil marks
+    stay.
     """
     geom = puzzle.geometry
     have = flags(geom)
@@ -171,7 +172,7 @@ def with_variant(
             raise ValueError("the puzzle already has jigsaw regions")
         units = [u for u in units if u.kind != "box"] + list(region_units(geom.size, regions))
     new = make_geometry(geom.size, geom.box_rows, geom.box_cols, tuple(units) + tuple(extra))
-    return Puzzle(new, puzzle.givens, puzzle.cages)
+    return Puzzle(new, puzzle.givens, puzzle.cages, puzzle.candidates)
 
 
 def read_regions(text: str, source: str = "<regions>") -> list[list[str]]:

@@ -8,15 +8,16 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from .backends import BackendSpec, Result, Status, Worker, as_spec, get_backend
+from .backends import BackendSpec, Result, Status, as_spec, get_backend
 from .backends.base import Backend, Request, Unsupported, admit, check_limit, check_timeout
 from .backends.result import ERROR, INVALID, Answers
 from .models import Model, Puzzle, build_model, parse_puzzle
-from .models.grids import Grids
+
+if TYPE_CHECKING:  # numpy: imported by the block path alone (solve FILE, the bench)
+    from .backends.isolation import Worker
+    from .models.grids import Grids
 
 
 def as_puzzle(puzzle: Puzzle | str) -> Puzzle:
@@ -97,6 +98,8 @@ def solve_model(
     else:
         with contextlib.ExitStack() as stack:
             if worker is None:
+                from .backends.isolation import Worker
+
                 worker = stack.enter_context(Worker())
             result = worker.run(chosen.name, model, _prepared(worker, chosen, request))
     return dataclasses.replace(result, backend=label)
@@ -147,6 +150,8 @@ def solve_grids(
     ``k`` more rows are done; once ``stop`` is set, puzzles not yet run are ``error``
     rows saying so.
     """
+    import numpy as np
+
     spec = as_spec(backend, **options)
     check_limit(limit)
     check_timeout(timeout)
@@ -178,6 +183,8 @@ def solve_grids(
     isolated = _isolated(chosen, request, isolate)
     with contextlib.ExitStack() as stack:
         if isolated and worker is None:
+            from .backends.isolation import Worker
+
             worker = stack.enter_context(Worker())
         answers = None
         if chosen.batch and not isolated:

@@ -138,3 +138,34 @@ def test_stats_show_each_backends_own_counters(capsys):
     stats = sudokulab.solve(EXAMPLE, "sat").stats
     assert f", variables {stats['variables']}, clauses {stats['clauses']}, " in err
     assert "conflicts " in err and "decisions " in err and "nodes " not in err
+
+
+# A few puzzles given as text are solved one at a time (no numpy, no threads), the rest a
+# block at a time: the same outputs and statuses either way.
+ONE_BY_ONE_CASES = [
+    ["solve", EXAMPLE],
+    ["solve", EXAMPLE, STUCK, "1234" * 4, "1...............", "12.3"],
+    ["solve", EXAMPLE, "--format", "grid", "--unique"],
+    ["solve", "1...............", EXAMPLE, "--unique", "--stats"],
+    ["solve", "1...............", STUCK, "--count", "--limit", "7"],
+    ["solve", "1" * 81, EXAMPLE, "--backend", "dlx", "--stats"],
+    ["solve", EXAMPLE, "--backend", "backtracking", "--count"],
+    ["solve", "." * 81, "--backend", "backtracking", "--count", "--timeout", "0.05"],
+    ["solve", "." * 81, "--variant", "x", "--format", "grid"],
+    ["solve", "12..............", "--size", "4", "--stats", "--format", "grid"],
+]
+
+
+@pytest.mark.parametrize("args", ONE_BY_ONE_CASES, ids=lambda args: " ".join(args[2:]) or "one")
+def test_puzzles_given_as_text_answer_as_a_block_does(capsys, monkeypatch, args):
+    import re
+
+    import sudokulab.cli.solve as solve_command
+
+    def answered() -> tuple[int, str, str]:
+        code, out, err = run(capsys, *args)
+        return code, out, re.sub(r"\d+\.\d+ ms", "T ms", err)  # --stats: the time differs
+
+    alone = answered()
+    monkeypatch.setattr(solve_command, "FEW", 0)
+    assert answered() == alone

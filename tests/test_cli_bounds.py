@@ -301,15 +301,19 @@ def test_the_rule_plain_backtracking_and_few_clues():
 
 @pytest.fixture
 def timeouts(monkeypatch):
-    """The timeout each block of ``solve`` is solved with."""
+    """The timeout each block of ``solve`` is solved with (each puzzle, when a few are
+    given as text and solved one at a time)."""
     seen: list[float | None] = []
-    real = solve_command.solve_grids
 
-    def recording(grids, spec, limit, timeout, **kwargs):
-        seen.append(timeout)
-        return real(grids, spec, limit, timeout, **kwargs)
+    def recording(real):
+        def solve(puzzles, spec, limit, timeout, **kwargs):
+            seen.append(timeout)
+            return real(puzzles, spec, limit, timeout, **kwargs)
 
-    monkeypatch.setattr(solve_command, "solve_grids", recording)
+        return solve
+
+    for name in ("solve_grids", "solve_puzzle"):
+        monkeypatch.setattr(solve_command, name, recording(getattr(solve_command, name)))
     return seen
 
 

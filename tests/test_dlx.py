@@ -216,6 +216,25 @@ def test_a_block_in_one_call_gives_each_puzzle_its_own_answer():
 
 
 @needs_core
+def test_a_block_of_pencil_mark_puzzles_is_searched_on_its_candidates():
+    rng = random.Random(17)
+    geom = geometry(9)
+    puzzles = []
+    for _ in range(20):
+        grid = random_solution(9, rng)
+        masks = [(1 << (v - 1)) | sum(1 << w for w in range(9) if rng.random() < 0.3) for v in grid]
+        puzzles.append(Puzzle.from_candidates(masks, geom))
+    marked = [p for p in puzzles if p.candidates is not None]
+    assert len(marked) >= 15
+    answers = C.solve_grids(Grids.of(marked), limit=2)
+    for i, puzzle in enumerate(marked):
+        one = PY.solve(build_model(puzzle), limit=2)
+        row = answers.result(i)
+        assert (row.status, row.count, row.solution) == (one.status, one.count, one.solution)
+        assert {**row.stats, "engine": "python"} == one.stats
+
+
+@needs_core
 @pytest.mark.parametrize("limit", [None, 10**12])
 def test_a_count_without_end_stops_at_the_deadline_with_a_timeout(limit):
     # every 16x16 grid: far beyond any deadline on any machine, so the verdict is timeout

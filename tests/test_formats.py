@@ -362,8 +362,10 @@ def test_wrong_line_length() -> None:
     assert str(err) == "<text>: line 1, column 81: line has 80 cells; expected 81 for a 9x9 puzzle"
     err = error(TOP95_FIRST + "..")
     assert (err.column, err.message) == (82, "line has 83 cells; expected 81 for a 9x9 puzzle")
-    err = error(TOP95_FIRST, size=4)
-    assert err.message == "line has 81 cells; expected 16 for a 4x4 puzzle"
+    err = error(TOP95_FIRST[:20], size=4)
+    assert err.message == "line has 20 cells; expected 16 for a 4x4 puzzle"
+    err = error(TOP95_FIRST, size=4)  # nearer the 64 characters of 4x4 pencil marks
+    assert err.message == "line has 81 cells; expected 64 for the pencil marks of a 4x4 puzzle"
     rows = grid9()
     rows[3] = rows[3][:8]
     err = error("\n".join(rows))

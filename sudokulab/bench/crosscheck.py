@@ -165,7 +165,10 @@ def _rows(
     """The rows of one block: each backend's answer, verified, compared with what is
     known and with the other backends'."""
     grids = block.grids
-    puzzles = format_lines(grids.givens).splitlines()
+    if grids.candidates is None:
+        puzzles = format_lines(grids.givens).splitlines()
+    else:  # pencil marks: each puzzle's line says them (its givens alone would not)
+        puzzles = [str(puzzle) for puzzle in grids.puzzles()]
     has = [a.solution.any(axis=1) for a in answers]
     verified = [grids.verify(a.solution) for a in answers]
     texts = [format_lines(a.solution).splitlines() for a in answers]

@@ -158,7 +158,7 @@ def read_set(
             raise block
         grids = block.grids
         last = runs[-1][0].grids if runs else None
-        if last is not None and (last.geometry, last.cages) == (grids.geometry, grids.cages):
+        if last is not None and last.shape == grids.shape:
             runs[-1].append(block)
         else:
             runs.append([block])
@@ -171,6 +171,9 @@ def read_set(
                 run[0].grids.geometry,
                 np.concatenate([b.grids.givens for b in run]),
                 run[0].grids.cages,
+                None
+                if run[0].grids.candidates is None
+                else np.concatenate([b.grids.candidates for b in run]),
             ),
         )
         for run in runs
@@ -205,8 +208,8 @@ def survey(
             continue
         puzzles += len(block)
         grids = block.grids
-        if (grids.geometry, grids.cages) not in shapes:
-            shapes[grids.geometry, grids.cages] = grids.puzzle(0)
+        if grids.shape not in shapes:
+            shapes[grids.shape] = grids.puzzle(0)
     return Survey(name, puzzles, tuple(shapes.values()), errors)
 
 
@@ -245,11 +248,12 @@ def skip_reason(spec: BackendSpec, set_name: str, puzzles: Sequence[Puzzle]) -> 
 
     A backend that lacks a constraint kind the set uses (cages on the native engine), or
     a pair the catalog excludes (``skip``: plain backtracking on 16x16) is skipped and
-    reported as such, not run into errors or timeouts. A model's constraint kinds depend
-    on its shape only, so one puzzle per shape is enough.
+    reported as such, not run into errors or timeouts, and so is one that does not take
+    pencil marks on a set that has them. A model's constraint kinds depend on its shape
+    only, so one puzzle per shape (and kind: plain or pencil marks) is enough.
     """
     backend = get_backend(spec.backend)
-    shapes = {(p.geometry, p.cages): p for p in puzzles}
+    shapes = {(p.geometry, p.cages, p.candidates is not None): p for p in puzzles}
     for puzzle in shapes.values():
         lacking = unsupported(backend, build_model(puzzle))
         if lacking:

@@ -98,7 +98,7 @@ def _peers(model: Model, cell: int) -> list[str]:
     if model.givens[cell]:
         out.append(f"  {name(cell)} is given: {symbol(model.givens[cell])}")
     else:
-        left = [v for v in model.geometry.values if v not in held]
+        left = [v for v in model.domains[cell] if v not in held]  # pencil marks narrow it
         out.append(
             f"  givens among the peers: {', '.join(map(symbol, held)) or 'none'}; "
             f"so {name(cell)} can only be {', '.join(map(symbol, left)) or 'nothing'}"

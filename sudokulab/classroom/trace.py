@@ -280,7 +280,10 @@ def trace_puzzle(
     max_steps: int | None = MAX_STEPS,
     timeout: float | None = None,
 ) -> Trace:
-    """Solve ``puzzle`` with the Python reference engine, recording every step."""
+    """Solve ``puzzle`` with the Python reference engine, recording every step
+    (ValueError for a pencil-mark puzzle: the engine takes givens only)."""
+    if puzzle.candidates is not None:
+        raise ValueError("the engine's trace does not take pencil-mark puzzles yet")
     geom = puzzle.geometry
     recorder = Recorder(max_steps)
     cages = tuple((cage.cells, cage.total) for cage in puzzle.cages)

@@ -1,9 +1,10 @@
 """The ``sudokulab`` command line: one module per command group.
 
 ``common`` holds what they share (exit statuses, the error path, argument types, reading
-puzzles); ``main`` builds the parser from every group and runs a command. This module
-imports neither until asked: the ``sudokulab`` script imports it before anything else,
-so that a Ctrl-C while the commands' modules load is already the clean one.
+puzzles); ``main`` builds the parser (of the running command's group alone: a command
+imports what it runs) and runs a command. This module imports neither until asked: the
+``sudokulab`` script imports it before anything else, so that a Ctrl-C while the
+commands' modules load is already the clean one.
 """
 
 from __future__ import annotations
@@ -70,11 +71,12 @@ def interrupted() -> int:
     return _INTERRUPTED
 
 
-def build_parser() -> Any:
-    """The argument parser of every command (:func:`.main.build_parser`)."""
+def build_parser(command: str | None = None) -> Any:
+    """The argument parser of every command, or of one command's group
+    (:func:`.main.build_parser`)."""
     from .main import build_parser as build
 
-    return build()
+    return build(command)
 
 
 __all__ = ["build_parser", "interrupted", "main"]

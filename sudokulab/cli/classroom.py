@@ -152,14 +152,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if args.logic:
         return _explain_logic(entry, args)
-    trace = trace_puzzle(
-        entry.puzzle,
-        args.propagation,
-        args.order,
-        limit=2 if args.unique else 1,
-        max_steps=args.max_steps,
-        timeout=args.timeout,
-    )
+    try:
+        trace = trace_puzzle(
+            entry.puzzle,
+            args.propagation,
+            args.order,
+            limit=2 if args.unique else 1,
+            max_steps=args.max_steps,
+            timeout=args.timeout,
+        )
+    except ValueError as err:  # pencil marks
+        raise UsageError(f"explain: {err}") from None
     if args.html:
         from ..classroom.page import viewer_html
 

@@ -10,12 +10,12 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..catalog import SetNotFound, catalog, load, locate, unknown_set
 from ..models import SIZES, Entry, ParseError, read_text
-from ..models.stream import Block, blocks_of, read_blocks
-from ..models.variants import read_regions, with_variant
+
+if TYPE_CHECKING:  # blocks are numpy arrays: imported when puzzles are read
+    from ..models.stream import Block
 
 #: Exit statuses, the same for every command: all done (solved, agreed, fetched) / some
 #: work failed (a puzzle not solved, backends disagree, a download failed, an error row) /
@@ -112,7 +112,9 @@ def add_size_option(p: argparse.ArgumentParser, default: int | None = None, help
         type=size,
         choices=SIZES,
         default=default,
-        help=help or "grid size, when the text alone is ambiguous (a 16-cell line)",
+        help=help
+        or "grid size, when the text alone is ambiguous (a 16-cell line; a 64-character line "
+        "is an 8x8 puzzle unless --size 4 makes it 4x4 pencil marks)",
     )
 
 
@@ -175,20 +177,46 @@ def input_blocks(args: argparse.Namespace) -> Iterator[Block | ParseError]:
     Arguments are resolved before anything is read: a missing file or an unknown set
     name is a UsageError at once.
     """
+    from ..models.stream import blocks_of, read_blocks
+
     sources = _resolve(args.puzzles, args.size, args.data_dir)
     variant, regions = getattr(args, "variant", None), getattr(args, "regions", None)
     for source in sources:
-        items = read_blocks(source, args.size) if isinstance(source, str) else source
-        for item in items:
-            if isinstance(item, Block) and (variant or regions):
+        if not isinstance(source, str):  # already read: the bad pieces, then the puzzles
+            yield from (item for item in source if isinstance(item, ParseError))
+            entries = [item for item in source if isinstance(item, Entry)]
+            yield from blocks_of(_apply_variants(entries, variant, regions))
+            continue
+        for item in read_blocks(source, args.size):
+            if not isinstance(item, ParseError) and (variant or regions):
                 yield from blocks_of(_apply_variants(item.entries(), variant, regions))
             else:
                 yield item
 
 
+def argument_puzzles(args: argparse.Namespace) -> list[Entry | ParseError] | None:
+    """The puzzles of the arguments, variant options applied, and their bad pieces (in
+    the order :func:`input_blocks` gives them) when every argument is a puzzle text; None
+    when one names a file, a set or standard input (read those with :func:`input_blocks`).
+
+    Nothing here needs numpy: a command given a puzzle or two answers without it.
+    """
+    if not args.puzzles or any(
+        arg == "-" or os.path.exists(arg) or _is_set(arg) for arg in args.puzzles
+    ):
+        return None
+    variant, regions = getattr(args, "variant", None), getattr(args, "regions", None)
+    out: list[Entry | ParseError] = []
+    for source in _resolve(args.puzzles, args.size, args.data_dir):
+        assert not isinstance(source, str)
+        out += [item for item in source if isinstance(item, ParseError)]
+        out += _apply_variants([i for i in source if isinstance(i, Entry)], variant, regions)
+    return out
+
+
 def _resolve(
     inputs: Sequence[str], size: int | None, data_dirs: Sequence[str]
-) -> list[str | list[Block | ParseError]]:
+) -> list[str | list[Entry | ParseError]]:
     """Each input as a file to stream (a path, ``-`` for stdin) or what it already read."""
     if not inputs:
         if sys.stdin is None or sys.stdin.isatty():
@@ -196,14 +224,16 @@ def _resolve(
                 "no puzzle given: pass a puzzle, a file, a set name, or - to read stdin"
             )
         inputs = ["-"]
-    out: list[str | list[Block | ParseError]] = []
+    out: list[str | list[Entry | ParseError]] = []
     for number, arg in enumerate(inputs, 1):
         if arg == "-" or os.path.exists(arg):
             out.append(arg)
-        elif arg in catalog():
+        elif _is_set(arg):
+            from ..catalog import SetNotFound, catalog, load, locate
+
             try:
                 if catalog()[arg].solutions:  # known solutions come from a second file
-                    out.append(list(blocks_of(load(arg, extra_dirs=data_dirs).entries)))
+                    out.append(list(load(arg, extra_dirs=data_dirs).entries))
                 else:
                     out.append(str(locate(arg, extra_dirs=data_dirs)))
             except SetNotFound as err:
@@ -215,9 +245,21 @@ def _resolve(
                 if _looks_like_path(arg):
                     raise UsageError(f"{arg}: no such file") from None
                 if _looks_like_name(arg):
+                    from ..catalog import unknown_set
+
                     raise UsageError(str(unknown_set(arg))) from None
-            out.append([*errors, *blocks_of(entries)])
+            out.append([*errors, *entries])
     return out
+
+
+def _is_set(arg: str) -> bool:
+    """Whether ``arg`` names a catalog set (every name is a word: a puzzle text never is,
+    and reading it needs no catalog)."""
+    if not _looks_like_name(arg):
+        return False
+    from ..catalog import catalog
+
+    return arg in catalog()
 
 
 def _looks_like_path(arg: str) -> bool:
@@ -232,6 +274,10 @@ def _looks_like_name(arg: str) -> bool:
 
 def _apply_variants(entries: list[Entry], variant: str | None, regions_file: str | None):
     """The entries with ``--variant`` and ``--regions`` applied; ParseError when they do not fit."""
+    if not variant and not regions_file:
+        return entries
+    from ..models.variants import read_regions, with_variant
+
     names = [n.strip() for n in (variant or "").split(",") if n.strip()]
     regions = None
     if regions_file:

@@ -8,11 +8,19 @@ import sys
 from collections.abc import Sequence
 
 from ..models import ParseError
-from . import bench, classroom, data, generate, interrupted, rate, solve
+from . import interrupted
 from .common import EXIT_BAD_INPUT, EXIT_OK, UsageError, error
 
-#: The command groups, in the order ``sudokulab --help`` lists their commands.
-GROUPS = (solve, bench, data, classroom, rate, generate)
+#: The command groups (modules of this package), in the order ``sudokulab --help`` lists
+#: their commands, each with the commands it adds.
+GROUPS = {
+    "solve": ("solve", "check", "backends"),
+    "bench": ("bench", "report"),
+    "data": ("sets", "data"),
+    "classroom": ("explain", "model"),
+    "rate": ("rate",),
+    "generate": ("generate",),
+}
 
 
 class _Version(argparse.Action):
@@ -25,23 +33,47 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every command."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of every command; with ``command``, of that command's group
+    alone (the other commands are there by name only, their modules not imported: a
+    command loads what it runs and no more); with ``""``, of no command's group."""
     parser = argparse.ArgumentParser(
         prog="sudokulab",
         description="A declarative constraint-programming front end for Sudoku.",
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for group in GROUPS:
-        group.add_commands(commands)
+    for group, names in GROUPS.items():
+        if command is None or command in names:
+            # An import statement's machinery (not importlib's), so that -X importtime and
+            # PYTHONPROFILEIMPORTTIME name the group (tests/test_signals.py reads them).
+            name = f"{__package__}.{group}"
+            __import__(name)
+            sys.modules[name].add_commands(commands)
+        else:
+            for name in names:
+                commands.add_parser(name)
     return parser
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names, when it comes first; ``""`` for ``--version`` alone
+    (no command's group is needed); else None (``--help`` lists every command)."""
+    if list(argv) == ["--version"]:
+        return ""
+    if argv and not argv[0].startswith("-"):
+        name = argv[0]
+        if any(name in names for names in GROUPS.values()):
+            return name
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    if argv is None:
+        argv = sys.argv[1:]
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(_command(argv)).parse_args(argv)
         return args.handler(args)
     except (ParseError, UsageError) as err:
         error(err)

@@ -9,11 +9,10 @@ import math
 import os
 import sys
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..models import ParseError
 from ..models.formats import counted
-from ..models.stream import Block
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -24,6 +23,9 @@ from .common import (
     add_puzzle_arguments,
     error,
 )
+
+if TYPE_CHECKING:  # blocks are numpy arrays: imported when the puzzles are read
+    from ..models.stream import Block
 
 RATE_EXAMPLES = """\
 examples:

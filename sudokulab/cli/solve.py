@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from ..api import solve as solve_puzzle
 from ..api import solve_grids
 from ..backends import (
     PRESETS,
     BackendSpec,
     Result,
-    Worker,
     all_backends,
     as_spec,
     get_backend,
@@ -25,12 +24,18 @@ from ..backends import (
 from ..backends import parse_spec as _parse_spec
 from ..backends import parse_specs as _parse_specs
 from ..backends.base import kind_name
-from ..backends.result import ERROR, INVALID, STATUSES, TIMEOUT, UNSOLVABLE, Answers
+from ..backends.result import Answers, Status
 from ..backends.specs import slow_reason
-from ..models import ParseError, format_grid, format_line, read_file
+from ..models import (
+    Entry,
+    Geometry,
+    ParseError,
+    format_grid,
+    format_line,
+    is_solution,
+    read_file,
+)
 from ..models.formats import counted
-from ..models.grids import format_lines
-from ..models.stream import Block
 from ..native import ORDERS, PROPAGATIONS
 from .common import (
     EXIT_BAD_INPUT,
@@ -38,11 +43,18 @@ from .common import (
     EXIT_OK,
     UsageError,
     add_puzzle_arguments,
+    argument_puzzles,
     count,
     error,
     input_blocks,
     seconds,
 )
+
+if TYPE_CHECKING:  # blocks are numpy arrays: numpy is imported when a block is read
+    import numpy as np
+
+    from ..backends.isolation import Worker
+    from ..models.stream import Block
 
 SOLVE_EXAMPLES = """\
 examples:
@@ -92,8 +104,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "solve",
         help="solve puzzles given as text, files, set names or stdin",
         description="Solve puzzles. Each PUZZLE is a puzzle text, a file (one or many "
-        "puzzles: lines, grids, CSV, or puzzle documents: .json, .jsonl), a catalog set "
-        "name, or - for standard input; with none, stdin is read.",
+        "puzzles: lines, grids, pencil marks, CSV, or puzzle documents: .json, .jsonl), a "
+        "catalog set name, or - for standard input; with none, stdin is read.",
         epilog=SOLVE_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -207,7 +219,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     """Solve every puzzle given; print solutions on stdout, problems on stderr.
 
     The input is read, solved, verified and printed a block at a time (one engine call
-    per block for the native engine), so output streams and memory stays bounded.
+    per block for the native engine), so output streams and memory stays bounded. A few
+    puzzles given as text are solved one at a time instead, as :func:`sudokulab.solve`
+    does: the same answers, without starting what a block needs (numpy, threads).
     """
     knobs = {"propagation": args.propagation, "order": args.order}
     try:
@@ -215,28 +229,89 @@ def cmd_solve(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     limit = args.limit if args.count else 2 if args.unique else 1
-    items = input_blocks(args)
+    few = argument_puzzles(args)
+    with contextlib.ExitStack() as stack:
+        worker = None
+        if _may_isolate(spec):  # the worker process starts only if a puzzle needs it
+            from ..backends.isolation import Worker
+
+            worker = stack.enter_context(Worker())
+        if few is not None and len(few) <= FEW:
+            printer = _Printer(args, sum(isinstance(item, Entry) for item in few) > 1)
+            _solve_few(few, spec, limit, worker, printer)
+        else:
+            printer = _solve_blocks(input_blocks(args), spec, limit, worker, args)
+    if not printer.seen and printer.worst == EXIT_OK:
+        raise UsageError("no puzzle found in the input")
+    return printer.worst
+
+
+#: The most puzzles given as text that are solved one at a time (see :func:`cmd_solve`).
+FEW = 16
+
+
+def _may_isolate(spec: BackendSpec) -> bool:
+    """Whether the backend may run in a worker process: it cannot run in this one, or
+    cannot keep a deadline by itself (and the command may set one)."""
+    backend = get_backend(spec.backend)
+    return not (backend.in_process_with(spec.options) and backend.stops_itself_with(spec.options))
+
+
+def _solve_few(
+    items: list[Entry | ParseError],
+    spec: BackendSpec,
+    limit: int,
+    worker: Worker | None,
+    printer: _Printer,
+) -> None:
+    """Solve each puzzle on its own (:func:`sudokulab.solve`), verify and print it."""
+    args = printer.args
+    warned = args.timeout is not None
+    for item in items:
+        if isinstance(item, ParseError):
+            error(item)
+            printer.worst = max(printer.worst, EXIT_BAD_INPUT)
+            continue
+        puzzle = item.puzzle
+        clues = sum(1 for value in puzzle.givens if value)
+        timeout, reason = _timeout(spec, puzzle.geometry.size, clues, bool(puzzle.cages), args)
+        if reason and not warned:
+            _warn(reason)
+            warned = True
+        result = solve_puzzle(puzzle, spec, limit, timeout, worker=worker)
+        has = result.solution is not None
+        good = has and is_solution(puzzle, result.solution)
+        printer.seen += 1
+        label = f"{item.source} line {item.line}" if printer.many else "puzzle"
+        printer.one(label, result, puzzle.geometry, good, has and not good)
+
+
+def _solve_blocks(
+    items: Iterator[Block | ParseError],
+    spec: BackendSpec,
+    limit: int,
+    worker: Worker | None,
+    args: argparse.Namespace,
+) -> _Printer:
+    """Solve the input a block at a time, blocks side by side; verify and print them."""
     head, many = _peek(items)
-    with Worker() as worker:  # started only if the backend needs isolating
-        printer = _Printer(args, many)
-        threads = (os.cpu_count() or 1) if _parallel(spec) else 1
+    printer = _Printer(args, many)
+    threads = (os.cpu_count() or 1) if _parallel(spec) else 1
 
-        def answer(block: Block) -> tuple[Answers, np.ndarray]:
-            """The block's answers, and which of its solutions verify (in bulk)."""
-            timeout = _timeout(spec, block, args.timeout)[0]
-            answers = solve_grids(block.grids, spec, limit, timeout, worker=worker)
-            return answers, block.grids.verify(answers.solution)
+    def answer(block: Block) -> tuple[Answers, np.ndarray]:
+        """The block's answers, and which of its solutions verify (in bulk)."""
+        timeout = _block_timeout(spec, block, args)[0]
+        answers = solve_grids(block.grids, spec, limit, timeout, worker=worker)
+        return answers, block.grids.verify(answers.solution)
 
-        warned = _warned(itertools.chain(head, items), spec, args.timeout)
-        for item, answered in _in_order(warned, answer, threads):
-            if isinstance(item, ParseError):
-                error(item)
-                printer.worst = max(printer.worst, EXIT_BAD_INPUT)
-            else:
-                printer.show(item, *answered)
-        if not printer.seen and printer.worst == EXIT_OK:
-            raise UsageError("no puzzle found in the input")
-        return printer.worst
+    warned = _warned(itertools.chain(head, items), spec, args)
+    for item, answered in _in_order(warned, answer, threads):
+        if isinstance(item, ParseError):
+            error(item)
+            printer.worst = max(printer.worst, EXIT_BAD_INPUT)
+        else:
+            printer.show(item, *answered)
+    return printer
 
 
 #: The timeout of a puzzle the backend is known to search for minutes on (``slow_reason``),
@@ -244,33 +319,48 @@ def cmd_solve(args: argparse.Namespace) -> int:
 SLOW_TIMEOUT = 60.0
 
 
-def _timeout(spec: BackendSpec, block: Block, given: float | None) -> tuple[float | None, str]:
-    """The timeout of a block's puzzles: the one given, else :data:`SLOW_TIMEOUT` when the
-    backend may search for minutes on one of them (and why), else none."""
-    if given is not None or block.grids.cages:  # a killer puzzle's cages are clues too
-        return given, ""
-    fewest = int(
-        np.count_nonzero(block.grids.givens, axis=1).min(initial=block.grids.givens.shape[1])
-    )
-    reason = slow_reason(spec, block.grids.geometry.size, fewest)
+def _timeout(
+    spec: BackendSpec, size: int, fewest: int, cages: bool, args: argparse.Namespace
+) -> tuple[float | None, str]:
+    """The timeout of puzzles of this size with at least ``fewest`` clues: the one given,
+    else :data:`SLOW_TIMEOUT` when the backend may search for minutes on one of them (and
+    why), else none."""
+    if args.timeout is not None or cages:  # a killer puzzle's cages are clues too
+        return args.timeout, ""
+    reason = slow_reason(spec, size, fewest)
     return (SLOW_TIMEOUT, reason) if reason else (None, "")
 
 
+def _block_timeout(
+    spec: BackendSpec, block: Block, args: argparse.Namespace
+) -> tuple[float | None, str]:
+    """The timeout of a block's puzzles (:func:`_timeout` of its fewest clues)."""
+    import numpy as np
+
+    givens = block.grids.givens
+    fewest = int(np.count_nonzero(givens, axis=1).min(initial=givens.shape[1]))
+    return _timeout(spec, block.grids.geometry.size, fewest, bool(block.grids.cages), args)
+
+
+def _warn(reason: str) -> None:
+    print(
+        f"sudokulab: warning: {reason}: each such puzzle stops after {SLOW_TIMEOUT:g} s "
+        "(--timeout SECONDS to choose)",
+        file=sys.stderr,
+    )
+
+
 def _warned(
-    items: Iterable[Block | ParseError], spec: BackendSpec, given: float | None
+    items: Iterable[Block | ParseError], spec: BackendSpec, args: argparse.Namespace
 ) -> Iterator[Block | ParseError]:
     """The items, with one warning on stderr before the first block that gets
     :data:`SLOW_TIMEOUT` because no --timeout was given."""
-    warned = given is not None
+    warned = args.timeout is not None
     for item in items:
-        if not warned and isinstance(item, Block):
-            reason = _timeout(spec, item, given)[1]
+        if not warned and not isinstance(item, ParseError):
+            reason = _block_timeout(spec, item, args)[1]
             if reason:
-                print(
-                    f"sudokulab: warning: {reason}: each such puzzle stops after "
-                    f"{SLOW_TIMEOUT:g} s (--timeout SECONDS to choose)",
-                    file=sys.stderr,
-                )
+                _warn(reason)
                 warned = True
         yield item
 
@@ -327,14 +417,14 @@ def _peek(items: Iterator[Block | ParseError]) -> tuple[list[Block | ParseError]
     puzzles = 0
     for item in items:
         head.append(item)
-        puzzles += len(item) if isinstance(item, Block) else 0
+        puzzles += 0 if isinstance(item, ParseError) else len(item)
         if puzzles > 1:
             break
     return head, puzzles > 1
 
 
 class _Printer:
-    """Writes each block's answers: solutions on stdout, problems on stderr."""
+    """Writes each puzzle's answer: solutions on stdout, problems on stderr."""
 
     def __init__(self, args: argparse.Namespace, many: bool) -> None:
         self.args, self.many = args, many
@@ -346,67 +436,68 @@ class _Printer:
         return f"{block.source} line {block.lines[i]}" if self.many else "puzzle"
 
     def show(self, block: Block, answers: Answers, verified: np.ndarray) -> None:
+        """A block's answers: the plain lines in bulk, anything else puzzle by puzzle."""
+        import numpy as np
+
+        from ..backends.result import INVALID
+        from ..models.grids import format_lines
+
         args = self.args
         self.seen += len(block)
         has = answers.solution.any(axis=1)
         wrong = has & ~verified
         good = has & verified
-        status = answers.status
         if args.format == "line" and not (args.unique or args.count or args.stats):
-            fine = good & (status != INVALID)
+            fine = good & (answers.status != INVALID)
             sys.stdout.write(format_lines(answers.solution[fine]))
             for i in np.flatnonzero(~fine).tolist():
-                self.problem(block, answers, i, wrong[i])
+                self.problem(self.label(block, i), answers.result(i), bool(wrong[i]))
             return
         for i in range(len(block)):
-            self.one(block, answers, i, bool(good[i]), bool(wrong[i]))
+            result = answers.result(i)
+            self.one(
+                self.label(block, i), result, block.grids.geometry, bool(good[i]), bool(wrong[i])
+            )
 
-    def problem(self, block: Block, answers: Answers, i: int, wrong: bool) -> None:
+    def problem(self, label: str, result: Result, wrong: bool) -> None:
         """Report a puzzle without a (right) solution; raise the exit status."""
-        label, code = self.label(block, i), answers.status[i]
-        message = answers.messages.get(i, "")
-        if code == INVALID:
-            print(f"sudokulab: {label}: invalid puzzle: {message}", file=sys.stderr)
+        if result.status is Status.INVALID:
+            print(f"sudokulab: {label}: invalid puzzle: {result.message}", file=sys.stderr)
             self.worst = max(self.worst, EXIT_BAD_INPUT)
             return
         if wrong:
-            reason = f"{answers.backend} gave a solution that breaks the rules or the givens"
-        elif code == UNSOLVABLE:
+            reason = f"{result.backend} gave a solution that breaks the rules or the givens"
+        elif result.status is Status.UNSOLVABLE:
             reason = "no solution"
         else:
-            reason = str(STATUSES[code])
-        detail = f" ({message})" if message else ""
+            reason = str(result.status)
+        detail = f" ({result.message})" if result.message else ""
         print(f"sudokulab: {label}: {reason}{detail}", file=sys.stderr)
         self.worst = max(self.worst, EXIT_FAILED)
 
-    def one(self, block: Block, answers: Answers, i: int, good: bool, wrong: bool) -> None:
+    def one(self, label: str, result: Result, geometry: Geometry, good: bool, wrong: bool) -> None:
         """One puzzle's answer in the chosen form (--stats, --count, --unique, --format)."""
         args = self.args
         if args.stats:
-            print(_stats_line(self.label(block, i), answers.result(i)), file=sys.stderr)
-        code = answers.status[i]
-        if code == INVALID or (not args.count and not good):
-            self.problem(block, answers, i, wrong)
+            print(_stats_line(label, result), file=sys.stderr)
+        status = result.status
+        if status is Status.INVALID or (not args.count and not good):
+            self.problem(label, result, wrong)
             return
         if args.count:
-            if code in (TIMEOUT, ERROR):
-                found = answers.count[i]
-                label = self.label(block, i)
+            if status is Status.TIMEOUT or status is Status.ERROR:
                 print(
-                    f"sudokulab: {label}: {STATUSES[code]} after {counted(found, 'solution')}",
+                    f"sudokulab: {label}: {status} after {counted(result.count, 'solution')}",
                     file=sys.stderr,
                 )
                 self.worst = max(self.worst, EXIT_FAILED)
             else:
-                print(f"{answers.count[i]}{'' if answers.exact[i] else '+'}")
+                print(f"{result.count}{'' if result.exact else '+'}")
             return
-        grid = answers.solution[i].tolist()
-        if args.format == "grid":
-            text = format_grid(grid, block.grids.geometry)
-        else:
-            text = format_line(grid)
+        grid = list(result.solution or ())
+        text = format_grid(grid, geometry) if args.format == "grid" else format_line(grid)
         if args.unique:
-            count, exact = answers.count[i], answers.exact[i]
+            count, exact = result.count, result.exact
             verdict = "multiple" if count >= 2 else "unique" if count == 1 and exact else "unknown"
             text += ("\n" if args.format == "grid" else " ") + verdict
             if verdict != "unique":
