@@ -10,8 +10,15 @@ setup(
     ext_modules=[
         Extension(
             "sudokulab.native._core",
-            # by concern: the module, the shape tables, the general engine, the 9x9 solver
-            ["native/_core.c", "native/tables.c", "native/engine.c", "native/board9.c"],
+            # by concern: the module, the shape tables, the general engine, the 9x9 solver,
+            # exact cover (the dlx backend)
+            [
+                "native/_core.c",
+                "native/tables.c",
+                "native/engine.c",
+                "native/board9.c",
+                "native/cover.c",
+            ],
             depends=["native/core.h"],
             extra_compile_args=["-O3", "-Wall", "-Wextra", "-fvisibility=hidden"],
             optional=True,

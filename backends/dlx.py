@@ -1,4 +1,4 @@
-"""Exact cover as a backend: Knuth's Algorithm X with dancing links ("Dancing Links", 2000).
+"""Exact cover as backends: Knuth's Algorithm X with dancing links ("Dancing Links", 2000).
 
 Sudoku as exact cover: a *row* for each cell and each value its domain allows (placing
 that value there), and a *column* for each condition the grid must meet exactly once:
@@ -25,10 +25,18 @@ search is iterative, counts solutions up to the limit, and looks at the clock ev
 ``updates`` (links removed, as Knuth counts them), and the matrix's ``rows``,
 ``columns`` and ``ones``.
 
+One algorithm, two implementations, as for the native engine: this module is the
+readable one, and ``native/cover.c`` (the ``Cover`` type of the compiled core) follows it
+step by step, with the same matrix, the same solutions in the same order and the same
+``nodes`` and ``updates``. ``dlx`` runs the compiled one when the core imports (the
+same switches as ``native``: ``SUDOKULAB_PURE_PYTHON=1`` forces Python), a block of
+puzzles in one call without the GIL; ``dlx-py`` always runs this one. ``stats["engine"]``
+says which ran. Both count every solution and keep the first :data:`KEEP` grids.
+
 Why not a library: the ``exact-cover`` package (1.5) solves a dense 0-1 matrix in C and
 can count to a limit, but cannot be stopped at a deadline, reports no counters and has
-no secondary columns; ``benchmarks/dlx.py`` uses it as the bare reference on the same
-matrix.
+no secondary columns; ``benchmarks/dlx.py`` sets it beside both implementations on the
+same matrix.
 
 The matrix of a shape (every row, every column) is built once and copied per puzzle,
 with the rows a narrowed domain excludes unlinked.
@@ -37,18 +45,30 @@ with the rows a narrowed domain excludes unlinked.
 from __future__ import annotations
 
 import time
+from array import array
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..models import Grid, Model
+from .. import native
+from ..models import Grid, Model, build_model
+from ..native.reference import KEEP
+from . import interrupt
 from .base import Backend, Request
-from .result import Result
+from .result import MULTIPLE, SOLVED, TIMEOUT, UNSOLVABLE, Answers, Result, status_of
+
+if TYPE_CHECKING:
+    from ..models.grids import Grids  # numpy: only where blocks are computed
 
 #: Rows tried between two looks at the clock.
 _CLOCK_EVERY = 1023
 
 #: Shapes kept before the cache starts afresh.
 _SHAPES = 64
+
+#: The int64 counters the compiled ``Cover.search`` gives each puzzle, in column order.
+COUNTERS = ("count", "flags", "nodes", "updates", "kept", "nanoseconds")
+#: Bits of the ``flags`` counter.
+COMPLETE, TIMED_OUT = 1, 2
 
 
 @dataclass(frozen=True)
@@ -132,43 +152,61 @@ def matrix(cells: int, size: int, units: tuple[tuple[int, ...], ...]) -> Matrix:
 
 
 class DlxBackend(Backend):
-    """Knuth's Algorithm X with dancing links on the exact-cover form of the model."""
+    """Knuth's Algorithm X with dancing links on the exact-cover form of the model:
+    ``engine`` ``"c"`` (the compiled core's ``Cover``) or ``"python"`` (:class:`Links`)."""
 
-    name = "dlx"
     kinds = frozenset({"alldifferent"})
     #: Why a kind is refused (``unsupported`` says it).
     refuses = {"sum": "killer cages are not exact cover (a sum is no covering condition)"}
     options: dict[str, Any] = {}
     stops_itself = True  # the clock is read every 1,024 rows tried
     requires = ""
-    checks_signals = True  # pure Python: Ctrl-C reaches it
+    checks_signals = True  # Python hears Ctrl-C itself; the compiled core looks for it
 
-    def __init__(self) -> None:
-        self._shapes: dict[tuple, Matrix] = {}
+    def __init__(self, name: str = "dlx", engine: str | None = None) -> None:
+        self.name = name
+        self.engine = engine or native.ENGINE  # "c" or "python": which implementation runs
+        self.batch = self.engine == "c"  # search_grids: a block in one call
+        self._shapes: dict[tuple, Any] = {}
+        self._covers: dict[tuple, Any] = {}
 
     def available(self) -> bool:
-        """Always: pure Python."""
+        """Always: Python, or the compiled core when it imports."""
         return True
 
     def version(self) -> str:
-        """This sudokulab's version (the algorithm is written here)."""
+        """This sudokulab's version and the implementation (the algorithm is written here)."""
         from .. import __version__
 
-        return f"{__version__} (python)"
+        return f"{__version__} ({self.engine})"
 
     def shape(self, model: Model) -> Matrix:
         """The matrix of the model's shape, built once."""
-        units = tuple(c.cells for c in model.constraints)
-        key = (len(model.domains), model.size, units)
+        key = _key(model)
         found = self._shapes.get(key)
         if found is None:
             if len(self._shapes) >= _SHAPES:
                 self._shapes.clear()
-            found = self._shapes[key] = matrix(len(model.domains), model.size, units)
+            found = self._shapes[key] = matrix(key[0], key[1], key[2])
+        return found
+
+    def cover(self, model: Model) -> Any:
+        """The compiled core's matrix of the model's shape (``_core.Cover``), built once."""
+        key = _key(model)
+        found = self._covers.get(key)
+        if found is None:
+            if len(self._covers) >= _SHAPES:
+                self._covers.clear()
+            found = self._covers[key] = native._core.Cover(key[1], key[2])
         return found
 
     def search(self, model: Model, request: Request) -> Result:
         """Find up to ``request.limit`` exact covers by the deadline."""
+        # Ctrl-C stops a compiled search in any thread (Python hears it by itself); both
+        # register it, so that the two say alike when their search is under way
+        interrupt.on_interrupt(native.interrupt)
+        if self.engine == "c":
+            return self._search_c(model, request)
         m = self.shape(model)
         links = Links(m)
         ok = links.restrict(model.domains)
@@ -179,6 +217,7 @@ class DlxBackend(Backend):
         if ok:
             exact, timed_out = links.search(request.limit, request.deadline, solutions)
         stats = {
+            "engine": self.engine,
             "nodes": links.nodes,
             "updates": links.updates,
             "rows": len(m.rows),
@@ -186,7 +225,78 @@ class DlxBackend(Backend):
             "ones": len(m.left) - m.columns - 1,
         }
         solve_time = time.perf_counter() - start
-        return Result.counted(self.name, solutions, exact, timed_out, 0.0, solve_time, stats)
+        status = status_of(links.found, exact, timed_out)
+        return Result(self.name, status, tuple(solutions), links.found, exact, 0.0, solve_time,
+                      stats)  # fmt: skip
+
+    def _search_c(self, model: Model, request: Request) -> Result:
+        """One puzzle in the compiled core: its domains as candidate masks."""
+        cover = self.cover(model)
+        full = (1 << model.size) - 1
+        masks = array("I", [full if len(d) == model.size else _mask(d) for d in model.domains])
+        start = time.perf_counter()
+        deadline = request.deadline
+        timeout = None if deadline is None else deadline - start
+        grids, counters = cover.search(masks, request.limit, timeout, KEEP)
+        solve_time = time.perf_counter() - start
+        count, flags, nodes, updates, kept, _ = memoryview(counters).cast("q")
+        cells = len(model.domains)
+        solutions = tuple(tuple(grids[i * cells : (i + 1) * cells]) for i in range(kept))
+        exact, timed_out = bool(flags & COMPLETE), bool(flags & TIMED_OUT)
+        stats = {"engine": "c", "nodes": nodes, "updates": updates, **_size(cover)}
+        status = status_of(count, exact, timed_out)
+        return Result(self.name, status, solutions, count, exact, 0.0, solve_time, stats)
+
+    def search_grids(self, grids: Grids, request: Request) -> Answers:
+        """A block of puzzles: in the compiled core, one call for the whole block (each
+        puzzle with the whole timeout from its own start, its solve time as the core
+        measured it, its build time an even share of the block's set-up); in Python,
+        one search per puzzle."""
+        if self.engine != "c" or not len(grids):
+            return super().search_grids(grids, request)
+        import numpy as np
+
+        start = time.perf_counter()
+        cover = self.cover(build_model(grids.puzzle(0)))
+        if grids.candidates is not None:  # pencil marks: the domains, as build_model reads them
+            masks = grids.candidates
+        else:
+            givens = grids.givens.astype(np.uint32)
+            full = (1 << grids.geometry.size) - 1
+            masks = np.where(givens > 0, np.left_shift(1, givens - 1, dtype=np.uint32), full)
+        masks = np.ascontiguousarray(masks, dtype=np.uint32)
+        interrupt.on_interrupt(native.interrupt)
+        build = (time.perf_counter() - start) / len(grids)
+        kept_grids, raw = cover.search(masks, request.limit, request.timeout, 1)
+        counters = np.frombuffer(raw, dtype=np.int64).reshape(-1, len(COUNTERS))
+        count, flags, kept = counters[:, 0], counters[:, 1], counters[:, 4]
+        cells = grids.geometry.cell_count
+        solution = np.zeros((len(grids), cells), dtype=np.uint8)
+        solution[kept > 0] = np.frombuffer(kept_grids, dtype=np.uint8).reshape(-1, cells)
+        timed_out = (flags & TIMED_OUT) != 0
+        status = np.where(
+            timed_out | ((count == 0) & ((flags & COMPLETE) == 0)),
+            TIMEOUT,
+            np.where(count >= 2, MULTIPLE, np.where(count == 1, SOLVED, UNSOLVABLE)),
+        ).astype(np.uint8)
+        size = _size(cover)
+        stats = [
+            {"engine": "c", "nodes": n, "updates": u, **size} for n, u in counters[:, 2:4].tolist()
+        ]
+        missing = np.full(len(grids), -1, dtype=np.int64)
+        return Answers(
+            backend=self.name,
+            status=status,
+            count=count.copy(),
+            exact=(flags & COMPLETE) != 0,
+            solution=solution,
+            build_time=np.full(len(grids), build),
+            solve_time=counters[:, 5] / 1e9,
+            nodes=counters[:, 2].copy(),
+            guesses=missing,
+            backtracks=missing.copy(),
+            stats=stats,
+        )
 
     def describe(self, model: Model) -> str:
         """The exact-cover matrix this backend builds, counted off it."""
@@ -195,11 +305,35 @@ class DlxBackend(Backend):
         links.restrict(model.domains)
         secondary = m.columns - m.primary
         return (
-            f"dlx: exact cover of {len(m.rows)} rows (cell, value) by {m.columns} columns "
-            f"({len(model.domains)} cells, {m.primary - len(model.domains)} unit-values"
+            f"{self.name}: exact cover of {len(m.rows)} rows (cell, value) by {m.columns} "
+            f"columns ({len(model.domains)} cells, {m.primary - len(model.domains)} unit-values"
             + (f", {secondary} secondary" if secondary else "")
             + f"), {len(m.left) - m.columns - 1} ones; {links.given} rows chosen by the givens"
         )
+
+
+def _key(model: Model) -> tuple[int, int, tuple[tuple[int, ...], ...]]:
+    """What a shape's matrix depends on: cells, values, units."""
+    return (len(model.domains), model.size, tuple(c.cells for c in model.constraints))
+
+
+def _mask(domain: tuple[int, ...]) -> int:
+    """A domain as a candidate mask (bit v-1 for value v), as the compiled core reads it."""
+    mask = 0
+    for v in domain:
+        mask |= 1 << (v - 1)
+    return mask
+
+
+def _size(cover: Any) -> dict[str, int]:
+    """The matrix's counts, as the stats give them."""
+    return {"rows": cover.rows, "columns": cover.columns, "ones": cover.ones}
+
+
+def backends() -> list[DlxBackend]:
+    """``dlx`` (the compiled core when it imports, else Python) and ``dlx-py`` (always
+    Python, the readable one)."""
+    return [DlxBackend("dlx"), DlxBackend("dlx-py", "python")]
 
 
 class Links:
@@ -212,6 +346,7 @@ class Links:
         self.size = m.size[:]
         self.column = m.column  # never changes
         self.nodes = self.updates = self.given = 0
+        self.found = 0  # solutions counted by search (the first KEEP kept)
         self.chosen: list[int] = []  # the givens' rows
 
     def cover(self, c: int) -> None:
@@ -292,11 +427,11 @@ class Links:
         return True
 
     def search(
-        self, limit: int | None, deadline: float | None, out: list[Grid]
+        self, limit: int | None, deadline: float | None, out: list[Grid], keep: int = KEEP
     ) -> tuple[bool, bool]:
-        """Algorithm X from the current links, appending each solution's grid to ``out``:
-        (exact, timed out). Iterative: ``levels`` holds each covered column with the row
-        node tried there."""
+        """Algorithm X from the current links, counting solutions in ``found`` and
+        appending the first ``keep`` grids to ``out``: (exact, timed out). Iterative:
+        ``levels`` holds each covered column with the row node tried there."""
         m = self.m
         left, right, down, column, size = self.left, self.right, self.down, self.column, self.size
         row_of, rows = m.row_of, m.rows
@@ -312,12 +447,14 @@ class Links:
         while True:
             if descend:
                 if right[0] == 0:  # every primary column covered: a solution
-                    grid = base[:]
-                    for _, node in levels:
-                        cell, v = rows[row_of[node]]
-                        grid[cell] = v
-                    out.append(tuple(grid))
                     found += 1
+                    self.found = found
+                    if found <= keep:
+                        grid = base[:]
+                        for _, node in levels:
+                            cell, v = rows[row_of[node]]
+                            grid[cell] = v
+                        out.append(tuple(grid))
                     if limit is not None and found >= limit:
                         self.nodes = nodes
                         return False, False

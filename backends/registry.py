@@ -21,7 +21,8 @@ from .base import MEMBERS, Backend
 PLUGINS = "SUDOKULAB_BACKENDS"
 
 #: Each built-in backend's module (in this package) and class, in the default order; the
-#: native module's ``backends()`` makes both of its backends (which engine is active).
+#: native and dlx modules' ``backends()`` make both of their backends (which engine is
+#: active).
 HOMES = {
     "native": "native:backends",
     "native-py": "native:backends",
@@ -29,7 +30,8 @@ HOMES = {
     "sat": "sat:SatBackend",
     "mip": "mip:MipBackend",
     "smt": "smt:SmtBackend",
-    "dlx": "dlx:DlxBackend",
+    "dlx": "dlx:backends",
+    "dlx-py": "dlx:backends",
     "constraint": "constraint:ConstraintBackend",
 }
 

@@ -784,6 +784,10 @@ PyInit__core(void)
         Py_DECREF(m);
         return NULL;
     }
+    if (cover_init(m, &core_epoch) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     if (PyModule_AddIntConstant(m, "BITBOARD", b9_cpu) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -61,6 +61,8 @@
  *   tables.c   the Tables type: a grid shape validated and precomputed once
  *   engine.c   the general engine: propagation at each level, cages, MRV, run_search
  *   board9.c   the classic 9x9 solver on digit planes (AVX2), run_board9
+ *   cover.c    exact cover for the dlx backend: the Cover type, Algorithm X with dancing
+ *              links (it shares only core_check and the Run it reads)
  *   _core.c    the Python module: knobs, givens, arenas, search / search_batch /
  *              search_buffer, and the module's set-up
  */
@@ -271,5 +273,9 @@ extern int b9_cpu;
 void board9_init(void);
 size_t board9_states_bytes(void);
 int run_board9(Ctx *x, Run *r, char *block, Frame *stack);
+
+/* cover.c: add the Cover type to the module (at import); `epoch` is interrupt()'s count,
+ * which core_check compares with a run's. 0, or -1 with an exception set. */
+int cover_init(PyObject *module, const unsigned long *epoch);
 
 #endif /* SUDOKULAB_CORE_H */

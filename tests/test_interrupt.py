@@ -58,7 +58,7 @@ def _available(spec: str) -> bool:
     backend = get_backend(parse_spec(spec).backend)
     if not backend.available():
         pytest.skip(f"{backend.name} is not installed")
-    return backend.name not in ("dlx", "constraint")  # pure Python: nothing to stop
+    return backend.name != "constraint"  # pure Python: nothing to stop
 
 
 @contextlib.contextmanager

@@ -345,7 +345,7 @@ def test_the_native_engine_refuses_pencil_marks(name, two):
 
 def test_every_other_backend_says_it_takes_them():
     takes = {name for name, b in all_backends().items() if b.pencil_marks}
-    assert takes == {"cpsat", "sat", "mip", "smt", "dlx", "constraint"}
+    assert takes == {"cpsat", "sat", "mip", "smt", "dlx", "dlx-py", "constraint"}
 
 
 @settings(max_examples=25, deadline=None)
