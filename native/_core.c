@@ -372,6 +372,115 @@ run_error(const Run *r)
     return NULL;
 }
 
+/* The givens of k puzzles, read and checked (every value in 0..n) before any search. */
+typedef struct {
+    const uint8_t *values; /* k * ncells values: the buffer's, or a copy */
+    Py_ssize_t count;      /* k */
+    uint8_t *copy;         /* values when copied (else NULL): PyMem_Raw, or the caller's */
+    Py_buffer view;        /* the buffer read, when view.obj is set */
+} Givens;
+
+static void
+release_givens(Givens *in, uint8_t *local)
+{
+    if (in->copy != local)
+        PyMem_RawFree(in->copy);
+    in->copy = NULL;
+    if (in->view.obj != NULL)
+        PyBuffer_Release(&in->view);
+}
+
+/* Room for the values of k puzzles: the caller's `local` when they fit. */
+static uint8_t *
+givens_room(Givens *in, size_t bytes, uint8_t *local, size_t nlocal)
+{
+    in->copy = bytes <= nlocal ? local : PyMem_RawMalloc(bytes ? bytes : 1);
+    if (in->copy == NULL)
+        PyErr_NoMemory();
+    return in->copy;
+}
+
+/*
+ * search's givens: a buffer of bytes (bytes, or a C-contiguous uint8 array), or else a
+ * sequence of ints (a list or tuple of one puzzle's givens, read without building a
+ * bytes object first); n*n values a puzzle, each in 0..n, the first bad one named by
+ * puzzle and cell. A writable buffer (a numpy array) is copied as it is checked: another
+ * thread could change it while the search runs without the GIL. 0, or -1 with an
+ * exception set (and nothing to release).
+ */
+static int
+read_givens(PyObject *obj, const TablesObject *t, Givens *in, uint8_t *local, size_t nlocal)
+{
+    const int ncells = t->ncells;
+    memset(in, 0, sizeof *in);
+    if (PyObject_CheckBuffer(obj)) {
+        if (PyObject_GetBuffer(obj, &in->view, PyBUF_C_CONTIGUOUS) < 0)
+            return -1;
+        const Py_buffer *v = &in->view;
+        if (v->itemsize != 1 || v->len % ncells != 0) {
+            PyErr_Format(PyExc_ValueError,
+                         "givens must be bytes of %d values a puzzle, got %zd bytes of %zd",
+                         ncells, v->len, v->itemsize);
+            goto fail;
+        }
+        in->count = v->len / ncells;
+        in->values = v->buf;
+        if (!v->readonly) {
+            if (givens_room(in, (size_t)v->len, local, nlocal) == NULL)
+                goto fail;
+            memcpy(in->copy, v->buf, (size_t)v->len);
+            in->values = in->copy;
+        }
+        for (Py_ssize_t i = 0; i < v->len; i++)
+            if (in->values[i] > t->size) {
+                PyErr_Format(PyExc_ValueError, "puzzle %zd: cell %zd: %d is outside 0..%d",
+                             i / ncells, i % ncells, in->values[i], t->size);
+                goto fail;
+            }
+    } else {
+        PyObject *seq = PySequence_Fast(obj, "givens must be bytes or a sequence of ints");
+        if (seq == NULL)
+            return -1;
+        const Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+        PyObject **items = PySequence_Fast_ITEMS(seq);
+        if (len % ncells != 0) {
+            PyErr_Format(PyExc_ValueError, "givens must be %d values a puzzle, got %zd", ncells,
+                         len);
+            Py_DECREF(seq);
+            goto fail;
+        }
+        in->count = len / ncells;
+        uint8_t *values = givens_room(in, (size_t)len, local, nlocal);
+        for (Py_ssize_t i = 0; values != NULL && i < len; i++) {
+            PyObject *item = items[i];
+            if (!PyLong_Check(item) || PyBool_Check(item)) {
+                PyErr_Format(PyExc_TypeError,
+                             "puzzle %zd: cell %zd: a given must be an int, not %.100s",
+                             i / ncells, i % ncells, Py_TYPE(item)->tp_name);
+                values = NULL;
+                break;
+            }
+            int overflow = 0;
+            const long v = PyLong_AsLongAndOverflow(item, &overflow);
+            if (overflow || v < 0 || v > t->size) {
+                PyErr_Format(PyExc_ValueError, "puzzle %zd: cell %zd: %R is outside 0..%d",
+                             i / ncells, i % ncells, item, t->size);
+                values = NULL;
+                break;
+            }
+            values[i] = (uint8_t)v;
+        }
+        Py_DECREF(seq);
+        if (values == NULL)
+            goto fail;
+        in->values = values;
+    }
+    return 0;
+fail:
+    release_givens(in, local);
+    return -1;
+}
+
 /* search's int64 counters for each puzzle, in this order (native/reference.py COUNTERS). */
 enum { C_COUNT, C_FLAGS, C_NODES, C_GUESSES, C_BACKTRACKS, C_NS, C_KEPT, NCOUNTERS };
 /* Bits of the flags counter (reference.py COMPLETE, TIMED_OUT, BUDGET_SPENT). */
@@ -406,43 +515,20 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
         return NULL;
     PyObject *tables_obj = args[0];
     const TablesObject *t = (const TablesObject *)tables_obj;
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
     const int ncells = t->ncells;
     PyObject *counters = NULL, *out = NULL;
-    uint8_t *copy = NULL, *grids = NULL;
+    uint8_t local[MAX_SIZE * MAX_SIZE], *grids = NULL;
     size_t grids_len = 0, grids_cap = 0;
     Run r = {0};
     Arena a = {0};
-    if (view.itemsize != 1 || view.len % ncells != 0) {
-        PyErr_Format(PyExc_ValueError,
-                     "givens must be bytes of %d values a puzzle, got %zd bytes of %zd",
-                     ncells, view.len, view.itemsize);
-        goto done;
-    }
-    const Py_ssize_t n = view.len / ncells;
+    Givens in;
+    if (read_givens(args[1], t, &in, local, sizeof local) < 0)
+        return NULL;
+    const Py_ssize_t n = in.count;
+    const uint8_t *givens = in.values;
     if (n > PY_SSIZE_T_MAX / (Py_ssize_t)(NCOUNTERS * sizeof(int64_t))) {
         PyErr_NoMemory();
         goto done;
-    }
-    /* A writable buffer (a numpy array) is copied as it is checked: another thread could
-     * change it while the search runs without the GIL. */
-    const uint8_t *givens = view.buf;
-    if (!view.readonly && n) {
-        if ((copy = PyMem_RawMalloc((size_t)view.len)) == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        memcpy(copy, view.buf, (size_t)view.len);
-        givens = copy;
-    }
-    for (Py_ssize_t i = 0; i < n * ncells; i++) {
-        if (givens[i] > t->size) {
-            PyErr_Format(PyExc_ValueError, "puzzle %zd: cell %zd: %d is outside 0..%d",
-                         i / ncells, i % ncells, givens[i], t->size);
-            goto done;
-        }
     }
     counters = PyBytes_FromStringAndSize(NULL, n * NCOUNTERS * (Py_ssize_t)sizeof(int64_t));
     if (counters == NULL)
@@ -503,10 +589,9 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
 done:
     PyMem_RawFree(r.solutions);
     PyMem_RawFree(grids);
-    PyMem_RawFree(copy);
     arena_release(&a);
     Py_XDECREF(counters);
-    PyBuffer_Release(&view);
+    release_givens(&in, local);
     return out;
 }
 static PyObject *
@@ -528,7 +613,9 @@ static PyMethodDef core_methods[] = {
      "keep=1, max_guesses=None)\n--\n\n"
      "Search k grids of the tables' shape, one after the other without the GIL (see "
      "sudokulab.native.reference; one puzzle is k = 1). givens: a buffer (bytes, or a "
-     "C-contiguous uint8 array) of n*n values in 0..n per puzzle. propagation: none, "
+     "C-contiguous uint8 array) of n*n values in 0..n per puzzle, or a sequence of ints "
+     "(a list or tuple, read as they are: no bytes object to build first for one "
+     "puzzle). propagation: none, "
      "forward, singles, hidden or locked; order: mrv, first or mrv-degree; limit: "
      "solutions to count per puzzle, an int >= 1 or None; timeout: seconds per puzzle "
      "from its own start, or None; keep: solution grids to keep per puzzle; max_guesses: "

@@ -3,10 +3,11 @@
 
 The same constructor, methods, answers and errors as
 :class:`sudokulab.native.reference.Engine` (without ``trace``: the classroom traces the
-reference). The core has one entry point, ``_core.search``: a buffer of puzzles in, the
-knobs by keyword, two buffers out (each puzzle's kept grids one after the other, and
+reference). The core has one entry point, ``_core.search``: the givens of k puzzles in
+(a buffer of bytes, or a list of ints), the knobs by keyword, two buffers out (each
+puzzle's kept grids one after the other, and
 :data:`~sudokulab.native.reference.COUNTERS`, seven int64 a puzzle). A search of one
-puzzle is a buffer of one, whose counters become an :class:`Outcome` here; many puzzles
+puzzle is a call with k = 1, whose counters become an :class:`Outcome` here; many puzzles
 go in as one array and come back as arrays (:meth:`Engine.search_grids`).
 """
 
@@ -93,7 +94,7 @@ class Engine:
             raise ValueError(f"givens must hold {cells} values, got {len(givens)}")
         timeout = None if deadline is None else deadline - time.perf_counter()
         grids, counters = _core.search(
-            self.tables, bytes(givens), propagation=self.propagation, order=self.order,
+            self.tables, givens, propagation=self.propagation, order=self.order,
             limit=limit, timeout=timeout, keep=keep, max_guesses=max_guesses,
         )  # fmt: skip
         count, flags, nodes, guesses, backtracks, _, kept = _counters(counters)

@@ -397,8 +397,24 @@ def test_bad_search_arguments_raise():
         _core.search(tables, bytes(20))
     with pytest.raises(ValueError, match="puzzle 1: cell 3: 9 is outside 0..4"):
         _core.search(tables, bytes(16) + bytes([0, 0, 0, 9] + [0] * 12))
-    with pytest.raises(TypeError, match="bytes-like object is required, not 'list'"):
-        _core.search(tables, [0] * 16)
+    # Or a sequence of ints (one puzzle's list, read as it is), the same errors by place.
+    assert compiled.outcomes(*_core.search(tables, [0] * 32), 16) == compiled.outcomes(
+        *_core.search(tables, bytes(32)), 16
+    )
+    for givens, error, message in [
+        ([0] * 15, ValueError, "givens must be 16 values a puzzle, got 15"),
+        ([0] * 17 + [5] + [0] * 14, ValueError, "puzzle 1: cell 1: 5 is outside 0..4"),
+        ([0] * 3 + [-1] + [0] * 12, ValueError, "puzzle 0: cell 3: -1 is outside 0..4"),
+        ([2**80] + [0] * 15, ValueError, "puzzle 0: cell 0: 1208925819614629174706176 is"),
+        (["1"] + [0] * 15, TypeError, "puzzle 0: cell 0: a given must be an int, not str"),
+        ([None] + [0] * 15, TypeError, "a given must be an int, not NoneType"),
+        ([True] + [0] * 15, TypeError, "a given must be an int, not bool"),
+        (7, TypeError, "givens must be bytes or a sequence of ints"),
+    ]:
+        with pytest.raises(error, match=message):
+            _core.search(tables, givens)
+    with pytest.raises(ValueError, match="got 128 bytes of 8"):  # not uint8
+        _core.search(tables, memoryview(bytes(128)).cast("q"))
     # The arguments: two by position, the knobs by name only.
     with pytest.raises(TypeError, match="argument 1 must be .*Tables, not tuple"):
         _core.search(units_of(4), bytes(16))
