@@ -4,7 +4,7 @@ Every number is a ratio against a reference measured in the same run, on the sam
 puzzles (machines here are noisy; nothing is asserted):
 
     solve       ``sudokulab solve FILE > out`` on sudokus_17 (all of it, process start-up
-                included) against the bare C batch call (``_core.search_buffer`` on the
+                included) against the bare C batch call (``_core.search`` on the
                 same puzzles, already in memory): the front end's share of the engine's
                 throughput (target: at least 0.5); and the same command run in this
                 process, without the interpreter's start-up and imports.
@@ -35,7 +35,7 @@ from classic_sets import add_data_dir, data_dir
 
 from sudokulab.models import geometry
 from sudokulab.models.grids import Grids
-from sudokulab.native import ENGINE, _core, _tables
+from sudokulab.native import ENGINE, Engine
 
 SUDOKUS_17 = "norvig-pytudes/sudokus_17.txt"
 TOP95 = "norvig-pytudes/sudoku-top95.txt"
@@ -57,14 +57,17 @@ def run(argv: list[str], stdout=subprocess.DEVNULL) -> tuple[float, int, int]:
 
 
 def bare_c(path: Path, repeat: int) -> tuple[float, int]:
-    """Best seconds of one search_buffer call on the file's puzzles, and their count."""
+    """Best seconds of one core call on the file's puzzles (the buffer in, hidden and mrv,
+    the first solution), and their count."""
     lines = [x.split()[0] for x in path.read_text().splitlines() if x.strip()]
     grids = Grids.from_lines(lines)
-    tables = _tables(9, tuple(u.cells for u in geometry(9).units), ())
+    from sudokulab.native import _core
+
+    tables = Engine(9, tuple(u.cells for u in geometry(9).units)).tables
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        _core.search_buffer(tables, grids.givens, "hidden", "mrv", 1, None)
+        _core.search(tables, grids.givens, propagation="hidden", order="mrv")
         best = min(best, time.perf_counter() - start)
     return best, len(grids)
 
