@@ -438,9 +438,15 @@ read_givens(PyObject *obj, const TablesObject *t, Givens *in, uint8_t *local, si
                 goto fail;
             }
     } else {
-        PyObject *seq = PySequence_Fast(obj, "givens must be bytes or a sequence of ints");
-        if (seq == NULL)
+        PyObject *seq = PyUnicode_Check(obj) /* a str is a sequence, of str */
+                            ? NULL
+                            : PySequence_Fast(obj, "givens must be bytes or a sequence of ints");
+        if (seq == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError,
+                                "givens must be bytes or a sequence of ints, not str");
             return -1;
+        }
         const Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
         PyObject **items = PySequence_Fast_ITEMS(seq);
         if (len % ncells != 0) {

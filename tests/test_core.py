@@ -410,6 +410,7 @@ def test_bad_search_arguments_raise():
         ([None] + [0] * 15, TypeError, "a given must be an int, not NoneType"),
         ([True] + [0] * 15, TypeError, "a given must be an int, not bool"),
         (7, TypeError, "givens must be bytes or a sequence of ints"),
+        ("", TypeError, "givens must be bytes or a sequence of ints, not str"),
     ]:
         with pytest.raises(error, match=message):
             _core.search(tables, givens)

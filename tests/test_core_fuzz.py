@@ -125,7 +125,8 @@ def test_junk_search_arguments_raise_or_agree(
         outs = search(TABLES4, givens, 16, **knobs)
     except ERRORS:
         return
-    data = bytes(givens)  # taken: a buffer of whole puzzles, every value in 0..4
+    assert not isinstance(givens, str)
+    data = bytes(givens)  # taken: whole puzzles (a buffer or ints), every value in 0..4
     assert len(data) % 16 == 0 and max(data, default=0) <= 4 and len(outs) == len(data) // 16
     for i, out in enumerate(outs):
         puzzle = list(data[16 * i : 16 * (i + 1)])
