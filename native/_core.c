@@ -600,6 +600,7 @@ done:
     release_givens(&in, local);
     return out;
 }
+
 static PyObject *
 core_interrupt(PyObject *module, PyObject *unused)
 {
