@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import time
-from typing import Any
-
-import numpy as np
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from .. import native
 from ..models import Model, build_model, geometry
-from ..models.grids import Grids
-from ..native import BUDGET_SPENT, COMPLETE, TIMED_OUT, _search_grids_py, reference
+from ..native import BUDGET_SPENT, COMPLETE, TIMED_OUT, reference
 from ..native.reference import Cage
 from . import interrupt
 from .base import Backend, Request, WholeNumber
 from .result import MULTIPLE, SOLVED, TIMEOUT, UNSOLVABLE, Answers, Result, status_of
+
+if TYPE_CHECKING:
+    from ..models.grids import Grids  # numpy's: only the blocks of search_grids need it
 
 #: The units of the classic 9x9 grid, where the defaults are ``locked`` and ``mrv-degree``.
 _CLASSIC9 = tuple(u.cells for u in geometry(9).units)
@@ -55,12 +56,9 @@ class NativeBackend(Backend):
     pencil_marks = False  # the engine takes givens only (its candidates are to come)
     requires = ""
 
-    def __init__(
-        self, name: str, search: Any, engine: str, search_grids: Any = _search_grids_py
-    ) -> None:
+    def __init__(self, name: str, engine_class: type, engine: str) -> None:
         self.name = name
-        self._search = search
-        self._search_grids = search_grids
+        self._engine_class = engine_class  # native.Engine or reference.Engine
         self.engine = engine  # "python" or "c": which implementation runs
 
     def available(self) -> bool:
@@ -85,21 +83,12 @@ class NativeBackend(Backend):
         budget = options.get("max_guesses")
         interrupt.on_interrupt(native.interrupt)  # Ctrl-C stops it in any thread
         start = time.perf_counter()
-        out = self._search(
-            model.size,
-            units,
-            model.givens,
-            propagation,
-            order,
-            request.limit,
-            request.deadline,
-            cages=cages,
-            max_guesses=budget,
-        )
+        engine = _engine(self._engine_class, model.size, units, propagation, order, cages)
+        out = engine.search(model.givens, request.limit, request.deadline, max_guesses=budget)
         return self._result(out, time.perf_counter() - start, propagation, order, budget)
 
     def search_grids(self, grids: Grids, request: Request) -> Answers:
-        """A block of puzzles in one engine call (:func:`~sudokulab.native.search_grids`):
+        """A block of puzzles in one engine call (``Engine.search_grids``):
         the grids go to the compiled core as one buffer and come back as arrays, with no
         Python object per puzzle. The same rows as :meth:`search` on each, each puzzle
         with the whole timeout from its own start in the engine: a row's solve time is
@@ -116,11 +105,13 @@ class NativeBackend(Backend):
         order = options.get("order") or default[1]
         budget = options.get("max_guesses")
         interrupt.on_interrupt(native.interrupt)
+        engine = _engine(self._engine_class, model.size, units, propagation, order, cages)
         build = (time.perf_counter() - start) / len(grids)
-        solutions, counters = self._search_grids(
-            model.size, units, grids.givens, propagation, order, request.limit,
-            request.timeout, cages=cages, max_guesses=budget,
-        )  # fmt: skip
+        solutions, counters = engine.search_grids(
+            grids.givens, request.limit, request.timeout, max_guesses=budget
+        )
+        import numpy as np  # here, not at import: a one-puzzle solve never needs it
+
         count, flags = counters[:, 0], counters[:, 1]
         stopped = (flags & (TIMED_OUT | BUDGET_SPENT)) != 0
         status = np.where(
@@ -192,9 +183,23 @@ def shape_of(model: Model) -> tuple[tuple[tuple[int, ...], ...], tuple[Cage, ...
     return units, cages
 
 
+@lru_cache(maxsize=64)
+def _engine(
+    engine_class: type,
+    size: int,
+    units: tuple[tuple[int, ...], ...],
+    propagation: str,
+    order: str,
+    cages: tuple[Cage, ...],
+) -> Any:
+    """The engine of a shape and knobs, made once: it keeps nothing from one search to
+    the next, so every solve of that shape shares it."""
+    return engine_class(size, units, propagation, order, cages)
+
+
 def backends() -> list[NativeBackend]:
     """``native`` (the active implementation) and ``native-py`` (always the reference)."""
     return [
-        NativeBackend("native", native.search, native.ENGINE, native.search_grids),
-        NativeBackend("native-py", reference.search, "python", _search_grids_py),
+        NativeBackend("native", native.Engine, native.ENGINE),
+        NativeBackend("native-py", reference.Engine, "python"),
     ]

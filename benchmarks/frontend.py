@@ -10,7 +10,7 @@ puzzles (machines here are noisy; nothing is asserted):
                 bytecode cached, as a plain ``pip install`` leaves it (a temporary
                 PYTHONPYCACHEPREFIX, filled by one run first).
     solve       ``sudokulab solve FILE > out`` on sudokus_17 (all of it, process start-up
-                included) against the bare C batch call (``_core.search_buffer`` on the
+                included) against the bare C batch call (``_core.search`` on the
                 same puzzles, already in memory, with the command's default knobs, one
                 call per core side by side, as the command spreads its blocks): the front
                 end's share of the engine's throughput (target: at least 0.6); and the
@@ -48,7 +48,7 @@ import sudokulab.cli
 from sudokulab.backends.native import default_knobs
 from sudokulab.models import geometry
 from sudokulab.models.grids import Grids
-from sudokulab.native import ENGINE, _core, _tables
+from sudokulab.native import ENGINE, Engine, _core
 
 SUDOKUS_17 = "norvig-pytudes/sudokus_17.txt"
 TOP95 = "norvig-pytudes/sudoku-top95.txt"
@@ -71,19 +71,19 @@ def run(argv: list[str], stdout=subprocess.DEVNULL, env=None) -> tuple[float, in
 
 
 def bare_c(path: Path, repeat: int) -> tuple[float, int]:
-    """Best seconds of the file's puzzles in search_buffer calls with the command's
+    """Best seconds of the file's puzzles in ``_core.search`` calls with the command's
     default knobs, one call per core side by side (the core releases the GIL), and
     their count."""
     lines = [x.split()[0] for x in path.read_text().splitlines() if x.strip()]
     grids = Grids.from_lines(lines)
     units = tuple(u.cells for u in geometry(9).units)
     propagation, order = default_knobs(units, ())
-    tables = _tables(9, units, ())
+    tables = Engine(9, units).tables
     cores = os.cpu_count() or 1
     parts = [grids.givens[i::cores].copy() for i in range(cores)]
 
     def call(givens) -> None:
-        _core.search_buffer(tables, givens, propagation, order, 1, None)
+        _core.search(tables, givens, propagation=propagation, order=order)
 
     best = float("inf")
     with ThreadPoolExecutor(cores) as pool:

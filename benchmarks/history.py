@@ -8,12 +8,14 @@ setup.py does (``cc -O3``, the same warnings, the Python headers of this interpr
 a temporary folder and loads the module from there; ``.`` is the core this checkout built.
 
 Per set and task (first solution, limit 1; uniqueness check, limit 2) every row searches
-every puzzle with ``search_batch`` and the core's own clock around each search (engine
-time: no Python call, no reading of the givens, no answer tuple), and again one
-``search`` call per puzzle timed from Python (per call: the givens list read, the answer
-tuple built, as a caller pays); one thread, the best of ``--repeat`` passes per puzzle,
-the rows' passes interleaved so that a drift of the machine touches all of them alike (a
-set of fewer than 2,000 puzzles is timed as copies of itself: ``classic_sets.copies``).
+every puzzle in one call of the core (``search`` on a buffer of all of them since issue
+27, ``search_batch`` before: :func:`surface` speaks both) with the core's own clock around
+each search (engine time: no Python call, no reading of the givens, no answer built), and
+again one ``search`` call per puzzle timed from Python (per call: the givens list read,
+the answer built, as a caller of the core pays); one thread, the best of ``--repeat``
+passes per puzzle, the rows' passes interleaved so that a drift of the machine touches
+all of them alike (a set of fewer than 2,000 puzzles is timed as copies of itself:
+``classic_sets.copies``).
 Rows with the same propagation and order must agree field for field (solutions, counts,
 nodes, guesses, backtracks): the same algorithm at two revisions; every row's counts
 must agree, and every first solution must obey the rules and the givens.
@@ -54,6 +56,9 @@ from classic_sets import SETS, add_options, chosen, copies, fold
 
 from sudokulab import is_solution, native, read_file
 from sudokulab.models import geometry
+from sudokulab.native import COUNTERS
+from sudokulab.native.compiled import outcomes as read_outcomes
+from sudokulab.native.reference import Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The last commit before issue 17's work: the engine the issue measured against.
@@ -103,9 +108,45 @@ def build(rev: str, folder: Path):
     spec = importlib.util.spec_from_file_location("sudokulab.native._core", library)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    if not hasattr(module, "search_batch"):
-        fail(f"the core of {rev} has no search_batch (older than this benchmark can time)")
+    if not hasattr(module, "search_batch") and not one_entry_point(module):
+        fail(f"the core of {rev} has no batch call (older than this benchmark can time)")
     return module, commit[:7]
+
+
+def one_entry_point(core) -> bool:
+    """Whether a core has issue 27's surface: ``search(tables, givens, /, *, knobs)``."""
+    return "/" in (getattr(core.search, "__text_signature__", None) or "")
+
+
+def surface(core):
+    """(batch, single) for a core of either surface: ``batch(tables, puzzles, givens,
+    propagation, order, limit)`` searches every puzzle in one call (``givens``: the same
+    puzzles as one buffer) and gives their Outcomes and seconds by the core's clock;
+    ``single(tables, givens, propagation, order, limit)`` is one call for one puzzle."""
+    if not one_entry_point(core):  # before issue 27: eight positional arguments
+
+        def batch(tables, puzzles, givens, propagation, order, limit):
+            answers = core.search_batch(tables, puzzles, propagation, order, limit, None, 1)
+            fields = Outcome.__dataclass_fields__
+            found = [Outcome(**dict(zip(fields, a[:-1], strict=True))) for a in answers]
+            return found, [a[-1] for a in answers]
+
+        def single(tables, givens, propagation, order, limit):
+            return core.search(tables, givens, propagation, order, limit, None, 1)
+
+    else:  # one entry point: buffers in and out, the knobs by keyword
+
+        def batch(tables, puzzles, givens, propagation, order, limit):
+            grids, counters = core.search(
+                tables, givens, propagation=propagation, order=order, limit=limit
+            )
+            clock = memoryview(counters).cast("q")[COUNTERS.index("nanoseconds") :: len(COUNTERS)]
+            return read_outcomes(grids, counters, 81), [ns / 1e9 for ns in clock]
+
+        def single(tables, givens, propagation, order, limit):
+            return core.search(tables, givens, propagation=propagation, order=order, limit=limit)
+
+    return batch, single
 
 
 def parse_row(parser: argparse.ArgumentParser, text: str) -> tuple[str, str, str]:
@@ -151,9 +192,10 @@ def main() -> int:
             lib, compiler = tdoku.build(args.tdoku, Path(folder))
             print(f"tdoku built with {compiler}, -O3 -march=native")
         tables = [cores[rev][0].Tables(9, units) for rev, _, _ in rows]
+        calls = {rev: surface(core) for rev, (core, _) in cores.items()}
         for i, (rev, propagation, order) in enumerate(rows):  # the knobs, checked once
             try:
-                cores[rev][0].search(tables[i], [0] * 81, propagation, order, 1, None, 0)
+                calls[rev][1](tables[i], [0] * 81, propagation, order, 1)
             except (TypeError, ValueError) as err:
                 parser.error(f"--row {labels[i]}: {err}")
         print(f"µs per puzzle, best of {args.repeat}; ratios: the first row's time over each")
@@ -164,25 +206,24 @@ def main() -> int:
             puzzles = [list(e.puzzle.givens) for e in entries]
             n = len(puzzles)
             timed = puzzles * copies(n)  # a small set as copies of itself
+            buffer = b"".join(map(bytes, timed))
             for limit, task in ((1, "first"), (2, "unique")):
                 best = [[float("inf")] * n for _ in rows]
-                calls = [[float("inf")] * n for _ in rows]
+                per_call = [[float("inf")] * n for _ in rows]
                 outcomes = [None] * len(rows)
                 theirs = [float("inf")] * n
                 for _ in range(args.repeat):
                     for i, (rev, propagation, order) in enumerate(rows):
-                        core = cores[rev][0]
-                        answers = core.search_batch(
-                            tables[i], timed, propagation, order, limit, None, 1
-                        )
-                        seconds = fold([a[-1] for a in answers], n)
+                        batch, single = calls[rev]
+                        found, seconds = batch(tables[i], timed, buffer, propagation, order, limit)
+                        seconds = fold(seconds, n)
                         best[i] = [min(b, t) for b, t in zip(best[i], seconds, strict=True)]
-                        outcomes[i] = [a[:-1] for a in answers[:n]]
-                        search = core.search
+                        outcomes[i] = found[:n]
                         for k, givens in enumerate(timed):
                             start = time.perf_counter()
-                            search(tables[i], givens, propagation, order, limit, None, 1)
-                            calls[i][k % n] = min(calls[i][k % n], time.perf_counter() - start)
+                            single(tables[i], givens, propagation, order, limit)
+                            elapsed = time.perf_counter() - start
+                            per_call[i][k % n] = min(per_call[i][k % n], elapsed)
                     if lib is not None:  # one pass: the best is kept here, across the rows'
                         seconds, counts, their_guesses, grids = tdoku.time_tdoku(
                             lib, puzzles, limit, 1
@@ -191,11 +232,11 @@ def main() -> int:
                 check(name, rows, labels, entries, outcomes, limit)
                 if lib is not None:
                     check_tdoku(name, entries, outcomes[0], counts, grids, limit)
-                engine0, call0 = statistics.fmean(best[0]), statistics.fmean(calls[0])
+                engine0, call0 = statistics.fmean(best[0]), statistics.fmean(per_call[0])
                 print(f"\n{name} ({len(puzzles)} puzzles), {task}: engine time, per call, guesses")
                 for i, label in enumerate(labels):
-                    engine, call = statistics.fmean(best[i]), statistics.fmean(calls[i])
-                    guesses = statistics.fmean(o[6] for o in outcomes[i])
+                    engine, call = statistics.fmean(best[i]), statistics.fmean(per_call[i])
+                    guesses = statistics.fmean(o.guesses for o in outcomes[i])
                     print(
                         f"  {label:<{width}} {engine * 1e6:7.2f} µs {engine0 / engine:5.2f}x"
                         f"  {call * 1e6:7.2f} µs {call0 / call:5.2f}x  {guesses:6.1f}",
@@ -217,16 +258,17 @@ def check(name, rows, labels, entries, outcomes, limit) -> None:
         for j in range(i):
             if rows[j][1:] == (prop, order) and outcomes[j] != outcomes[i]:
                 fail(f"{name}: {labels[j]} and {labels[i]} differ with the same knobs")
-        if [min(o[1], limit) for o in outcomes[i]] != [min(o[1], limit) for o in outcomes[0]]:
+        counts = [min(o.count, limit) for o in outcomes[i]]
+        if counts != [min(o.count, limit) for o in outcomes[0]]:
             fail(f"{name}: {labels[0]} and {labels[i]} count differently")
         for entry, outcome in zip(entries, outcomes[i], strict=True):
-            if outcome[0] and not is_solution(entry.puzzle, outcome[0][0]):
+            if outcome.solutions and not is_solution(entry.puzzle, outcome.solutions[0]):
                 fail(f"{name}: {labels[i]}'s answer breaks the rules at line {entry.line}")
 
 
 def check_tdoku(name, entries, outcomes, counts, grids, limit) -> None:
     """tdoku's counts are the first row's, and its first solutions obey the rules."""
-    if [min(c, limit) for c in counts] != [min(o[1], limit) for o in outcomes]:
+    if [min(c, limit) for c in counts] != [min(o.count, limit) for o in outcomes]:
         fail(f"{name}: tdoku and the first row count differently")
     for entry, grid, found in zip(entries, grids, counts, strict=True):
         if limit == 1 and found and not is_solution(entry.puzzle, grid):

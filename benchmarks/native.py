@@ -3,8 +3,9 @@
 Per set (sudokus_17, top1465, top2365, hardest) and per task (first solution, limit 1;
 uniqueness check, limit 2), one thread, microseconds per puzzle and puzzles per second:
 
-    C single    one ``_core.search`` call per puzzle (the Tables built once per shape)
-    C batch     one ``_core.search_batch`` call for the whole set
+    C single    one ``Engine.search`` call per puzzle (the compiled engine, built once:
+                an Outcome each, as the backends get it)
+    C batch     one ``_core.search`` call for the whole set (a buffer in, buffers out)
     C general   as C single, with ``Tables(..., bitboard=False)``: the general engine,
                 where C single runs the classic 9x9 bitboard solver (CPUs with AVX2;
                 the row is left out where the bitboard solver does not run)
@@ -14,8 +15,8 @@ uniqueness check, limit 2), one thread, microseconds per puzzle and puzzles per 
                 most unplaced peers): the backend's default on the classic grid. The
                 ratios of both to C single (``hidden``, ``mrv``: the configuration issue
                 17 measures against) follow, per call and in engine time (the core's
-                own clock around each search, as ``search_batch`` reports it: no Python
-                call, no reading of the givens list, no result tuple), with every
+                own clock around each search, as the core's counters report it: no
+                Python call, no reading of the givens list, no Outcome), with every
                 row's guesses per puzzle
     reference   the Python reference (``native.reference.Engine``), on a sample
     cpsat       ``get_backend("cpsat").solve`` on the model (one worker), on a sample
@@ -25,7 +26,7 @@ only ever adds time; a set of fewer than 2,000 puzzles is timed in C as copies o
 each puzzle's best over its copies too: ``classic_sets.copies``); cpsat runs once. The
 slow two run on ``--sample`` puzzles per set (fixed ``--seed``); the ratios compare each
 implementation with them on those same puzzles (the C core is timed there too). No time
-includes reading the files, building the models or wrapping the core's tuples; the garbage
+includes reading the files, building the models or decoding the batch's buffers; the garbage
 collector is off, as in timeit. Every C answer is verified with ``is_solution``, and on
 the sample the C core must equal the reference field for field (solutions, counts, nodes,
 guesses, backtracks) and agree with CP-SAT on the count.
@@ -48,7 +49,8 @@ from classic_sets import SETS, add_options, chosen, copies, fold
 
 from sudokulab import __version__, build_model, get_backend, is_solution, native, read_file
 from sudokulab.models import geometry
-from sudokulab.native import KEEP, reference
+from sudokulab.native import COUNTERS, KEEP, reference
+from sudokulab.native.compiled import outcomes
 
 TARGET_RATIO = 100  # C single calls vs the reference on top1465, first solution
 TARGET_RATE = 30_000  # puzzles per second on sudokus_17, first solution
@@ -57,42 +59,53 @@ TARGET_RATE = 30_000  # puzzles per second on sudokus_17, first solution
 LOCKED_TARGETS = {"top1465": 2.5, "hardest": 1.6, "top2365": 1.6, "sudokus_17": 1.25}
 
 
+def engine_on(tables, propagation="hidden", order="mrv"):
+    """The compiled Engine of the classic shape on these tables (bitboard or general)."""
+    engine = native.Engine(9, tables.units, propagation, order)
+    engine.tables = tables  # the same shape; the general engine's tables where asked
+    return engine
+
+
 def time_c_single(tables, puzzles, limit, repeat, propagation="hidden", order="mrv"):
-    """Seconds per puzzle (best of ``repeat`` passes), one core call each; the outcomes."""
-    search = native._core.search
+    """Seconds per puzzle (best of ``repeat`` passes), one Engine.search each; the
+    outcomes."""
+    search = engine_on(tables, propagation, order).search
     n = len(puzzles)
     times = [float("inf")] * n
     for _ in range(repeat):
         outs = []
         for i, givens in enumerate(puzzles * copies(n)):
             start = time.perf_counter()
-            out = search(tables, givens, propagation, order, limit, None, KEEP)
+            out = search(givens, limit, None, KEEP)
             times[i % n] = min(times[i % n], time.perf_counter() - start)
             outs.append(out)
-    return times, [native.Outcome(*out) for out in outs[:n]]
+    return times, outs[:n]
 
 
 def time_c_batch(tables, puzzles, limit, repeat):
-    """Wall seconds of one batch call over the puzzles (per copy of a small set; best of
+    """Wall seconds of one core call over the puzzles (per copy of a small set; best of
     ``repeat``); the outcomes."""
     k = copies(len(puzzles))
+    givens = b"".join(map(bytes, puzzles * k))
     wall = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        answers = native._core.search_batch(tables, puzzles * k, "hidden", "mrv", limit, None, KEEP)
+        grids, counters = native._core.search(tables, givens, limit=limit, keep=KEEP)
         wall = min(wall, (time.perf_counter() - start) / k)
-    return wall, [native.Outcome(*a[:-1]) for a in answers[: len(puzzles)]]  # the last: seconds
+    return wall, outcomes(grids, counters, 81)[: len(puzzles)]
 
 
 def time_engine(tables, puzzles, limit, repeat, propagation, order):
     """Seconds per puzzle inside the core (best of ``repeat`` batch passes, per puzzle)."""
     n = len(puzzles)
+    givens = b"".join(map(bytes, puzzles * copies(n)))
     times = [float("inf")] * n
     for _ in range(repeat):
-        answers = native._core.search_batch(
-            tables, puzzles * copies(n), propagation, order, limit, None, 1
+        _, counters = native._core.search(
+            tables, givens, propagation=propagation, order=order, limit=limit, keep=1
         )
-        times = [min(t, a) for t, a in zip(times, fold([a[-1] for a in answers], n), strict=True)]
+        clock = memoryview(counters).cast("q")[COUNTERS.index("nanoseconds") :: len(COUNTERS)]
+        times = [min(t, ns / 1e9) for t, ns in zip(times, fold(list(clock), n), strict=True)]
     return times
 
 

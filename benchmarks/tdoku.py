@@ -16,7 +16,7 @@ per set and task (first solution, limit 1; count to two, limit 2):
   defaults on the classic grid, ``locked``, ``mrv-degree``); each timed from Python around
   the one call, the best of ``--repeat`` passes of the whole set, the two interleaved;
 - per puzzle, engine time: each puzzle timed alone around the solver call, as the core
-  times each of its searches (``search_batch`` reports the seconds of every search), one
+  times each of its searches (its counters hold the nanoseconds of every search), one
   thread, the best of ``--repeat`` passes per puzzle (a set of fewer than 2,000 puzzles
   timed as copies of itself, each puzzle's best over its copies too:
   ``classic_sets.copies``). tdoku's time includes reading its 81-character string, ours
@@ -166,7 +166,7 @@ PROPAGATION, ORDER = "locked", "mrv-degree"
 def solve_set(givens: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
     """One batch call of ours over a whole set, as ``solve FILE`` makes it: the givens in
     as one ``(k, 81)`` uint8 array, the first solutions and the counters out."""
-    return native.search_grids(9, UNITS, givens, PROPAGATION, ORDER, limit)
+    return native.Engine(9, UNITS, PROPAGATION, ORDER).search_grids(givens, limit)
 
 
 def set_text(givens: np.ndarray) -> bytes:
@@ -234,13 +234,18 @@ def whole_sets(lib, sets: dict[str, np.ndarray], repeat: int) -> None:
 
 def time_core(tables, puzzles, limit, repeat, propagation, order):
     """Seconds per puzzle inside the core (best of ``repeat``), counts and guesses."""
-    n, timed = len(puzzles), puzzles * copies(len(puzzles))
+    n = len(puzzles)
+    timed = np.asarray(puzzles * copies(n), dtype=np.uint8)
+    column = native.COUNTERS.index
     best = [float("inf")] * n
     for _ in range(repeat):
-        answers = native._core.search_batch(tables, timed, propagation, order, limit, None, 1)
-        seconds = fold([a[-1] for a in answers], n)
+        _, raw = native._core.search(
+            tables, timed, propagation=propagation, order=order, limit=limit
+        )
+        counters = np.frombuffer(raw, dtype=np.int64).reshape(-1, len(native.COUNTERS))
+        seconds = fold((counters[:, column("nanoseconds")] / 1e9).tolist(), n)
         best = [min(b, t) for b, t in zip(best, seconds, strict=True)]
-    return best, [a[1] for a in answers[:n]], [a[6] for a in answers[:n]]
+    return best, counters[:n, column("count")].tolist(), counters[:n, column("guesses")].tolist()
 
 
 def time_calls(tables, puzzles, limit, repeat, propagation, order):
@@ -251,7 +256,7 @@ def time_calls(tables, puzzles, limit, repeat, propagation, order):
     for _ in range(repeat):
         for i, givens in enumerate(puzzles * copies(n)):
             start = time.perf_counter()
-            search(tables, givens, propagation, order, limit, None, 1)
+            search(tables, givens, propagation=propagation, order=order, limit=limit)
             best[i % n] = min(best[i % n], time.perf_counter() - start)
     return best
 

@@ -1,14 +1,11 @@
 /*
- * sudokulab.native._core: the Python module of the compiled core. The knobs and givens
- * from Python, one arena per call, search / search_batch / search_buffer without the
- * GIL, and the module's set-up. See core.h for the whole core.
+ * sudokulab.native._core: the Python module of the compiled core. One entry point,
+ * search: a buffer of puzzles in, keyword knobs, one arena for them all without the GIL,
+ * buffers out (the kept grids and each puzzle's counters); and the module's set-up. See
+ * core.h for the whole core.
  */
 
 #include "core.h"
-
-/* The ints 0..MAX_SIZE, made at import: the cells of the answers' grids, and the givens
- * read by identity (see read_givens). */
-static PyObject *small_int[MAX_SIZE + 1];
 
 /* The knobs' names, and the same as interned str objects made at import (a caller's
  * literal is the same object, found by identity before any comparison of characters). */
@@ -17,6 +14,12 @@ static const char *const order_names[] = {"mrv", "first", "mrv-degree"};
 #define NPROPS 5
 #define NORDERS 3
 static PyObject *prop_strs[NPROPS], *order_strs[NORDERS];
+
+/* search's keyword arguments, in this order in parse_knobs, and interned the same way. */
+enum { K_PROP, K_ORDER, K_LIMIT, K_TIMEOUT, K_KEEP, K_MAX_GUESSES, NKNOBS };
+static const char *const knob_names[NKNOBS] = {"propagation", "order", "limit",
+                                               "timeout",     "keep",  "max_guesses"};
+static PyObject *knob_strs[NKNOBS];
 
 static int
 parse_choice(PyObject *obj, const char *what, const char *const *names, PyObject *const *strs,
@@ -37,7 +40,7 @@ parse_choice(PyObject *obj, const char *what, const char *const *names, PyObject
     return -1;
 }
 
-/* The knobs shared by search and search_batch, checked. */
+/* The knobs of a search, checked. */
 typedef struct {
     int prop, order;
     long long limit; /* 0: no limit */
@@ -71,28 +74,33 @@ read_count(PyObject *obj, const char *what, const char *expected, long long lo,
     return 0;
 }
 
-/* The knobs from their Python values; max_guesses_obj NULL or None: no budget. */
+/* The knobs from their Python values (knob[K_...], NULL where not given: the default,
+ * hidden, mrv, limit 1, no timeout, keep 1, no budget). 0, or -1 with an exception set. */
 static int
-parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
-            PyObject *timeout_obj, PyObject *keep_obj, PyObject *max_guesses_obj, Knobs *k)
+parse_knobs(PyObject *const *knob, Knobs *k)
 {
     memset(k, 0, sizeof *k);
-    k->prop = parse_choice(prop_obj, "propagation", prop_names, prop_strs, NPROPS,
-                           "none, forward, singles, hidden, locked");
-    if (k->prop < 0)
+    k->prop = PROP_HIDDEN;
+    if (knob[K_PROP] != NULL &&
+        (k->prop = parse_choice(knob[K_PROP], "propagation", prop_names, prop_strs, NPROPS,
+                                "none, forward, singles, hidden, locked")) < 0)
         return -1;
-    k->order = parse_choice(order_obj, "order", order_names, order_strs, NORDERS,
-                            "mrv, first, mrv-degree");
-    if (k->order < 0)
+    if (knob[K_ORDER] != NULL &&
+        (k->order = parse_choice(knob[K_ORDER], "order", order_names, order_strs, NORDERS,
+                                 "mrv, first, mrv-degree")) < 0)
         return -1;
     long long n;
     int huge;
-    if (limit_obj != Py_None) {
-        if (read_count(limit_obj, "limit", "an int or None", 1, &n, &huge) < 0)
+    k->limit = 1;
+    if (knob[K_LIMIT] != NULL && knob[K_LIMIT] != Py_None) {
+        if (read_count(knob[K_LIMIT], "limit", "an int or None", 1, &n, &huge) < 0)
             return -1;
         k->limit = huge ? 0 : n; /* beyond 2**63: as good as no limit */
+    } else if (knob[K_LIMIT] == Py_None) {
+        k->limit = 0;
     }
-    if (timeout_obj != Py_None) {
+    PyObject *timeout_obj = knob[K_TIMEOUT];
+    if (timeout_obj != NULL && timeout_obj != Py_None) {
         double timeout = PyFloat_AsDouble(timeout_obj);
         if (timeout == -1.0 && PyErr_Occurred())
             return -1;
@@ -105,13 +113,16 @@ parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
             k->timeout_ns = timeout > 0 ? (int64_t)(timeout * 1e9) : 0;
         }
     }
-    if (read_count(keep_obj, "keep", "an int", 0, &n, &huge) < 0)
-        return -1;
-    k->keep = (huge || n > PY_SSIZE_T_MAX) ? PY_SSIZE_T_MAX : (Py_ssize_t)n;
+    k->keep = 1;
+    if (knob[K_KEEP] != NULL) {
+        if (read_count(knob[K_KEEP], "keep", "an int", 0, &n, &huge) < 0)
+            return -1;
+        k->keep = (huge || n > PY_SSIZE_T_MAX) ? PY_SSIZE_T_MAX : (Py_ssize_t)n;
+    }
     k->max_guesses = ULLONG_MAX;
-    if (max_guesses_obj != NULL && max_guesses_obj != Py_None) {
+    if (knob[K_MAX_GUESSES] != NULL && knob[K_MAX_GUESSES] != Py_None) {
         /* the reference's check_budget message, word for word */
-        if (read_count(max_guesses_obj, "max_guesses", "an int or None", 0, &n, &huge) < 0)
+        if (read_count(knob[K_MAX_GUESSES], "max_guesses", "an int or None", 0, &n, &huge) < 0)
             return -1;
         if (!huge) /* beyond 2**63: as good as no budget */
             k->max_guesses = (unsigned long long)n;
@@ -119,82 +130,43 @@ parse_knobs(PyObject *prop_obj, PyObject *order_obj, PyObject *limit_obj,
     return 0;
 }
 
-/* The arguments of a METH_FASTCALL | METH_KEYWORDS call, by position then by name, into
- * out[0..nnames) (NULL where absent; the first `required` must be there, out[0] a Tables).
- * 0, or -1 with a TypeError naming the function and the argument, as Python's own. */
+/* search's arguments (METH_FASTCALL | METH_KEYWORDS): tables and givens by position, the
+ * knobs by name into knob[] (NULL where absent). 0, or -1 with a TypeError worded as
+ * Python's own. */
 static int
-unpack_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-            const char *const *names, int nnames, int required, PyObject **out)
+unpack_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **knob)
 {
-    if (nargs > nnames) {
-        PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", fname,
-                     nnames, nargs);
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError,
+                     "search() takes 2 positional arguments (tables, givens) but %zd were given",
+                     nargs);
         return -1;
     }
-    for (int i = 0; i < nnames; i++)
-        out[i] = i < nargs ? args[i] : NULL;
+    for (int i = 0; i < NKNOBS; i++)
+        knob[i] = NULL;
     const Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t k = 0; k < nkw; k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
         int j = 0;
-        while (j < nnames && PyUnicode_CompareWithASCIIString(key, names[j]) != 0)
+        while (j < NKNOBS && key != knob_strs[j])
             j++;
-        if (j == nnames) {
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
-                         fname, key);
+        if (j == NKNOBS) { /* not interned (built at run time): by its characters */
+            j = 0;
+            while (j < NKNOBS && PyUnicode_CompareWithASCIIString(key, knob_names[j]) != 0)
+                j++;
+        }
+        if (j == NKNOBS) {
+            PyErr_Format(PyExc_TypeError, "search() got an unexpected keyword argument '%U'",
+                         key);
             return -1;
         }
-        if (out[j] != NULL) {
-            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
-                         names[j]);
-            return -1;
-        }
-        out[j] = args[nargs + k];
+        knob[j] = args[nargs + k];
     }
-    for (int i = 0; i < required; i++)
-        if (out[i] == NULL) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)",
-                         fname, names[i], i + 1);
-            return -1;
-        }
-    if (!PyObject_TypeCheck(out[0], &TablesType)) {
-        PyErr_Format(PyExc_TypeError, "%s() argument 1 must be %s, not %.100s", fname,
-                     TablesType.tp_name, Py_TYPE(out[0])->tp_name);
+    if (!PyObject_TypeCheck(args[0], &TablesType)) {
+        PyErr_Format(PyExc_TypeError, "search() argument 1 must be %s, not %.100s",
+                     TablesType.tp_name, Py_TYPE(args[0])->tp_name);
         return -1;
     }
-    return 0;
-}
-
-/* Copy one puzzle's givens (n*n ints in 0..n) into out; `which` names it in errors. */
-static int
-read_givens(PyObject *obj, const TablesObject *t, uint8_t *out, const char *which)
-{
-    PyObject *seq = PySequence_Fast(obj, "givens must be a sequence of ints");
-    if (seq == NULL)
-        return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n != t->ncells) {
-        PyErr_Format(PyExc_ValueError, "%s must hold %d values, got %zd", which, t->ncells, n);
-        Py_DECREF(seq);
-        return -1;
-    }
-    PyObject **items = PySequence_Fast_ITEMS(seq);
-    for (Py_ssize_t c = 0; c < n; c++) {
-        /* an empty cell (CPython's one 0) or a plain int in range at once; anything else
-         * through as_index, for its errors */
-        int overflow = 0;
-        long v = items[c] == small_int[0]       ? 0
-                 : PyLong_CheckExact(items[c]) ? PyLong_AsLongAndOverflow(items[c], &overflow)
-                                               : -1;
-        if (overflow || v < 0 || v > t->size) {
-            if (as_index(items[c], "a given", 0, t->size, &v) < 0) {
-                Py_DECREF(seq);
-                return -1;
-            }
-        }
-        out[c] = (uint8_t)v;
-    }
-    Py_DECREF(seq);
     return 0;
 }
 
@@ -360,12 +332,18 @@ interrupted_error(void)
 }
 
 /* One search, timed; runs without the GIL (poll: the main thread's state, or NULL).
+ * r keeps its solutions buffer from one run to the next (zeroed before the first).
  * Returns 0 on an internal error. */
 static int
 arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r, unsigned long epoch,
           PyThreadState **poll)
 {
+    /* The grids kept by the last run's buffer serve again: no allocation per puzzle. */
+    uint8_t *solutions = r->solutions;
+    const Py_ssize_t solcap = r->solcap;
     memset(r, 0, sizeof *r);
+    r->solutions = solutions;
+    r->solcap = solcap;
     r->givens = givens;
     r->limit = k->limit;
     r->keep = k->keep;
@@ -394,312 +372,232 @@ run_error(const Run *r)
     return NULL;
 }
 
-/* (solutions, count, complete, timed_out, budget_spent, nodes, guesses, backtracks
- * [, seconds]): the fields of reference.Outcome in its order, then the search's time. */
-static PyObject *
-outcome_tuple(const Run *r, int ncells, int timed)
+/* The givens of k puzzles, read and checked (every value in 0..n) before any search. */
+typedef struct {
+    const uint8_t *values; /* k * ncells values: the buffer's, or a copy */
+    Py_ssize_t count;      /* k */
+    uint8_t *copy;         /* values when copied (else NULL): PyMem_Raw, or the caller's */
+    Py_buffer view;        /* the buffer read, when view.obj is set */
+} Givens;
+
+static void
+release_givens(Givens *in, uint8_t *local)
 {
-    PyObject *out = PyTuple_New(timed ? 9 : 8);
-    PyObject *sols = PyTuple_New(r->nsolutions);
-    if (out == NULL || sols == NULL) {
-        Py_XDECREF(out);
-        Py_XDECREF(sols);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(out, 0, sols);
-    for (Py_ssize_t s = 0; s < r->nsolutions; s++) {
-        PyObject *grid = PyTuple_New(ncells);
-        if (grid == NULL) {
-            Py_DECREF(out);
-            return NULL;
+    if (in->copy != local)
+        PyMem_RawFree(in->copy);
+    in->copy = NULL;
+    if (in->view.obj != NULL)
+        PyBuffer_Release(&in->view);
+}
+
+/* Room for the values of k puzzles: the caller's `local` when they fit. */
+static uint8_t *
+givens_room(Givens *in, size_t bytes, uint8_t *local, size_t nlocal)
+{
+    in->copy = bytes <= nlocal ? local : PyMem_RawMalloc(bytes ? bytes : 1);
+    if (in->copy == NULL)
+        PyErr_NoMemory();
+    return in->copy;
+}
+
+/*
+ * search's givens: a buffer of bytes (bytes, or a C-contiguous uint8 array), or else a
+ * sequence of ints (a list or tuple of one puzzle's givens, read without building a
+ * bytes object first); n*n values a puzzle, each in 0..n, the first bad one named by
+ * puzzle and cell. A writable buffer (a numpy array) is copied as it is checked: another
+ * thread could change it while the search runs without the GIL. 0, or -1 with an
+ * exception set (and nothing to release).
+ */
+static int
+read_givens(PyObject *obj, const TablesObject *t, Givens *in, uint8_t *local, size_t nlocal)
+{
+    const int ncells = t->ncells;
+    memset(in, 0, sizeof *in);
+    if (PyObject_CheckBuffer(obj)) {
+        if (PyObject_GetBuffer(obj, &in->view, PyBUF_C_CONTIGUOUS) < 0)
+            return -1;
+        const Py_buffer *v = &in->view;
+        if (v->itemsize != 1 || v->len % ncells != 0) {
+            PyErr_Format(PyExc_ValueError,
+                         "givens must be bytes of %d values a puzzle, got %zd bytes of %zd",
+                         ncells, v->len, v->itemsize);
+            goto fail;
         }
-        PyTuple_SET_ITEM(sols, s, grid);
-        const uint8_t *g = r->solutions + (size_t)s * (size_t)ncells;
-        for (int c = 0; c < ncells; c++) {
-            Py_INCREF(small_int[g[c]]);
-            PyTuple_SET_ITEM(grid, c, small_int[g[c]]);
+        in->count = v->len / ncells;
+        in->values = v->buf;
+        if (!v->readonly) {
+            if (givens_room(in, (size_t)v->len, local, nlocal) == NULL)
+                goto fail;
+            memcpy(in->copy, v->buf, (size_t)v->len);
+            in->values = in->copy;
         }
-    }
-    PyObject *const flags[3] = {PyBool_FromLong(r->complete), PyBool_FromLong(r->timed_out),
-                                PyBool_FromLong(r->budget_spent)};
-    for (int i = 0; i < 3; i++)
-        PyTuple_SET_ITEM(out, 2 + i, flags[i]);
-    const unsigned long long counts[4] = {r->count, r->nodes, r->guesses, r->backtracks};
-    const int at[4] = {1, 5, 6, 7};
-    for (int i = 0; i < 4; i++) {
-        PyObject *v = PyLong_FromUnsignedLongLong(counts[i]);
-        if (v == NULL) {
-            Py_DECREF(out);
-            return NULL;
+        for (Py_ssize_t i = 0; i < v->len; i++)
+            if (in->values[i] > t->size) {
+                PyErr_Format(PyExc_ValueError, "puzzle %zd: cell %zd: %d is outside 0..%d",
+                             i / ncells, i % ncells, in->values[i], t->size);
+                goto fail;
+            }
+    } else {
+        PyObject *seq = PyUnicode_Check(obj) /* a str is a sequence, of str */
+                            ? NULL
+                            : PySequence_Fast(obj, "givens must be bytes or a sequence of ints");
+        if (seq == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError,
+                                "givens must be bytes or a sequence of ints, not str");
+            return -1;
         }
-        PyTuple_SET_ITEM(out, at[i], v);
-    }
-    if (timed) {
-        PyObject *v = PyFloat_FromDouble((double)r->elapsed_ns / 1e9);
-        if (v == NULL) {
-            Py_DECREF(out);
-            return NULL;
+        const Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+        PyObject **items = PySequence_Fast_ITEMS(seq);
+        if (len % ncells != 0) {
+            PyErr_Format(PyExc_ValueError, "givens must be %d values a puzzle, got %zd", ncells,
+                         len);
+            Py_DECREF(seq);
+            goto fail;
         }
-        PyTuple_SET_ITEM(out, 8, v);
+        in->count = len / ncells;
+        uint8_t *values = givens_room(in, (size_t)len, local, nlocal);
+        for (Py_ssize_t i = 0; values != NULL && i < len; i++) {
+            PyObject *item = items[i];
+            if (!PyLong_Check(item) || PyBool_Check(item)) {
+                PyErr_Format(PyExc_TypeError,
+                             "puzzle %zd: cell %zd: a given must be an int, not %.100s",
+                             i / ncells, i % ncells, Py_TYPE(item)->tp_name);
+                values = NULL;
+                break;
+            }
+            int overflow = 0;
+            const long v = PyLong_AsLongAndOverflow(item, &overflow);
+            if (overflow || v < 0 || v > t->size) {
+                PyErr_Format(PyExc_ValueError, "puzzle %zd: cell %zd: %R is outside 0..%d",
+                             i / ncells, i % ncells, item, t->size);
+                values = NULL;
+                break;
+            }
+            values[i] = (uint8_t)v;
+        }
+        Py_DECREF(seq);
+        if (values == NULL)
+            goto fail;
+        in->values = values;
     }
-    return out;
+    return 0;
+fail:
+    release_givens(in, local);
+    return -1;
+}
+
+/* search's int64 counters for each puzzle, in this order (native/reference.py COUNTERS). */
+enum { C_COUNT, C_FLAGS, C_NODES, C_GUESSES, C_BACKTRACKS, C_NS, C_KEPT, NCOUNTERS };
+/* Bits of the flags counter (reference.py COMPLETE, TIMED_OUT, BUDGET_SPENT). */
+enum { F_COMPLETE = 1, F_TIMED_OUT = 2, F_BUDGET_SPENT = 4 };
+
+/* Append a run's kept grids to the output's (without the GIL); 0 when out of memory. */
+static int
+append_grids(uint8_t **buf, size_t *len, size_t *cap, const Run *r, int ncells)
+{
+    const size_t bytes = (size_t)r->nsolutions * (size_t)ncells;
+    if (*len + bytes > *cap) {
+        size_t want = *cap * 2 > *len + bytes ? *cap * 2 : *len + bytes;
+        uint8_t *grown = PyMem_RawRealloc(*buf, want);
+        if (grown == NULL)
+            return 0;
+        *buf = grown;
+        *cap = want;
+    }
+    if (bytes)
+        memcpy(*buf + *len, r->solutions, bytes);
+    *len += bytes;
+    return 1;
 }
 
 static PyObject *
 core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)module;
-    static const char *const names[] = {"tables", "givens",  "propagation", "order",
-                                        "limit",  "timeout", "keep",        "max_guesses"};
-    PyObject *arg[8];
-    if (unpack_args("search", args, nargs, kwnames, names, 8, 7, arg) < 0)
-        return NULL;
-    PyObject *tables_obj = arg[0], *givens_obj = arg[1], *prop_obj = arg[2],
-             *order_obj = arg[3], *limit_obj = arg[4], *timeout_obj = arg[5], *keep_obj = arg[6],
-             *max_guesses_obj = arg[7];
-    TablesObject *t = (TablesObject *)tables_obj;
+    PyObject *knob[NKNOBS];
     Knobs k;
-    if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, max_guesses_obj,
-                    &k) < 0)
+    if (unpack_args(args, nargs, kwnames, knob) < 0 || parse_knobs(knob, &k) < 0)
         return NULL;
-    uint8_t givens[MAX_SIZE * MAX_SIZE];
-    if (read_givens(givens_obj, t, givens, "givens") < 0)
+    PyObject *tables_obj = args[0];
+    const TablesObject *t = (const TablesObject *)tables_obj;
+    const int ncells = t->ncells;
+    PyObject *counters = NULL, *out = NULL;
+    uint8_t local[MAX_SIZE * MAX_SIZE], *grids = NULL;
+    size_t grids_len = 0, grids_cap = 0;
+    Run r = {0};
+    Arena a = {0};
+    Givens in;
+    if (read_givens(args[1], t, &in, local, sizeof local) < 0)
         return NULL;
-    Arena a;
+    const Py_ssize_t n = in.count;
+    const uint8_t *givens = in.values;
+    if (n > PY_SSIZE_T_MAX / (Py_ssize_t)(NCOUNTERS * sizeof(int64_t))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    counters = PyBytes_FromStringAndSize(NULL, n * NCOUNTERS * (Py_ssize_t)sizeof(int64_t));
+    if (counters == NULL)
+        goto done;
+    if (n && k.keep) { /* room for one grid a puzzle, the common case; grown if need be */
+        grids_cap = (size_t)n * (size_t)ncells;
+        if ((grids = PyMem_RawMalloc(grids_cap)) == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
     if (arena_init(&a, t, &k) < 0)
-        return NULL;
-    Run r;
-    int ok, main_thread;
+        goto done;
+    int64_t *cnt = (int64_t *)PyBytes_AS_STRING(counters);
+    int ok = 1, nomem = 0, stopped = 0, main_thread;
     const unsigned long epoch = __atomic_load_n(&core_epoch, __ATOMIC_RELAXED);
     Py_INCREF(tables_obj); /* the tables outlive the search, GIL or not */
     PyThreadState *ts = save_thread(&main_thread);
     PyThreadState *poll = main_thread ? ts : NULL;
-    ok = arena_run(&a, &k, givens, &r, epoch, &poll);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!arena_run(&a, &k, givens + (size_t)i * ncells, &r, epoch, &poll)) {
+            ok = 0;
+            break;
+        }
+        if (r.interrupted) {
+            stopped = 1;
+            break;
+        }
+        if (!append_grids(&grids, &grids_len, &grids_cap, &r, ncells)) {
+            nomem = 1;
+            break;
+        }
+        int64_t *c = cnt + (size_t)i * NCOUNTERS;
+        c[C_COUNT] = (int64_t)r.count;
+        c[C_FLAGS] = (r.complete ? F_COMPLETE : 0) | (r.timed_out ? F_TIMED_OUT : 0) |
+                     (r.budget_spent ? F_BUDGET_SPENT : 0);
+        c[C_NODES] = (int64_t)r.nodes;
+        c[C_GUESSES] = (int64_t)r.guesses;
+        c[C_BACKTRACKS] = (int64_t)r.backtracks;
+        c[C_NS] = r.elapsed_ns;
+        c[C_KEPT] = (int64_t)r.nsolutions;
+    }
     PyEval_RestoreThread(ts);
     Py_DECREF(tables_obj);
-    arena_release(&a);
-    PyObject *out = !ok            ? run_error(&r)
-                    : r.interrupted ? interrupted_error()
-                                    : outcome_tuple(&r, t->ncells, 0);
+    if (!ok) {
+        run_error(&r);
+    } else if (nomem) {
+        PyErr_NoMemory();
+    } else if (stopped) {
+        interrupted_error();
+    } else {
+        PyObject *sols = PyBytes_FromStringAndSize((const char *)grids, (Py_ssize_t)grids_len);
+        if (sols != NULL) {
+            out = PyTuple_Pack(2, sols, counters);
+            Py_DECREF(sols);
+        }
+    }
+done:
     PyMem_RawFree(r.solutions);
-    return out;
-}
-
-static PyObject *
-core_search_batch(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                  PyObject *kwnames)
-{
-    (void)module;
-    static const char *const names[] = {"tables", "puzzles", "propagation", "order",
-                                        "limit",  "timeout", "keep",        "max_guesses"};
-    PyObject *arg[8];
-    if (unpack_args("search_batch", args, nargs, kwnames, names, 8, 7, arg) < 0)
-        return NULL;
-    PyObject *tables_obj = arg[0], *puzzles_obj = arg[1], *prop_obj = arg[2],
-             *order_obj = arg[3], *limit_obj = arg[4], *timeout_obj = arg[5], *keep_obj = arg[6],
-             *max_guesses_obj = arg[7];
-    TablesObject *t = (TablesObject *)tables_obj;
-    Knobs k;
-    if (parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, keep_obj, max_guesses_obj,
-                    &k) < 0)
-        return NULL;
-    PyObject *seq = PySequence_Fast(puzzles_obj, "puzzles must be a sequence of givens");
-    if (seq == NULL)
-        return NULL;
-    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    const int ncells = t->ncells;
-    if ((size_t)n > ((size_t)PY_SSIZE_T_MAX / 2) / (sizeof(Run) + (size_t)ncells)) {
-        Py_DECREF(seq);
-        return PyErr_NoMemory();
-    }
-    /* Every puzzle read (and checked) before any search: no Python work in the loop. */
-    uint8_t *givens = PyMem_RawMalloc((size_t)n * (size_t)ncells + 1);
-    Run *runs = PyMem_RawCalloc((size_t)n + 1, sizeof(Run));
-    if (givens == NULL || runs == NULL) {
-        PyMem_RawFree(givens);
-        PyMem_RawFree(runs);
-        Py_DECREF(seq);
-        return PyErr_NoMemory();
-    }
-    PyObject *out = NULL;
-    Arena a = {0};
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (read_givens(PySequence_Fast_GET_ITEM(seq, i), t, givens + (size_t)i * ncells,
-                        "givens") < 0) {
-            if (PyErr_ExceptionMatches(PyExc_TypeError) ||
-                PyErr_ExceptionMatches(PyExc_ValueError)) {
-                /* Name the puzzle whatever went wrong inside it. */
-                PyObject *type, *value, *tb;
-                PyErr_Fetch(&type, &value, &tb);
-                PyErr_NormalizeException(&type, &value, &tb);
-                PyErr_Format(type, "puzzle %zd: %S", i, value);
-                Py_XDECREF(type);
-                Py_XDECREF(value);
-                Py_XDECREF(tb);
-            }
-            goto done;
-        }
-    }
-    if (arena_init(&a, t, &k) < 0)
-        goto done;
-
-    Py_ssize_t failed = -1;
-    int main_thread, stopped = 0;
-    const unsigned long epoch = __atomic_load_n(&core_epoch, __ATOMIC_RELAXED);
-    Py_INCREF(tables_obj);
-    PyThreadState *ts = save_thread(&main_thread);
-    PyThreadState *poll = main_thread ? ts : NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (!arena_run(&a, &k, givens + (size_t)i * ncells, &runs[i], epoch, &poll)) {
-            failed = i;
-            break;
-        }
-        if (runs[i].interrupted) {
-            stopped = 1;
-            break;
-        }
-    }
-    PyEval_RestoreThread(ts);
-    Py_DECREF(tables_obj);
-    if (failed >= 0) {
-        run_error(&runs[failed]);
-        goto done;
-    }
-    if (stopped) {
-        interrupted_error();
-        goto done;
-    }
-    out = PyList_New(n);
-    if (out == NULL)
-        goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = outcome_tuple(&runs[i], ncells, 1);
-        if (item == NULL) {
-            Py_CLEAR(out);
-            goto done;
-        }
-        PyList_SET_ITEM(out, i, item);
-    }
-done:
-    for (Py_ssize_t i = 0; i < n; i++)
-        PyMem_RawFree(runs[i].solutions);
-    PyMem_RawFree(runs);
-    PyMem_RawFree(givens);
+    PyMem_RawFree(grids);
     arena_release(&a);
-    Py_DECREF(seq);
-    return out;
-}
-
-/* The number of int64 counters search_buffer gives each puzzle, in this order. */
-enum { BUF_COUNT, BUF_FLAGS, BUF_NODES, BUF_GUESSES, BUF_BACKTRACKS, BUF_NS, BUF_FIELDS };
-
-static PyObject *
-core_search_buffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                   PyObject *kwnames)
-{
-    (void)module;
-    static const char *const names[] = {"tables", "givens",  "propagation", "order",
-                                        "limit",  "timeout", "max_guesses"};
-    PyObject *arg[7];
-    if (unpack_args("search_buffer", args, nargs, kwnames, names, 7, 6, arg) < 0)
-        return NULL;
-    PyObject *tables_obj = arg[0], *givens_obj = arg[1], *prop_obj = arg[2], *order_obj = arg[3],
-             *limit_obj = arg[4], *timeout_obj = arg[5], *max_guesses_obj = arg[6];
-    TablesObject *t = (TablesObject *)tables_obj;
-    PyObject *one = PyLong_FromLong(1);
-    if (one == NULL)
-        return NULL;
-    Knobs k;
-    int bad = parse_knobs(prop_obj, order_obj, limit_obj, timeout_obj, one, max_guesses_obj, &k);
-    Py_DECREF(one);
-    if (bad < 0)
-        return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(givens_obj, &view, PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
-    const int ncells = t->ncells;
-    PyObject *sols = NULL, *counters = NULL, *out = NULL;
-    Run *runs = NULL;
-    Arena a = {0};
-    if (view.itemsize != 1 || view.len % ncells != 0) {
-        PyErr_Format(PyExc_ValueError,
-                     "givens must be bytes of %d values a puzzle, got %zd bytes of %zd",
-                     ncells, view.len, view.itemsize);
-        goto done;
-    }
-    const Py_ssize_t n = view.len / ncells;
-    const uint8_t *givens = view.buf;
-    for (Py_ssize_t i = 0; i < n * ncells; i++) {
-        if (givens[i] > t->size) {
-            PyErr_Format(PyExc_ValueError, "puzzle %zd: cell %zd: %d is outside 0..%d",
-                         i / ncells, i % ncells, givens[i], t->size);
-            goto done;
-        }
-    }
-    sols = PyBytes_FromStringAndSize(NULL, n * ncells);
-    counters = PyBytes_FromStringAndSize(NULL, n * BUF_FIELDS * (Py_ssize_t)sizeof(int64_t));
-    runs = PyMem_RawCalloc((size_t)n + 1, sizeof(Run));
-    if (sols == NULL || counters == NULL || runs == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_NoMemory();
-        goto done;
-    }
-    if (arena_init(&a, t, &k) < 0)
-        goto done;
-    uint8_t *grids = (uint8_t *)PyBytes_AS_STRING(sols);
-    int64_t *cnt = (int64_t *)PyBytes_AS_STRING(counters);
-    Py_ssize_t failed = -1;
-    int main_thread, stopped = 0;
-    const unsigned long epoch = __atomic_load_n(&core_epoch, __ATOMIC_RELAXED);
-    Py_INCREF(tables_obj);
-    PyThreadState *ts = save_thread(&main_thread);
-    PyThreadState *poll = main_thread ? ts : NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Run *r = &runs[i];
-        if (!arena_run(&a, &k, givens + (size_t)i * ncells, r, epoch, &poll)) {
-            failed = i;
-            break;
-        }
-        if (r->interrupted) {
-            stopped = 1;
-            break;
-        }
-        uint8_t *grid = grids + (size_t)i * ncells;
-        if (r->nsolutions)
-            memcpy(grid, r->solutions, (size_t)ncells);
-        else
-            memset(grid, 0, (size_t)ncells);
-        PyMem_RawFree(r->solutions);
-        r->solutions = NULL;
-        int64_t *c = cnt + (size_t)i * BUF_FIELDS;
-        c[BUF_COUNT] = (int64_t)r->count;
-        c[BUF_FLAGS] = (r->complete ? 1 : 0) | (r->timed_out ? 2 : 0) | (r->budget_spent ? 4 : 0);
-        c[BUF_NODES] = (int64_t)r->nodes;
-        c[BUF_GUESSES] = (int64_t)r->guesses;
-        c[BUF_BACKTRACKS] = (int64_t)r->backtracks;
-        c[BUF_NS] = r->elapsed_ns;
-    }
-    PyEval_RestoreThread(ts);
-    Py_DECREF(tables_obj);
-    if (failed >= 0) {
-        run_error(&runs[failed]);
-        goto done;
-    }
-    if (stopped) {
-        interrupted_error();
-        goto done;
-    }
-    out = PyTuple_Pack(2, sols, counters);
-done:
-    if (runs != NULL) {
-        for (Py_ssize_t i = 0; i < view.len / ncells; i++)
-            PyMem_RawFree(runs[i].solutions);
-        PyMem_RawFree(runs);
-    }
-    arena_release(&a);
-    Py_XDECREF(sols);
     Py_XDECREF(counters);
-    PyBuffer_Release(&view);
+    release_givens(&in, local);
     return out;
 }
 
@@ -718,33 +616,21 @@ static PyMethodDef core_methods[] = {
      "Stop every search running now, in any thread, at its next look at the clock "
      "(within 256 guesses): each raises KeyboardInterrupt. Searches started later run."},
     {"search", (PyCFunction)(void (*)(void))core_search, METH_FASTCALL | METH_KEYWORDS,
-     "search(tables, givens, propagation, order, limit, timeout, keep, max_guesses=None)"
-     "\n--\n\n"
-     "Search one grid (see sudokulab.native.reference). givens: n*n ints in 0..n; "
-     "propagation: none, forward, singles, hidden or locked; order: mrv, first or "
-     "mrv-degree; limit: an int "
-     ">= 1 or None; timeout: seconds from the call or None; keep: solution grids to "
-     "return; max_guesses: the guess budget, an int >= 0 or None. Returns (solutions, "
-     "count, complete, timed_out, budget_spent, nodes, guesses, backtracks)."},
-    {"search_batch", (PyCFunction)(void (*)(void))core_search_batch,
-     METH_FASTCALL | METH_KEYWORDS,
-     "search_batch(tables, puzzles, propagation, order, limit, timeout, keep, "
-     "max_guesses=None)\n--\n\n"
-     "Search many grids of one shape in one call, without the GIL: the same as search on "
-     "each, with timeout and max_guesses per puzzle (the timeout from its own start). "
-     "Returns a list of (solutions, count, complete, timed_out, budget_spent, nodes, "
-     "guesses, backtracks, seconds), seconds being that puzzle's search time measured in "
-     "C."},
-    {"search_buffer", (PyCFunction)(void (*)(void))core_search_buffer,
-     METH_FASTCALL | METH_KEYWORDS,
-     "search_buffer(tables, givens, propagation, order, limit, timeout, max_guesses=None)"
-     "\n--\n\n"
-     "Search many grids of one shape given as one buffer (bytes, or a C-contiguous uint8 "
-     "array) of n*n values per puzzle, without the GIL and without a Python object per "
-     "puzzle: the same as search on each (timeout and max_guesses per puzzle). Returns "
-     "(solutions, counters): bytes of n*n values per puzzle (its first solution, zeros "
-     "when it has none) and bytes of 6 native int64 per puzzle: count, flags (1 complete, "
-     "2 timed out, 4 budget spent), nodes, guesses, backtracks, search nanoseconds."},
+     "search(tables, givens, /, *, propagation='hidden', order='mrv', limit=1, timeout=None, "
+     "keep=1, max_guesses=None)\n--\n\n"
+     "Search k grids of the tables' shape, one after the other without the GIL (see "
+     "sudokulab.native.reference; one puzzle is k = 1). givens: a buffer (bytes, or a "
+     "C-contiguous uint8 array) of n*n values in 0..n per puzzle, or a sequence of ints "
+     "(a list or tuple, read as they are: no bytes object to build first for one "
+     "puzzle). propagation: none, "
+     "forward, singles, hidden or locked; order: mrv, first or mrv-degree; limit: "
+     "solutions to count per puzzle, an int >= 1 or None; timeout: seconds per puzzle "
+     "from its own start, or None; keep: solution grids to keep per puzzle; max_guesses: "
+     "the guess budget per puzzle, an int >= 0 or None. Returns (solutions, counters): "
+     "bytes holding each puzzle's kept grids (n*n values each, in the order found), "
+     "puzzle after puzzle; and bytes of 7 native int64 per puzzle: count, flags (1 "
+     "complete, 2 timed out, 4 budget spent), nodes, guesses, backtracks, search "
+     "nanoseconds (its own clock) and kept (its grids in solutions)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -762,9 +648,6 @@ PyInit__core(void)
     engine_init();
     board9_init();
     main_ident = PyThread_get_thread_ident();
-    for (int v = 0; v <= MAX_SIZE; v++)
-        if (small_int[v] == NULL && (small_int[v] = PyLong_FromLong(v)) == NULL)
-            return NULL;
     for (int i = 0; i < NPROPS; i++)
         if (prop_strs[i] == NULL &&
             (prop_strs[i] = PyUnicode_InternFromString(prop_names[i])) == NULL)
@@ -772,6 +655,10 @@ PyInit__core(void)
     for (int i = 0; i < NORDERS; i++)
         if (order_strs[i] == NULL &&
             (order_strs[i] = PyUnicode_InternFromString(order_names[i])) == NULL)
+            return NULL;
+    for (int i = 0; i < NKNOBS; i++)
+        if (knob_strs[i] == NULL &&
+            (knob_strs[i] = PyUnicode_InternFromString(knob_names[i])) == NULL)
             return NULL;
     if (PyType_Ready(&TablesType) < 0)
         return NULL;

@@ -46,13 +46,16 @@
  * each level as the reference's docstring says (see prune_cage).
  *
  * Tables(size, units, cages) validates and precomputes a grid shape (peers, units of each
- * cell, the cell's place in each, the cages and their value sets) once; search(...)
- * copies its inputs into C arrays, takes one arena per call (n*n+1 states, the frames,
- * the propagation queue; the last call's block is kept for the next) and releases the
- * GIL while it searches.
- * search_batch(...) reads every puzzle first, then runs them all in one arena without
- * the GIL (each with its own deadline, budget and clocked time) and builds the answers
- * at the end: no Python work per puzzle inside the loop.
+ * cell, the cell's place in each, the cages and their value sets) once. The module has
+ * one entry point, search(tables, givens, /, *, knobs): the givens of k puzzles (one
+ * puzzle is k = 1) as a buffer of bytes, or a list of ints, read and checked before any
+ * search; one arena for them all (n*n+1 states, the frames, the propagation queue; the
+ * last call's block is kept for the next); every puzzle run without the GIL, each with
+ * its own deadline, budget and clocked time, its counters written and its kept grids
+ * appended as it ends (one Run, whose grid buffer serves the next puzzle); two bytes
+ * objects out, the kept grids (puzzle after puzzle) and seven int64 counters a puzzle
+ * (count, flags, nodes, guesses, backtracks, nanoseconds, kept): no Python object per
+ * puzzle. sudokulab.native.compiled builds the Outcomes and arrays from them.
  */
 
 /*
@@ -63,8 +66,8 @@
  *   board9.c   the classic 9x9 solver on digit planes (AVX2), run_board9
  *   cover.c    exact cover for the dlx backend: the Cover type, Algorithm X with dancing
  *              links (it shares only core_check and the Run it reads)
- *   _core.c    the Python module: knobs, givens, arenas, search / search_batch /
- *              search_buffer, and the module's set-up
+ *   _core.c    the Python module: knobs, givens, arenas, the one entry point (search),
+ *              and the module's set-up
  */
 #ifndef SUDOKULAB_CORE_H
 #define SUDOKULAB_CORE_H

@@ -132,18 +132,28 @@ MAX_COMBINATIONS = 1 << 20
 Cage = tuple[tuple[int, ...], int]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outcome:
-    """What one search found: solutions, whether it finished, and its counters."""
+    """What one search found: solutions, whether it finished, and its counters.
+
+    Built by keyword only: eight fields in a row are too easy to misplace.
+    """
 
     solutions: tuple[tuple[int, ...], ...]  # the first ``keep`` found, in search order
     count: int  # solutions found (all counted, only the first ``keep`` kept)
     complete: bool  # the search space was exhausted: the count is exact
-    timed_out: bool  # the deadline stopped the search
-    budget_spent: bool  # the guess budget (max_guesses) stopped the search
+    timed_out: bool = False  # the deadline stopped the search
+    budget_spent: bool = False  # the guess budget (max_guesses) stopped the search
     nodes: int
     guesses: int
     backtracks: int
+
+
+#: The int64 counters each puzzle gets from :meth:`Engine.search_grids` (and the compiled
+#: core's ``search``), in column order: ``kept`` is how many solution grids it kept.
+COUNTERS = ("count", "flags", "nodes", "guesses", "backtracks", "nanoseconds", "kept")
+#: Bits of the ``flags`` counter.
+COMPLETE, TIMED_OUT, BUDGET_SPENT = 1, 2, 4
 
 
 @dataclass(frozen=True)
@@ -634,7 +644,7 @@ class Engine:
         found = nodes = guesses = backtracks = 0
         start = self.root(givens)
         if start is None:
-            return Outcome((), 0, True, False, False, 0, 0, 0)
+            return Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
         place, choose = self._place, self._choose
         clock = time.perf_counter
         budget = -1 if max_guesses is None else max_guesses  # -1: guesses never equal it
@@ -656,7 +666,12 @@ class Engine:
                     solutions.append(tuple(m.bit_length() for m in masks))
                 if limit is not None and found >= limit:
                     return Outcome(
-                        tuple(solutions), found, False, False, False, nodes, guesses, backtracks
+                        solutions=tuple(solutions),
+                        count=found,
+                        nodes=nodes,
+                        guesses=guesses,
+                        backtracks=backtracks,
+                        complete=False,
                     )
             else:
                 stack.append([masks, placed, cell, masks[cell]])
@@ -672,7 +687,13 @@ class Engine:
                     continue
                 if guesses == budget:  # the next guess would be one too many
                     return Outcome(
-                        tuple(solutions), found, False, False, True, nodes, guesses, backtracks
+                        solutions=tuple(solutions),
+                        count=found,
+                        nodes=nodes,
+                        guesses=guesses,
+                        backtracks=backtracks,
+                        complete=False,
+                        budget_spent=True,
                     )
                 bit = untried & -untried
                 untried ^= bit
@@ -682,7 +703,13 @@ class Engine:
                     trace.guess(frame[2], bit, frame[0][frame[2]], len(stack))
                 if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
                     return Outcome(
-                        tuple(solutions), found, False, True, False, nodes, guesses, backtracks
+                        solutions=tuple(solutions),
+                        count=found,
+                        nodes=nodes,
+                        guesses=guesses,
+                        backtracks=backtracks,
+                        complete=False,
+                        timed_out=True,
                     )
                 if untried:
                     masks, placed = frame[0][:], frame[1][:]
@@ -692,22 +719,70 @@ class Engine:
                     break
             else:
                 return Outcome(
-                    tuple(solutions), found, True, False, False, nodes, guesses, backtracks
+                    solutions=tuple(solutions),
+                    count=found,
+                    nodes=nodes,
+                    guesses=guesses,
+                    backtracks=backtracks,
+                    complete=True,
                 )
 
+    def search_grids(
+        self,
+        givens: Any,
+        limit: int | None = 1,
+        timeout: float | None = None,
+        max_guesses: int | None = None,
+    ) -> tuple[Any, Any]:
+        """Search each row of a ``(k, n*n)`` uint8 array of givens as :meth:`search` does,
+        each within ``timeout`` seconds of its own start (None: no deadline), keeping its
+        first solution: ``(solutions, counters)``, a ``(k, n*n)`` uint8 array (zeros where
+        a puzzle has none) and a ``(k, 7)`` int64 array of :data:`COUNTERS`.
 
-def search(
-    size: int,
-    units: tuple[tuple[int, ...], ...],
-    givens: list[int] | tuple[int, ...],
-    propagation: str = "hidden",
-    order: str = "mrv",
-    limit: int | None = 1,
-    deadline: float | None = None,
-    keep: int = KEEP,
-    cages: tuple[Cage, ...] = (),
-    max_guesses: int | None = None,
-) -> Outcome:
-    """Solve one grid with the reference engine (see the module docstring)."""
-    engine = Engine(size, units, propagation, order, cages)
-    return engine.search(givens, limit, deadline, keep, max_guesses)
+        A loop over :meth:`search` here; one call of the compiled core there, with the
+        same arrays and the same errors.
+        """
+        import numpy as np  # here only: a search of one puzzle never needs numpy
+
+        if limit is not None and limit < 1:  # checked up front, as the compiled core does
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        check_budget(max_guesses)
+        cells = len(self.tables.peers)
+        grids = check_grids(np.ascontiguousarray(givens, dtype=np.uint8), self.tables.size)
+        solutions = np.zeros((len(grids), cells), dtype=np.uint8)
+        counters = np.zeros((len(grids), len(COUNTERS)), dtype=np.int64)
+        clock = time.perf_counter
+        for i, row in enumerate(grids.tolist()):
+            start = clock()
+            deadline = None if timeout is None else start + timeout
+            out = self.search(row, limit, deadline, 1, max_guesses)
+            seconds = clock() - start
+            if out.solutions:
+                solutions[i] = out.solutions[0]
+            flags = (
+                COMPLETE * out.complete
+                + TIMED_OUT * out.timed_out
+                + BUDGET_SPENT * out.budget_spent
+            )
+            counters[i] = (
+                out.count, flags, out.nodes, out.guesses, out.backtracks, seconds * 1e9,
+                len(out.solutions),
+            )  # fmt: skip
+        return solutions, counters
+
+
+def check_grids(grids: Any, size: int) -> Any:
+    """The ``(k, n*n)`` view of a uint8 array of givens, or the compiled core's ValueError
+    for a length that is not whole puzzles or a value outside 0..n."""
+    cells = size * size
+    if grids.size % cells:
+        raise ValueError(
+            f"givens must be bytes of {cells} values a puzzle, got {grids.size} bytes of 1"
+        )
+    grids = grids.reshape(-1, cells)
+    bad = grids > size
+    if bad.any():
+        puzzle, cell = divmod(int(bad.argmax()), cells)
+        value = grids[puzzle, cell]
+        raise ValueError(f"puzzle {puzzle}: cell {cell}: {value} is outside 0..{size}")
+    return grids

@@ -43,6 +43,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from . import native
 from .logic import LADDER, Technique, solve_logic
@@ -149,6 +150,12 @@ def _cages(puzzle_cages: tuple[Cage, ...]) -> tuple[tuple[tuple[int, ...], int],
     return tuple((c.cells, c.total) for c in puzzle_cages)
 
 
+@lru_cache(maxsize=32)
+def _engine(geom: Geometry, propagation: str = "hidden", cages: tuple = ()) -> native.Engine:
+    """The engine (order ``mrv``) of a shape, a propagation and a puzzle's cages, made once."""
+    return native.Engine(geom.size, _units(geom), propagation, "mrv", cages)
+
+
 def propagates(
     geom: Geometry, givens: Grid | list[int], propagation: str, cages: tuple[Cage, ...] = ()
 ) -> bool:
@@ -157,10 +164,7 @@ def propagates(
     A budget of no guess stops the search at the root, where propagation alone either
     solved the grid or did not.
     """
-    units = _units(geom)
-    out = native.search(
-        geom.size, units, givens, propagation, "mrv", 1, cages=_cages(cages), max_guesses=0
-    )
+    out = _engine(geom, propagation, _cages(cages)).search(givens, 1, max_guesses=0)
     return out.count == 1
 
 
@@ -283,19 +287,19 @@ def solved_grid(
     geometry not known to be ``solvable`` (a random jigsaw layout) is not searched to the
     end: a layout without solutions can be slow to refute; the caller draws another.
     """
-    n, units = geom.size, _units(geom)
+    n, engine = geom.size, _engine(geom)
     for _ in range(tries):
         tick()
         givens = [0] * geom.cell_count
         for cell, value in zip(rng.sample(geom.cells, n), rng.sample(geom.values, n), strict=True):
             givens[cell] = value
-        out = native.search(n, units, givens, "hidden", "mrv", 1, max_guesses=SEEDING_GUESSES)
+        out = engine.search(givens, 1, max_guesses=SEEDING_GUESSES)
         if out.solutions:
             return out.solutions[0]
     if not solvable:
         return None
     row = rng.sample(geom.values, n) + [0] * (geom.cell_count - n)
-    out = native.search(n, units, row, "hidden", "mrv", 1)
+    out = engine.search(row, 1)
     return out.solutions[0] if out.solutions else None
 
 
@@ -319,8 +323,7 @@ def _keeps(
         return propagates(geom, givens, "hidden")  # (tests/test_logic.py), many times faster
     if ladder is not None:
         return solve_logic(Puzzle(geom, tuple(givens)), ladder).status == "solved"
-    units = _units(geom)
-    out = native.search(geom.size, units, givens, "hidden", "mrv", 2, max_guesses=budget)
+    out = _engine(geom).search(givens, 2, max_guesses=budget)
     return out.count == 1 and out.complete
 
 
@@ -431,20 +434,11 @@ def killer(
     else at a random blank cell: every given narrows the next search.
     """
     cages = random_cages(geom, solution, rng)
-    units = _units(geom)
+    engine = _engine(geom, "hidden", _cages(cages))
     givens = [0] * geom.cell_count
     while True:
         tick()
-        out = native.search(
-            geom.size,
-            units,
-            givens,
-            "hidden",
-            "mrv",
-            2,
-            cages=_cages(cages),
-            max_guesses=check_guesses,
-        )
+        out = engine.search(givens, 2, max_guesses=check_guesses)
         if out.count == 1 and out.complete:
             return Puzzle(geom, tuple(givens), cages)
         if out.count >= 2:

@@ -29,7 +29,7 @@ class CrashBackend(Backend):
     def search(self, model, request) -> Result:
         if model.givens[0] == 0:
             os.kill(os.getpid(), signal.SIGSEGV)
-        inner = NativeBackend("crash", reference.search, "python")
+        inner = NativeBackend("crash", reference.Engine, "python")
         return inner.search(model, request)
 
 
@@ -52,7 +52,7 @@ class SlowBackend(CrashBackend):
 
     def search(self, model, request) -> Result:
         time.sleep(0.25)
-        inner = NativeBackend("slow", reference.search, "python")
+        inner = NativeBackend("slow", reference.Engine, "python")
         return inner.search(model, request)
 
 

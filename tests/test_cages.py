@@ -19,6 +19,11 @@ def units_of(size: int) -> tuple[tuple[int, ...], ...]:
     return tuple(u.cells for u in geometry(size).units)
 
 
+def search(size, givens, propagation, order, limit, cages):
+    """The reference engine's search of one killer grid."""
+    return reference.Engine(size, units_of(size), propagation, order, cages).search(givens, limit)
+
+
 def all_4x4_grids() -> list[tuple[int, ...]]:
     """Every solved 4x4 grid, by brute force over rows (independent of the engine)."""
     units = units_of(4)
@@ -59,7 +64,7 @@ def test_every_setting_finds_exactly_the_grids_that_obey_the_cages(seed, propaga
     target = rng.choice(GRIDS)
     cages = killer_cages(target, random_cages(target, rng, largest=3))
     expected = {g for g in GRIDS if obeys(g, cages)}
-    out = reference.search(4, units_of(4), [0] * 16, propagation, order, None, cages=cages)
+    out = search(4, [0] * 16, propagation, order, None, cages)
     assert out.complete
     assert out.count == len(expected) == len(set(out.solutions))
     assert set(out.solutions) == expected
@@ -73,7 +78,7 @@ def test_9x9_killer_agrees_across_settings_and_verifies(seed):
     givens = [v if rng.random() < 0.3 else 0 for v in solution]
     answers = set()
     for propagation in ("forward", "singles", "hidden"):
-        out = reference.search(9, units_of(9), givens, propagation, "mrv", 2, cages=cages)
+        out = search(9, givens, propagation, "mrv", 2, cages)
         assert out.complete or out.count == 2
         assert tuple(solution) in out.solutions or out.count == 2
         for grid in out.solutions:
@@ -87,24 +92,21 @@ def test_stronger_propagation_never_searches_more():
     rng = random.Random(7)
     solution = random_solution(9, rng)
     cages = killer_cages(solution, random_cages(solution, rng))
-    stats = {
-        p: reference.search(9, units_of(9), [0] * 81, p, "mrv", 1, cages=cages).nodes
-        for p in ("singles", "hidden")
-    }
+    stats = {p: search(9, [0] * 81, p, "mrv", 1, cages).nodes for p in ("singles", "hidden")}
     assert stats["hidden"] <= stats["singles"]
 
 
 def test_cages_must_be_well_formed():
     with pytest.raises(ValueError, match="listed twice"):
-        reference.search(4, units_of(4), [0] * 16, cages=(((0, 0), 3),))
+        reference.Engine(4, units_of(4), cages=(((0, 0), 3),))
     with pytest.raises(ValueError, match="in cages 1 and 2"):
-        reference.search(4, units_of(4), [0] * 16, cages=(((0, 1), 3), ((1, 2), 3)))
+        reference.Engine(4, units_of(4), cages=(((0, 1), 3), ((1, 2), 3)))
     with pytest.raises(ValueError, match="outside the grid"):
-        reference.search(4, units_of(4), [0] * 16, cages=(((0, 16), 3),))
+        reference.Engine(4, units_of(4), cages=(((0, 16), 3),))
     with pytest.raises(ValueError, match="no cells"):
-        reference.search(4, units_of(4), [0] * 16, cages=(((), 3),))
+        reference.Engine(4, units_of(4), cages=(((), 3),))
 
 
 def test_a_cage_no_values_can_fill_is_unsolvable_not_an_error():
-    out = reference.search(4, units_of(4), [0] * 16, cages=(((0, 1), 8),))  # 4 + 4 repeats
+    out = search(4, [0] * 16, "hidden", "mrv", 1, (((0, 1), 8),))  # 4 + 4 repeats
     assert out.count == 0 and out.complete

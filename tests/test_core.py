@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import struct
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ from helpers import random_solution, two_solution_grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sudokulab import read_file
+from sudokulab import native, read_file
 from sudokulab.models import geometry
 from sudokulab.native import reference
 from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, Outcome
@@ -25,6 +26,7 @@ _core = pytest.importorskip(
     "sudokulab.native._core",
     reason="the compiled native core is not built (pip install -e . needs a C compiler)",
 )
+compiled = pytest.importorskip("sudokulab.native.compiled")
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "data" / "seeds.csv"
@@ -46,35 +48,28 @@ def units_of(size: int) -> tuple[tuple[int, ...], ...]:
 
 
 @cache
-def c_tables(size: int, units: tuple[tuple[int, ...], ...]):
-    return _core.Tables(size, units)
+def engines(size: int, units: tuple[tuple[int, ...], ...], propagation: str, order: str):
+    """The compiled engine (whatever ENGINE the seam chose) and the reference's."""
+    return (
+        compiled.Engine(size, units, propagation, order),
+        reference.Engine(size, units, propagation, order),
+    )
 
 
 def c_search(
-    size,
-    units,
-    givens,
-    propagation="hidden",
-    order="mrv",
-    limit=1,
-    timeout=None,
-    keep=KEEP,
-    max_guesses=None,
+    size, units, givens, propagation="hidden", order="mrv", limit=1, keep=KEEP, max_guesses=None
 ) -> Outcome:
-    """The compiled core called directly (whatever ENGINE the seam chose)."""
-    tables = c_tables(size, units)
-    return Outcome(
-        *_core.search(tables, givens, propagation, order, limit, timeout, keep, max_guesses)
-    )
+    """The compiled engine's search of one grid."""
+    engine = engines(size, units, propagation, order)[0]
+    return engine.search(givens, limit, None, keep, max_guesses)
 
 
 def compare(size, units, givens, propagation, order, limit=1, max_guesses=None, keep=KEEP):
     """Both implementations on one grid with one guess budget; asserts identity (a search
     the budget stops included); the outcome."""
-    ref = reference.search(
-        size, units, givens, propagation, order, limit, None, keep, max_guesses=max_guesses
-    )
-    out = c_search(size, units, givens, propagation, order, limit, None, keep, max_guesses)
+    fast, slow = engines(size, units, propagation, order)
+    ref = slow.search(givens, limit, None, keep, max_guesses)
+    out = fast.search(givens, limit, None, keep, max_guesses)
     assert out == ref, (propagation, order, max_guesses, givens)
     return out
 
@@ -162,7 +157,7 @@ def test_unsolvable_and_clashing_givens(propagation, order):
     # Two 5s in the first row: a contradiction at the root, before any node.
     clash = [5, 0, 0, 0, 5] + [0] * 76
     out = compare(9, units, clash, propagation, order, limit=2)
-    assert out == Outcome((), 0, True, False, False, 0, 0, 0)
+    assert out == Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
     # r1c1..r1c7 hold 1..7, r2c8 holds 8 and r3c8 holds 9: r1c8 has no candidate left,
     # r1c9 is the only place of both 8 and 9.
     forced = [0] * 81
@@ -263,45 +258,48 @@ def test_deadline_stops_the_empty_16x16_count():
     # soon after it depends on the machine's load: no bound here).
     tables = _core.Tables(16, units_of(16))
     start = time.perf_counter()
-    solutions, count, complete, timed_out, budget_spent, nodes, guesses, _ = _core.search(
-        tables, [0] * 256, "hidden", "mrv", None, 0.2, 5
-    )
+    grids, counters = _core.search(tables, bytes(256), limit=None, timeout=0.2, keep=5)
     elapsed = time.perf_counter() - start
-    assert timed_out and not complete and not budget_spent
-    assert count > 0 and len(solutions) == min(count, 5)
+    count, flags, nodes, guesses, _, nanoseconds, kept = struct.unpack("=7q", counters)
+    assert flags == native.TIMED_OUT  # neither complete nor stopped by a budget
+    assert count > 0 and kept == min(count, 5) and len(grids) == kept * 256
     assert nodes > 0 and guesses > 0
-    assert elapsed >= 0.2  # never before the deadline
+    assert elapsed >= 0.2 and nanoseconds >= 0.2e9  # never before the deadline
 
 
 @pytest.mark.skipif(os.environ.get("SUDOKULAB_PURE_PYTHON") == "1", reason="reference forced")
 def test_the_seam_runs_the_core():
-    from sudokulab import native, solve
+    from sudokulab import solve
 
-    assert native.ENGINE == "c"
+    assert native.ENGINE == "c" and native.Engine is compiled.Engine
     units = units_of(9)
     givens = read_file(SEEDS)[1].puzzle.givens
-    assert native.search(9, units, givens, limit=2) == reference.search(9, units, givens, limit=2)
+    engine, slow = native.Engine(9, units), reference.Engine(9, units)
+    assert engine.search(givens, limit=2) == slow.search(givens, limit=2)
     # Lists of lists are accepted too (normalised before the tables are cached).
     listed = [list(u) for u in units]
-    assert native.search(9, listed, list(givens)) == reference.search(9, units, givens)
+    assert native.Engine(9, listed).search(list(givens)) == slow.search(givens)
+    assert native.Engine(9, listed).tables is engine.tables  # one Tables per shape
     with pytest.raises(ValueError, match="unknown propagation 'fast'"):
-        native.search(9, units, givens, propagation="fast")
+        native.Engine(9, units, propagation="fast")
     with pytest.raises(ValueError, match="limit must be at least 1"):
-        native.search(9, units, givens, limit=0)
+        engine.search(givens, limit=0)
     # An absolute deadline (perf_counter), converted to a timeout for the core.
     start = time.perf_counter()
-    out = native.search(16, units_of(16), [0] * 256, limit=None, deadline=start + 0.2, keep=3)
+    out = native.Engine(16, units_of(16)).search(
+        [0] * 256, limit=None, deadline=start + 0.2, keep=3
+    )
     assert out.timed_out and not out.complete and out.count > 0 and len(out.solutions) == 3
     assert time.perf_counter() - start >= 0.2
-    out = native.search(9, units, givens, deadline=time.perf_counter() - 1)  # already past
+    out = engine.search(givens, deadline=time.perf_counter() - 1)  # already past
     assert out.count == 1  # solved within the first 256 guesses, before the clock is read
     # The guess budget, by keyword, with the reference's answers and errors.
     for budget in (0, 1, 2):
-        assert native.search(9, units, givens, limit=2, max_guesses=budget) == reference.search(
-            9, units, givens, limit=2, max_guesses=budget
+        assert engine.search(givens, limit=2, max_guesses=budget) == slow.search(
+            givens, limit=2, max_guesses=budget
         )
     with pytest.raises(ValueError, match="max_guesses must be at least 0, got -1"):
-        native.search(9, units, givens, max_guesses=-1)
+        engine.search(givens, max_guesses=-1)
     # The `native` backend runs the core, with the counters of `native-py`.
     fast, slow = (solve("." * 16, backend=b, limit=None) for b in ("native", "native-py"))
     assert (fast.stats["engine"], slow.stats["engine"]) == ("c", "python")
@@ -364,23 +362,10 @@ def test_bad_tables_raise(size, units, error):
 
 def test_bad_search_arguments_raise():
     tables = _core.Tables(4, units_of(4))
-    good = {
-        "givens": [0] * 16,
-        "propagation": "hidden",
-        "order": "mrv",
-        "limit": 1,
-        "timeout": None,
-        "keep": 10,
-    }
-    assert _core.search(tables, **good)[1] == 1
+    good = {"propagation": "hidden", "order": "mrv", "limit": 1, "timeout": None, "keep": 10}
+    grids, counters = _core.search(tables, bytes(16), **good)
+    assert struct.unpack("=7q", counters)[0] == 1 and len(grids) == 16
     bad = [
-        ({"givens": [0] * 15}, ValueError),
-        ({"givens": [0] * 17}, ValueError),
-        ({"givens": [5] + [0] * 15}, ValueError),
-        ({"givens": [-1] + [0] * 15}, ValueError),
-        ({"givens": ["1"] + [0] * 15}, TypeError),
-        ({"givens": [None] + [0] * 15}, TypeError),
-        ({"givens": 7}, TypeError),
         ({"propagation": "fast"}, ValueError),
         ({"propagation": None}, TypeError),
         ({"order": "random"}, ValueError),
@@ -391,6 +376,7 @@ def test_bad_search_arguments_raise():
         ({"timeout": float("nan")}, ValueError),
         ({"keep": -1}, ValueError),
         ({"keep": 1.5}, TypeError),
+        ({"keep": None}, TypeError),
         ({"max_guesses": -1}, ValueError),
         ({"max_guesses": -(2**80)}, ValueError),
         ({"max_guesses": "3"}, TypeError),
@@ -398,33 +384,77 @@ def test_bad_search_arguments_raise():
     ]
     for change, error in bad:
         with pytest.raises(error):
-            _core.search(tables, **{**good, **change})
+            _core.search(tables, bytes(16), **{**good, **change})
     # The budget's errors are the reference's, word for word.
     for junk in (-1, -(2**80), "3", 1.5):
         with pytest.raises((TypeError, ValueError)) as c_err:
-            _core.search(tables, **{**good, "max_guesses": junk})
+            _core.search(tables, bytes(16), max_guesses=junk)
         with pytest.raises(c_err.type) as ref_err:
-            reference.search(4, units_of(4), [0] * 16, max_guesses=junk)
+            reference.Engine(4, units_of(4)).search([0] * 16, max_guesses=junk)
         assert str(c_err.value) == str(ref_err.value)
-    with pytest.raises(TypeError):
-        _core.search(units_of(4), **good)  # not a Tables
-    with pytest.raises(TypeError, match="missing required argument 'propagation'"):
-        _core.search(tables, [0] * 16)
+    # The givens: whole puzzles of bytes, each value in 0..n, the bad one named.
+    with pytest.raises(ValueError, match="givens must be bytes of 16 values a puzzle, got 20"):
+        _core.search(tables, bytes(20))
+    with pytest.raises(ValueError, match="puzzle 1: cell 3: 9 is outside 0..4"):
+        _core.search(tables, bytes(16) + bytes([0, 0, 0, 9] + [0] * 12))
+    # Or a sequence of ints (one puzzle's list, read as it is), the same errors by place.
+    assert compiled.outcomes(*_core.search(tables, [0] * 32), 16) == compiled.outcomes(
+        *_core.search(tables, bytes(32)), 16
+    )
+    for givens, error, message in [
+        ([0] * 15, ValueError, "givens must be 16 values a puzzle, got 15"),
+        ([0] * 17 + [5] + [0] * 14, ValueError, "puzzle 1: cell 1: 5 is outside 0..4"),
+        ([0] * 3 + [-1] + [0] * 12, ValueError, "puzzle 0: cell 3: -1 is outside 0..4"),
+        ([2**80] + [0] * 15, ValueError, "puzzle 0: cell 0: 1208925819614629174706176 is"),
+        (["1"] + [0] * 15, TypeError, "puzzle 0: cell 0: a given must be an int, not str"),
+        ([None] + [0] * 15, TypeError, "a given must be an int, not NoneType"),
+        ([True] + [0] * 15, TypeError, "a given must be an int, not bool"),
+        (7, TypeError, "givens must be bytes or a sequence of ints"),
+        ("", TypeError, "givens must be bytes or a sequence of ints, not str"),
+    ]:
+        with pytest.raises(error, match=message):
+            _core.search(tables, givens)
+    with pytest.raises(ValueError, match="got 128 bytes of 8"):  # not uint8
+        _core.search(tables, memoryview(bytes(128)).cast("q"))
+    # The arguments: two by position, the knobs by name only.
+    with pytest.raises(TypeError, match="argument 1 must be .*Tables, not tuple"):
+        _core.search(units_of(4), bytes(16))
+    with pytest.raises(TypeError, match="takes 2 positional arguments .* but 1 were given"):
+        _core.search(tables)
+    with pytest.raises(TypeError, match="takes 2 positional arguments .* but 3 were given"):
+        _core.search(tables, bytes(16), "hidden")
     with pytest.raises(TypeError, match="unexpected keyword argument 'limits'"):
-        _core.search(tables, **{**good, "limits": 1})
-    with pytest.raises(TypeError, match="multiple values for argument 'givens'"):
-        _core.search(tables, [0] * 16, **good)
-    with pytest.raises(TypeError, match="at most 8 arguments"):
-        _core.search(tables, *good.values(), None, None)
-    with pytest.raises(TypeError, match="argument 1 must be .*Tables, not list"):
-        _core.search_batch([], [[0] * 16], "hidden", "mrv", 1, None, 1)
-    # By position, by name or both: the same search.
-    positional = _core.search(tables, *good.values(), 5)
-    assert positional == _core.search(tables, [0] * 16, "hidden", "mrv", 1, None, 10, max_guesses=5)
-    assert positional == _core.search(max_guesses=5, tables=tables, **good)
+        _core.search(tables, bytes(16), limits=1)
+    with pytest.raises(TypeError, match="takes 2 positional arguments .* but 1 were given"):
+        _core.search(tables, givens=bytes(16))  # positional only
+
+    # The defaults: hidden, mrv, the first solution, kept, no deadline, no budget; a knob
+    # spelt at run time (not interned) is the same knob.
+    def read(answer):  # the outcomes, without the clock's counter
+        return compiled.outcomes(*answer, 16)
+
+    default = read(_core.search(tables, bytes(16)))
+    assert default == read(_core.search(tables, bytes(16), **{**good, "keep": 1}))
+    assert default[0].count == 1 and default[0].solutions
+    two = read(_core.search(tables, bytes(16), limit=2))
+    assert two == read(_core.search(tables, bytes(16), **{"".join(["li", "mit"]): 2}))
+    assert two[0].count == 2
     # Huge limits, keeps and budgets are as good as none.
-    out = _core.search(tables, **{**good, "limit": 2**80, "keep": 2**80, "max_guesses": 2**80})
-    assert out[1] == 288 and out[2] is True and out[4] is False
+    grids, counters = _core.search(tables, bytes(16), limit=2**80, keep=2**80, max_guesses=2**80)
+    count, flags, *_, kept = struct.unpack("=7q", counters)
+    assert count == kept == 288 and flags == native.COMPLETE and len(grids) == 288 * 16
+    # No puzzle: nothing to search, nothing out.
+    assert _core.search(tables, b"") == (b"", b"")
+    # The compiled Engine checks what the core cannot tell: one puzzle's length.
+    engine = compiled.Engine(4, units_of(4))
+    for givens, error in (([0] * 15, ValueError), ([0] * 32, ValueError), (7, TypeError)):
+        with pytest.raises(error):
+            engine.search(givens)
+    for givens, error in (([-1] + [0] * 15, ValueError), (["1"] + [0] * 15, TypeError)):
+        with pytest.raises(error):
+            engine.search(givens)
+    with pytest.raises(ValueError, match="cell 0: 5 is outside 0..4"):
+        engine.search([5] + [0] * 15)
 
 
 # -- random puzzles --------------------------------------------------------------------

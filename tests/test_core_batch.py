@@ -5,22 +5,44 @@ from __future__ import annotations
 import dataclasses
 import time
 
+import numpy as np
 import pytest
 
 from sudokulab import native, read_file
 from sudokulab.backends import get_backend
 from sudokulab.models import build_model, geometry, is_solution
 from sudokulab.models.grids import Grids
-from sudokulab.native import Timed, _search_batch_py, reference
+from sudokulab.native import BUDGET_SPENT, COMPLETE, COUNTERS, TIMED_OUT, reference
 from sudokulab.native.reference import ORDERS, PROPAGATIONS
 
 FAST = [
     (p, o) for p in PROPAGATIONS for o in ORDERS if p == "hidden" or (p, o) == ("singles", "mrv")
 ]
+#: The active engine (compiled where it is built) and the reference: the same rows.
+ENGINES = sorted({native.Engine, reference.Engine}, key=lambda e: e.__module__)
 
 
 def units_of(size: int) -> tuple[tuple[int, ...], ...]:
     return tuple(u.cells for u in geometry(size).units)
+
+
+def rows(outcomes, cells):
+    """The rows search_grids gives for these outcomes of one search per puzzle (its
+    clock's counter left out)."""
+    solutions, counters = [], []
+    for out in outcomes:
+        solutions.append(list(out.solutions[0]) if out.solutions else [0] * cells)
+        flags = COMPLETE * out.complete + TIMED_OUT * out.timed_out
+        flags += BUDGET_SPENT * out.budget_spent
+        kept = len(out.solutions[:1])
+        counters.append([out.count, flags, out.nodes, out.guesses, out.backtracks, kept])
+    return solutions, counters
+
+
+def grid_rows(answer):
+    """search_grids' arrays as lists, without the clock's counter."""
+    solutions, counters = answer
+    return solutions.tolist(), np.delete(counters, COUNTERS.index("nanoseconds"), 1).tolist()
 
 
 @pytest.mark.parametrize(("propagation", "order"), FAST)
@@ -28,89 +50,63 @@ def units_of(size: int) -> tuple[tuple[int, ...], ...]:
 def test_batch_equals_single_calls_on_a_set(data_dir, propagation, order, limit):
     entries = read_file(data_dir / "norvig-pytudes" / "sudoku-top95.txt")
     units = units_of(9)
-    puzzles = [e.puzzle.givens for e in entries]
-    batch = native.search_batch(9, units, puzzles, propagation, order, limit)
-    assert len(batch) == len(puzzles) and all(isinstance(t, Timed) for t in batch)
-    for entry, timed in zip(entries, batch, strict=True):
-        single = native.search(9, units, entry.puzzle.givens, propagation, order, limit)
-        assert timed.outcome == single
+    givens = np.array([e.puzzle.givens for e in entries], dtype=np.uint8)
+    engine = native.Engine(9, units, propagation, order)
+    singles = [engine.search(e.puzzle.givens, limit) for e in entries]
+    for entry, single in zip(entries, singles, strict=True):
         assert single.count == 1 and is_solution(entry.puzzle, single.solutions[0])
-        assert timed.seconds > 0
-    # The fallback (the reference, puzzle by puzzle) answers the same, field for field.
-    slow = _search_batch_py(9, units, puzzles[:10], propagation, order, limit)
-    assert [t.outcome for t in slow] == [t.outcome for t in batch[:10]]
+    answer = engine.search_grids(givens, limit)
+    assert grid_rows(answer) == rows(singles, 81)
+    assert (answer[1][:, COUNTERS.index("nanoseconds")] > 0).all()  # the core's own clock
+    # The reference, puzzle by puzzle, answers the same, field for field.
+    slow = reference.Engine(9, units, propagation, order).search_grids(givens[:10], limit)
+    assert grid_rows(slow) == rows(singles[:10], 81)
 
 
 @pytest.mark.parametrize(("propagation", "order"), [(p, o) for p in PROPAGATIONS for o in ORDERS])
 def test_batch_budget_is_per_puzzle(data_dir, propagation, order):
     # Every puzzle of a batch gets the whole budget: a batch gives what single calls
-    # give, puzzles the budget stops and puzzles it does not alike, in both batch paths.
+    # give, puzzles the budget stops and puzzles it does not alike, in both engines.
     units = units_of(9)
-    puzzles = [
-        e.puzzle.givens for e in read_file(data_dir / "norvig-pytudes" / "sudoku-hardest.txt")
-    ]
+    entries = read_file(data_dir / "norvig-pytudes" / "sudoku-hardest.txt")
+    givens = np.array([e.puzzle.givens for e in entries], dtype=np.uint8)
     for budget in (0, 7, 100):
-        singles = [
-            native.search(9, units, p, propagation, order, 2, max_guesses=budget) for p in puzzles
-        ]
-        for search_batch in {native.search_batch, _search_batch_py}:
-            batch = search_batch(9, units, puzzles, propagation, order, 2, max_guesses=budget)
-            assert [t.outcome for t in batch] == singles
+        for kind in ENGINES:
+            engine = kind(9, units, propagation, order)
+            singles = [engine.search(e.puzzle.givens, 2, max_guesses=budget) for e in entries]
+            batch = engine.search_grids(givens, 2, max_guesses=budget)
+            assert grid_rows(batch) == rows(singles, 81)
 
 
-def test_batch_timeout_is_per_puzzle():
+@pytest.mark.parametrize("kind", ENGINES)
+def test_batch_timeout_is_per_puzzle(kind):
     # Counting the empty 16x16 grid never ends, and each puzzle stops at its own
     # deadline, never before it (how soon after: the machine's load, no bound here).
-    units = units_of(16)
-    for search_batch in {native.search_batch, _search_batch_py}:
-        start = time.perf_counter()
-        out = search_batch(16, units, [[0] * 256] * 3, limit=None, timeout=0.1, keep=2)
-        assert [t.outcome.timed_out for t in out] == [True] * 3
-        assert all(t.outcome.count > 0 and len(t.outcome.solutions) == 2 for t in out)
-        assert all(t.seconds >= 0.1 for t in out)  # each from its own start
-        assert time.perf_counter() - start >= 0.3
+    start = time.perf_counter()
+    solutions, counters = kind(16, units_of(16)).search_grids(
+        np.zeros((3, 256), dtype=np.uint8), limit=None, timeout=0.1
+    )
+    assert (counters[:, 1] == TIMED_OUT).all() and (counters[:, 0] > 0).all()
+    assert (counters[:, COUNTERS.index("kept")] == 1).all() and solutions.all()
+    assert (counters[:, COUNTERS.index("nanoseconds")] >= 0.1e9).all()  # each its own start
+    assert time.perf_counter() - start >= 0.3
 
 
-def test_a_quick_puzzle_between_endless_ones_gets_its_whole_budget():
+@pytest.mark.parametrize("kind", ENGINES)
+def test_a_quick_puzzle_between_endless_ones_gets_its_whole_budget(kind):
     # A budget of exactly what the quick puzzle's whole count needs: the endless ones
     # spend it, the quick one is counted out with that many guesses (hit, not stopped).
-    units = units_of(16)
-    quick = list(reference.search(16, units, [0] * 256, limit=1).solutions[0])
+    engine = reference.Engine(16, units_of(16))
+    quick = list(engine.search([0] * 256, limit=1).solutions[0])
     quick[:40] = [0] * 40
-    whole = reference.search(16, units, quick, limit=None)
+    whole = engine.search(quick, limit=None, keep=1)
     assert whole.complete and whole.count >= 1 and whole.guesses > 0
-    puzzles = [[0] * 256, quick, [0] * 256]
-    for search_batch in {native.search_batch, _search_batch_py}:
-        out = search_batch(16, units, puzzles, limit=None, max_guesses=whole.guesses)
-        assert out[1].outcome == whole
-        for endless in (out[0].outcome, out[2].outcome):
-            assert endless.budget_spent and endless.guesses == whole.guesses
-            assert not endless.complete and not endless.timed_out
-
-
-@pytest.mark.skipif(native.ENGINE != "c", reason="the compiled core is not running")
-def test_batch_errors_name_the_puzzle():
-    from sudokulab.native import _core
-
-    tables = _core.Tables(4, units_of(4))
-    good = [0] * 16
-    cases = [
-        ([good, [0] * 15], ValueError, "puzzle 1: givens must hold 16 values, got 15"),
-        ([good, good, [5] + [0] * 15], ValueError, "puzzle 2: a given must be in 0..4"),
-        ([None], TypeError, "puzzle 0: givens must be a sequence"),
-        (7, TypeError, "puzzles must be a sequence"),
-    ]
-    for puzzles, error, message in cases:
-        with pytest.raises(error, match=message):
-            _core.search_batch(tables, puzzles, "hidden", "mrv", 1, None, 10)
-    with pytest.raises(ValueError, match="limit must be at least 1"):
-        native.search_batch(4, units_of(4), [good], limit=0)
-    for search_batch in (native.search_batch, _search_batch_py):
-        with pytest.raises(ValueError, match="max_guesses must be at least 0, got -1"):
-            search_batch(4, units_of(4), [good], max_guesses=-1)
-    with pytest.raises(ValueError, match="unknown order"):
-        native.search_batch(4, units_of(4), [good], order="last")
-    assert native.search_batch(4, units_of(4), []) == []
+    puzzles = np.array([[0] * 256, quick, [0] * 256], dtype=np.uint8)
+    answer = kind(16, units_of(16)).search_grids(puzzles, None, max_guesses=whole.guesses)
+    solutions, counters = grid_rows(answer)
+    assert (solutions[1], counters[1]) == tuple(row[0] for row in rows([whole], 256))
+    for endless in (counters[0], counters[2]):
+        assert endless[1] == BUDGET_SPENT and endless[3] == whole.guesses
 
 
 @pytest.mark.parametrize("name", ["native", "native-py"])

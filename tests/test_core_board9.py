@@ -20,19 +20,21 @@ from hypothesis import strategies as st
 
 from sudokulab import read_file
 from sudokulab.models import geometry
-from sudokulab.native import reference
+from sudokulab.native import COUNTERS, reference
+from sudokulab.native.reference import Outcome
 
 _core = pytest.importorskip(
     "sudokulab.native._core",
     reason="the compiled native core is not built (pip install -e . needs a C compiler)",
 )
+compiled = pytest.importorskip("sudokulab.native.compiled")
 pytestmark = pytest.mark.skipif(
     not _core.BITBOARD, reason="the CPU has no AVX2: the bitboard solver never runs"
 )
 
 UNITS = tuple(u.cells for u in geometry(9).units)
 #: A solution grid to draw puzzles from (relabelled and shuffled by ``grids``).
-GRID = reference.search(9, UNITS, [0] * 81, limit=1).solutions[0]
+GRID = reference.Engine(9, UNITS).search([0] * 81, limit=1).solutions[0]
 SETS = {
     "top95": "norvig-pytudes/sudoku-top95.txt",
     "hardest": "norvig-pytudes/sudoku-hardest.txt",
@@ -56,13 +58,28 @@ def pair(request):
     return fast, general, request.param
 
 
+def run(tables, puzzles, propagation, order="mrv", limit=2, keep=1000, **knobs):
+    """The core's answer on many puzzles, as it gives it (each puzzle's search time, the
+    one counter that may differ, zeroed)."""
+    grids, counters = _core.search(
+        tables, b"".join(map(bytes, puzzles)), propagation=propagation, order=order,
+        limit=limit, keep=keep, **knobs,
+    )  # fmt: skip
+    times = memoryview(bytearray(counters)).cast("q")
+    for i in range(COUNTERS.index("nanoseconds"), len(times), len(COUNTERS)):
+        times[i] = 0
+    return grids, times.tobytes()
+
+
 def both(pair, givens, order="mrv", limit=2, timeout=None, keep=1000, max_guesses=None):
-    """The two engines' answers on one puzzle."""
+    """The two engines' outcomes on one puzzle."""
     *tables, propagation = pair
+    knobs = {"limit": limit, "timeout": timeout, "keep": keep, "max_guesses": max_guesses}
     return tuple(
-        _core.search(t, givens, propagation, order, limit, timeout, keep, max_guesses)
+        compiled.outcomes(*_core.search(t, bytes(givens), propagation=propagation,
+                                        order=order, **knobs), 81)[0]
         for t in tables
-    )
+    )  # fmt: skip
 
 
 def test_the_shape_is_recognised_whatever_the_order_of_units_and_cells():
@@ -100,10 +117,13 @@ def test_a_jigsaw_shape_keeps_the_general_engine():
 
 @pytest.mark.parametrize("name", SETS)
 def test_whole_sets_agree(data_dir, pair, name):
-    for entry in read_file(data_dir / SETS[name]):
-        for limit in (1, 2):
-            fast, general = both(pair, entry.puzzle.givens, limit=limit)
-            assert fast == general, f"{name}: {entry.puzzle.givens}"
+    # One call for the whole set on each engine: the same bytes out (grids and counters).
+    puzzles = [e.puzzle.givens for e in read_file(data_dir / SETS[name])]
+    fast, general, propagation = pair
+    for limit in (1, 2):
+        assert run(fast, puzzles, propagation, limit=limit) == run(
+            general, puzzles, propagation, limit=limit
+        ), name
 
 
 @pytest.mark.parametrize("order", ["mrv", "first", "mrv-degree"])
@@ -134,38 +154,42 @@ def test_many_solutions_in_the_same_order_and_keep(pair):
     for limit, keep in ((1, 1000), (50, 1000), (300, 7), (40, 0)):
         fast, general = both(pair, empty, limit=limit, keep=keep)
         assert fast == general
-        assert fast[1] == limit and len(fast[0]) == min(limit, keep)
-    solution = both(pair, empty, limit=1)[0][0][0]
+        assert fast.count == limit and len(fast.solutions) == min(limit, keep)
+    solution = both(pair, empty, limit=1)[0].solutions[0]
     # Twenty clues keep many solutions: count them all (no limit).
     rng = random.Random(5)
     clues = rng.sample(range(81), 24)
     givens = [solution[c] if c in clues else 0 for c in range(81)]
     fast, general = both(pair, givens, limit=None, keep=5)
-    assert fast == general and fast[2]
+    assert fast == general and fast.complete
 
 
 def test_invalid_and_complete_grids(pair):
-    solution = both(pair, [0] * 81, limit=1)[0][0][0]
-    solved = ((tuple(solution),), 1, True, False, False, 1, 0, 0)
+    solution = both(pair, [0] * 81, limit=1)[0].solutions[0]
+    solved = Outcome(
+        solutions=(tuple(solution),), count=1, complete=True, nodes=1, guesses=0, backtracks=0
+    )
+    none = Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
     assert both(pair, list(solution))[0] == solved
     assert both(pair, list(solution), max_guesses=0)[0] == solved  # no guess needed
     for a, b in ((0, 5), (0, 45), (0, 20)):  # a value twice in a row, a column, a box
         givens = [0] * 81
         givens[a] = givens[b] = 4
         fast, general = both(pair, givens)
-        assert fast == general == ((), 0, True, False, False, 0, 0, 0)
+        assert fast == general == none
     # Consistent givens whose propagation fails at the root: r1c1..r1c8 leave r1c9 a
     # single, 9, which a given 9 in its box (r2c7) forbids.
     givens = [1, 2, 3, 4, 5, 6, 7, 8, 0] + [0] * 6 + [9] + [0] * 65
     fast, general = both(pair, givens)
-    assert fast == general == ((), 0, True, False, False, 0, 0, 0)
+    assert fast == general == none
 
 
 def test_a_deadline_stops_both_at_the_same_guess(pair):
     # The clock is read every 256 guesses: a deadline already past stops both there.
     fast, general = both(pair, [0] * 81, limit=None, timeout=0.0, keep=3)
     assert fast == general
-    assert fast[3] and not fast[2] and not fast[4] and fast[6] == 256
+    assert fast.timed_out and not fast.complete and not fast.budget_spent
+    assert fast.guesses == 256
 
 
 @pytest.mark.parametrize("order", ["mrv", "first", "mrv-degree"])
@@ -176,29 +200,26 @@ def test_a_budget_stops_both_at_the_same_guess(data_dir, pair, order):
     cases = [(givens, limit) for givens in hard for limit in (1, 2)] + [([0] * 81, 40)]
     for givens, limit in cases:
         full = both(pair, givens, order=order, limit=limit)[0]
-        n = full[6]
+        n = full.guesses
         for budget in sorted({0, 1, n // 3, n // 2, max(n - 1, 0), n, n + 1}):
             fast, general = both(pair, givens, order, limit, max_guesses=budget, keep=5)
             assert fast == general, (givens, order, limit, budget)
             if budget >= n:  # the whole search never needs guess n + 1
                 assert fast == both(pair, givens, order, limit, keep=5)[0]
             else:
-                assert fast[4] and not fast[2] and fast[6] == budget
+                assert fast.budget_spent and not fast.complete and fast.guesses == budget
 
 
 def test_batch_runs_the_bitboard_solver_too(data_dir, pair):
+    # Many puzzles in one call give what one call each gives, on the other engine too.
     puzzles = [e.puzzle.givens for e in read_file(data_dir / SETS["top95"])]
     fast, general, prop = pair
-    batch = _core.search_batch(fast, puzzles, prop, "mrv", 2, None, 1000)
-    assert [answer[:-1] for answer in batch] == [
-        _core.search(general, p, prop, "mrv", 2, None, 1000) for p in puzzles
-    ]
+    batch = compiled.outcomes(*run(fast, puzzles, prop), 81)
+    assert batch == [both(pair, p)[1] for p in puzzles]
     # With a budget too: each puzzle its own, and the general engine's answers.
     for budget in (0, 3, 50):
-        batch = _core.search_batch(fast, puzzles, prop, "mrv", 2, None, 10, budget)
-        assert [answer[:-1] for answer in batch] == [
-            _core.search(general, p, prop, "mrv", 2, None, 10, budget) for p in puzzles
-        ]
+        batch = compiled.outcomes(*run(fast, puzzles, prop, keep=10, max_guesses=budget), 81)
+        assert batch == [both(pair, p, keep=10, max_guesses=budget)[1] for p in puzzles]
 
 
 def test_other_propagations_are_untouched(pair):
@@ -206,8 +227,8 @@ def test_other_propagations_are_untouched(pair):
     line = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
     givens = [int(c) for c in line.replace(".", "0")]
     for propagation in ("forward", "singles"):
-        fast, general = (_core.search(t, givens, propagation, "mrv", 1, None, 10) for t in pair[:2])
-        assert fast == general
+        fast, general = both((*pair[:2], propagation), givens, limit=1, keep=10)
+        assert fast == general and fast.count == 1
 
 
 @st.composite

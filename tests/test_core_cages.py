@@ -22,22 +22,19 @@ def units_of(size: int) -> tuple[tuple[int, ...], ...]:
 
 
 _core = pytest.importorskip("sudokulab.native._core", reason="the compiled core is not built")
+compiled = pytest.importorskip("sudokulab.native.compiled")
 
 
 def c_search(size, givens, propagation, order, limit, cages, max_guesses=None):
-    """The compiled core called directly, whatever engine the seam chose."""
-    from sudokulab.native import _search_c
+    """The compiled engine, whatever engine the seam chose."""
+    engine = compiled.Engine(size, units_of(size), propagation, order, cages)
+    return engine.search(givens, limit, max_guesses=max_guesses)
 
-    return _search_c(
-        size,
-        units_of(size),
-        givens,
-        propagation,
-        order,
-        limit,
-        cages=cages,
-        max_guesses=max_guesses,
-    )
+
+def ref_search(size, givens, propagation, order, limit, cages, max_guesses=None):
+    """The reference engine."""
+    engine = reference.Engine(size, units_of(size), propagation, order, cages)
+    return engine.search(givens, limit, max_guesses=max_guesses)
 
 
 @pytest.mark.parametrize("size", [4, 6, 9])
@@ -49,7 +46,7 @@ def test_the_core_matches_the_reference_on_killer_grids(size, propagation, order
         cages = killer_cages(solution, random_cages(solution, rng))
         keep = 0.6 if propagation in ("none", "forward") else 0.2
         givens = [v if rng.random() < keep else 0 for v in solution]
-        ref = reference.search(size, units_of(size), givens, propagation, order, 3, cages=cages)
+        ref = ref_search(size, givens, propagation, order, 3, cages)
         out = c_search(size, givens, propagation, order, 3, cages)
         assert out == ref
         assert tuple(solution) in out.solutions or out.count == 3
@@ -65,9 +62,7 @@ def test_a_budget_stops_killer_searches_at_the_same_guess(propagation, order):
         givens = [v if rng.random() < keep else 0 for v in solution]
         n = c_search(size, givens, propagation, order, 3, cages).guesses
         for budget in sorted({0, 1, n // 2, max(n - 1, 0), n}):
-            ref = reference.search(
-                size, units_of(size), givens, propagation, order, 3, cages=cages, max_guesses=budget
-            )
+            ref = ref_search(size, givens, propagation, order, 3, cages, budget)
             assert c_search(size, givens, propagation, order, 3, cages, budget) == ref
             assert ref.budget_spent is (budget < n)
 
@@ -85,18 +80,16 @@ def test_property_random_killer_grids_are_identical(seed, knobs, largest, blank)
     solution = random_solution(size, rng)
     cages = killer_cages(solution, random_cages(solution, rng, largest))
     givens = [0 if rng.random() < blank else v for v in solution]
-    ref = reference.search(size, units_of(size), givens, *knobs, 5, cages=cages)
+    ref = ref_search(size, givens, *knobs, 5, cages)
     assert c_search(size, givens, *knobs, 5, cages) == ref
 
 
 def test_the_core_rejects_malformed_cages_like_the_reference():
-    from sudokulab.native import _search_c
-
     for bad in [(((0, 0), 3),), (((0, 1), 3), ((1, 2), 3)), (((0, 16), 3),), (((), 3),)]:
         with pytest.raises(ValueError) as ref_err:
-            reference.search(4, units_of(4), [0] * 16, cages=bad)
+            reference.Engine(4, units_of(4), cages=bad)
         with pytest.raises(ValueError) as c_err:
-            _search_c(4, units_of(4), [0] * 16, cages=bad)
+            compiled.Engine(4, units_of(4), cages=bad)
         assert str(c_err.value) == str(ref_err.value)
 
 

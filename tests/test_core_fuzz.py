@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import ORDERS, PROPAGATIONS, Outcome
+from sudokulab.native.reference import ORDERS, PROPAGATIONS
 
 _core = pytest.importorskip(
     "sudokulab.native._core",
     reason="the compiled native core is not built (pip install -e . needs a C compiler)",
 )
+compiled = pytest.importorskip("sudokulab.native.compiled")
 
 ERRORS = (TypeError, ValueError, OverflowError)
 SHAPES = (4, 6, 8, 9, 12, 16, 25)  # what sudokulab.models.geometry builds
@@ -53,18 +54,21 @@ TABLES4 = _core.Tables(4, units_of(4))
 BUDGET = 500
 
 
-def agree(c_answer, size, units, givens, propagation, order, limit, keep, budget) -> None:
-    """The core's answer (a tuple) equals the reference's with the same guess budget.
+def search(tables, givens, cells, **knobs):
+    """The core's outcomes for a buffer of puzzles."""
+    return compiled.outcomes(*_core.search(tables, givens, **knobs), cells)
+
+
+def agree(out, size, units, givens, propagation, order, limit, keep, budget) -> None:
+    """The core's outcome equals the reference's with the same guess budget.
 
     Only a core search its (fuzzed) timeout stopped is not compared: the reference runs
     without a deadline, and where a clock stops a search is not reproducible.
     """
-    out = Outcome(*c_answer)
     if out.timed_out:
         return
-    ref = reference.search(
-        size, units, givens, propagation, order, limit, None, keep, max_guesses=budget
-    )
+    engine = reference.Engine(size, units, propagation, order)
+    ref = engine.search(givens, limit, None, keep, max_guesses=budget)
     assert out == ref, (size, units, givens, propagation, order, limit, keep, budget)
 
 
@@ -89,8 +93,10 @@ def test_junk_tables_raise_or_agree(size, units):
     assert tables.peers == reference.tables(size, shape).peers
     givens = [0] * (size * size)
     for propagation, order in (("hidden", "mrv"), ("forward", "first")):
-        answer = _core.search(tables, givens, propagation, order, 3, None, 3, BUDGET)
-        agree(answer, size, shape, givens, propagation, order, 3, 3, BUDGET)
+        knobs = {"limit": 3, "keep": 3, "max_guesses": BUDGET}
+        (out,) = search(tables, bytes(givens), size * size, propagation=propagation,
+                        order=order, **knobs)  # fmt: skip
+        agree(out, size, shape, givens, propagation, order, 3, 3, BUDGET)
 
 
 @FUZZ
@@ -98,8 +104,10 @@ def test_junk_tables_raise_or_agree(size, units):
     givens=st.one_of(
         junk,
         st.text(min_size=16, max_size=16),
-        st.lists(st.integers(-2, 6), min_size=15, max_size=17),
-        st.lists(st.one_of(st.integers(0, 4), junk), min_size=16, max_size=16),
+        st.binary(max_size=40),  # whole puzzles or not, values in range or not
+        st.lists(st.integers(0, 6), min_size=16, max_size=16).map(bytes),
+        st.lists(st.integers(0, 4), min_size=32, max_size=32).map(bytearray),
+        st.lists(st.integers(0, 4), min_size=16, max_size=16),  # not a buffer
     ),
     propagation=st.one_of(st.sampled_from(PROPAGATIONS), junk),
     order=st.one_of(st.sampled_from(ORDERS), junk),
@@ -111,21 +119,41 @@ def test_junk_tables_raise_or_agree(size, units):
 def test_junk_search_arguments_raise_or_agree(
     givens, propagation, order, limit, timeout, keep, max_guesses
 ):
-    args = (givens, propagation, order, limit, timeout, keep, max_guesses)
+    knobs = {"propagation": propagation, "order": order, "limit": limit, "timeout": timeout,
+             "keep": keep, "max_guesses": max_guesses}  # fmt: skip
     try:
-        answer = _core.search(TABLES4, *args)
+        outs = search(TABLES4, givens, 16, **knobs)
     except ERRORS:
-        try:
-            batch = _core.search_batch(TABLES4, [[0] * 16, givens], *args[1:])
-        except ERRORS:
-            return
-        raise AssertionError(f"search refused {args!r}, search_batch took it: {batch!r}") from None
-    assert len(answer) == 8  # the fields of an Outcome
-    agree(answer, 4, units_of(4), list(givens), propagation, order, limit, keep, max_guesses)
-    batch = _core.search_batch(TABLES4, [givens, givens], *args[1:])
-    assert len(batch) == 2 and all(len(item) == 9 and item[8] >= 0 for item in batch)
-    if not answer[3] and not any(item[3] for item in batch):  # none stopped by the clock
-        assert [item[:8] for item in batch] == [answer, answer]
+        return
+    assert not isinstance(givens, str)
+    data = bytes(givens)  # taken: whole puzzles (a buffer or ints), every value in 0..4
+    assert len(data) % 16 == 0 and max(data, default=0) <= 4 and len(outs) == len(data) // 16
+    for i, out in enumerate(outs):
+        puzzle = list(data[16 * i : 16 * (i + 1)])
+        agree(out, 4, units_of(4), puzzle, propagation, order, limit, keep, max_guesses)
+    if outs and not any(out.timed_out for out in outs):  # none stopped by the clock
+        assert search(TABLES4, data[:16] * 2, 16, **knobs) == [outs[0]] * 2
+
+
+ENGINE4 = compiled.Engine(4, units_of(4))
+
+
+@FUZZ
+@given(
+    givens=st.one_of(
+        junk,
+        st.text(min_size=16, max_size=16),
+        st.lists(st.integers(-2, 6), min_size=15, max_size=17),
+        st.lists(st.one_of(st.integers(0, 4), junk), min_size=16, max_size=16),
+    )
+)
+def test_junk_givens_of_one_puzzle_raise_or_agree(givens):
+    try:
+        out = ENGINE4.search(givens, 2, keep=3, max_guesses=BUDGET)
+    except ERRORS:
+        return
+    assert len(givens) == 16 and all(0 <= v <= 4 for v in givens)
+    agree(out, 4, units_of(4), list(givens), "hidden", "mrv", 2, 3, BUDGET)
 
 
 @FUZZ
@@ -149,7 +177,9 @@ def test_random_geometries_agree(size, seed, shaped, blank, knobs, limit):
     if limit is None:
         limit = 20
     tables = _core.Tables(size, units)
-    answer = _core.search(tables, givens, *knobs, limit, None, 4, BUDGET)
-    agree(answer, size, units, givens, *knobs, limit, 4, BUDGET)
-    batch = _core.search_batch(tables, [givens] * 2, *knobs, limit, None, 4, BUDGET)
-    assert [item[:8] for item in batch] == [answer, answer]
+    propagation, order = knobs
+    run = {"propagation": propagation, "order": order, "limit": limit, "keep": 4,
+           "max_guesses": BUDGET}  # fmt: skip
+    (out,) = search(tables, bytes(givens), cells, **run)
+    agree(out, size, units, givens, *knobs, limit, 4, BUDGET)
+    assert search(tables, bytes(givens) * 2, cells, **run) == [out, out]

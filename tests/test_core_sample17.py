@@ -19,12 +19,13 @@ import pytest
 from sudokulab import is_solution, read_file
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, Outcome
+from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS
 
 _core = pytest.importorskip(
     "sudokulab.native._core",
     reason="the compiled native core is not built (pip install -e . needs a C compiler)",
 )
+compiled = pytest.importorskip("sudokulab.native.compiled")
 
 SIZE = 2000
 SEED = 17
@@ -37,11 +38,11 @@ def sample(path: str) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """(givens, solution) of the fixed sample, the solution found by the C core."""
     entries = read_file(path)
     picks = random.Random(SEED).sample(range(len(entries)), SIZE)
-    tables = _core.Tables(9, UNITS)
+    engine = compiled.Engine(9, UNITS)
     out = []
     for i in picks:
         puzzle = entries[i].puzzle
-        solutions = _core.search(tables, puzzle.givens, "hidden", "mrv", 2, None, 2)[0]
+        solutions = engine.search(puzzle.givens, 2, keep=2).solutions
         assert len(solutions) == 1 and is_solution(puzzle, solutions[0])
         out.append((puzzle.givens, solutions[0]))
     return out
@@ -58,19 +59,20 @@ def eased(givens, solution, extra: int) -> list[int]:
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("propagation", PROPAGATIONS)
 def test_identical_on_a_sudokus_17_sample(data_dir, propagation, order):
-    tables = _core.Tables(9, UNITS)
+    fast = compiled.Engine(9, UNITS, propagation, order)
     engine = reference.Engine(9, UNITS, propagation, order)
     puzzles = sample(str(data_dir / "norvig-pytudes" / "sudokus_17.txt"))
     batch = []
     for givens, solution in puzzles:
         givens = eased(givens, solution, EASED[propagation])
         ref = engine.search(givens, limit=2)
-        out = Outcome(*_core.search(tables, givens, propagation, order, 2, None, KEEP))
+        out = fast.search(givens, limit=2)
         assert out == ref, (propagation, order, givens)
         assert out.count == 1 and out.complete and out.solutions[0] == solution
-        batch.append(givens)
-    # The batch call over the whole sample agrees too.
-    answers = _core.search_batch(tables, batch, propagation, order, 2, None, KEEP)
-    assert [Outcome(*a[:-1]) for a in answers] == [  # the last field: seconds
-        Outcome(*_core.search(tables, g, propagation, order, 2, None, KEEP)) for g in batch
-    ]
+        batch.append((givens, out))
+    # One call of the core over the whole sample, every solution kept, agrees too.
+    grids, counters = _core.search(
+        fast.tables, b"".join(bytes(g) for g, _ in batch), propagation=propagation,
+        order=order, limit=2, keep=KEEP,
+    )  # fmt: skip
+    assert compiled.outcomes(grids, counters, 81) == [out for _, out in batch]

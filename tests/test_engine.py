@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from sudokulab import count, is_solution, read_file, solve
 from sudokulab.models import SIZES, Puzzle, geometry
-from sudokulab.native import ORDERS, PROPAGATIONS, Engine
+from sudokulab.native.reference import ORDERS, PROPAGATIONS, Engine
 
 SEEDS = Path(__file__).resolve().parent.parent / "data" / "seeds.csv"
 ADVERSARIAL = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"

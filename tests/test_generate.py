@@ -31,12 +31,12 @@ def _units(puzzle):
 
 
 def _count(puzzle, limit=2):
-    return native.search(puzzle.size, _units(puzzle), puzzle.givens, "hidden", "mrv", limit).count
+    return native.Engine(puzzle.size, _units(puzzle)).search(puzzle.givens, limit).count
 
 
 def _needs(puzzle, propagation):
     """Guesses the engine makes to solve the puzzle with this propagation (full search)."""
-    out = native.search(puzzle.size, _units(puzzle), puzzle.givens, propagation, "mrv", 1)
+    out = native.Engine(puzzle.size, _units(puzzle), propagation).search(puzzle.givens)
     assert out.count == 1
     return out.guesses
 

@@ -17,7 +17,7 @@ from sudokulab.backends import get_backend
 from sudokulab.models import Puzzle, format_line, geometry, is_solution, read_file
 from sudokulab.models.grids import Grids, format_lines
 from sudokulab.models.stream import blocks_of
-from sudokulab.native import COUNTERS, _search_grids_py, reference
+from sudokulab.native import COUNTERS, reference
 from sudokulab.native.reference import Engine
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data"
@@ -111,12 +111,13 @@ def test_the_buffer_call_gives_what_one_search_per_puzzle_gives(knobs):
         grids = block.grids.take(slice(0, 6))
         units = tuple(u.cells for u in grids.geometry.units)
         cages = tuple((c.cells, c.total) for c in grids.cages)
-        args = (grids.size, units, grids.givens, knobs["propagation"], knobs["order"])
-        rest = {"limit": knobs["limit"], "cages": cages, "max_guesses": knobs.get("max_guesses")}
-        sol_c, cnt_c = native.search_grids(*args, **rest)
-        sol_py, cnt_py = _search_grids_py(*args, **rest)
+        shape = (grids.size, units, knobs["propagation"], knobs["order"], cages)
+        rest = {"limit": knobs["limit"], "max_guesses": knobs.get("max_guesses")}
+        sol_c, cnt_c = native.Engine(*shape).search_grids(grids.givens, **rest)
+        sol_py, cnt_py = Engine(*shape).search_grids(grids.givens, **rest)
         assert sol_c.tolist() == sol_py.tolist()
         assert cnt_c[:, :5].tolist() == cnt_py[:, :5].tolist()
+        assert cnt_c[:, 6].tolist() == cnt_py[:, 6].tolist()  # kept
         for i, expected in enumerate(_engine_outcomes(grids, **knobs)):
             first = (
                 list(expected.solutions[0])
@@ -127,24 +128,31 @@ def test_the_buffer_call_gives_what_one_search_per_puzzle_gives(knobs):
             flags = expected.complete + 2 * expected.timed_out + 4 * expected.budget_spent
             want = [expected.count, flags, expected.nodes, expected.guesses, expected.backtracks]
             assert cnt_c[i, :5].tolist() == want
-    assert COUNTERS[:5] == ("count", "flags", "nodes", "guesses", "backtracks")
+            assert cnt_c[i, 6] == len(expected.solutions) and cnt_c[i, 5] > 0
+    assert COUNTERS == ("count", "flags", "nodes", "guesses", "backtracks", "nanoseconds", "kept")
 
 
-@pytest.mark.skipif(native.ENGINE != "c", reason="the compiled core is not built")
-def test_the_buffer_call_refuses_bad_buffers_naming_the_puzzle():
-    from sudokulab.native import _core, _tables
-
+@pytest.mark.parametrize("engine", [native.Engine, Engine], ids=["native", "reference"])
+def test_the_buffer_call_refuses_bad_buffers_naming_the_puzzle(engine):
     units = tuple(u.cells for u in geometry(4).units)
-    tables = _tables(4, units, ())
-    with pytest.raises(ValueError, match="givens must be bytes of 16 values a puzzle"):
-        _core.search_buffer(tables, bytes(20), "hidden", "mrv", 1, None)
+    four = engine(4, units)
+    with pytest.raises(ValueError, match="givens must be bytes of 16 values a puzzle, got 20"):
+        four.search_grids(np.zeros(20, dtype=np.uint8))
     with pytest.raises(ValueError, match="puzzle 1: cell 3: 9 is outside 0..4"):
-        _core.search_buffer(tables, bytes(16) + bytes([0, 0, 0, 9] + [0] * 12), "hidden",
-                            "mrv", 1, None)  # fmt: skip
-    with pytest.raises(ValueError, match="unknown order"):
-        _core.search_buffer(tables, bytes(16), "hidden", "last", 1, None)
-    solutions, counters = _core.search_buffer(tables, b"", "hidden", "mrv", 1, None)
-    assert (solutions, counters) == (b"", b"")
+        four.search_grids(np.array([[0] * 16, [0, 0, 0, 9] + [0] * 12]))
+    with pytest.raises(ValueError, match="limit must be at least 1, got 0"):
+        four.search_grids(np.zeros((1, 16)), limit=0)
+    with pytest.raises(ValueError, match="max_guesses must be at least 0, got -1"):
+        four.search_grids(np.zeros((1, 16)), max_guesses=-1)
+    solutions, counters = four.search_grids(np.zeros((0, 16), dtype=np.uint8))
+    assert solutions.shape == (0, 16) and counters.shape == (0, len(COUNTERS))
+    # A puzzle without a solution keeps none: its row stays zeros, the others' rows hold
+    # their first solutions.
+    clash = [1, 1] + [0] * 14
+    solutions, counters = four.search_grids(np.array([[0] * 16, clash, [0] * 16]), limit=2)
+    assert counters[:, 6].tolist() == [1, 0, 1] and counters[:, 0].tolist() == [2, 0, 2]
+    assert not solutions[1].any() and solutions[0].tolist() == solutions[2].tolist()
+    assert solutions[0].tolist() == list(four.search([0] * 16).solutions[0])
     assert reference.KEEP >= 1
 
 

@@ -43,7 +43,7 @@ def test_a_backend_that_stops_itself_keeps_its_partial_results():
     # reads the clock, so it is found whatever the machine's speed; the hard deadline is
     # far off, so the backend's own deadline stops the count, not the kill.
     units = tuple(u.cells for u in geometry(16).units)
-    assert reference.search(16, units, [0] * 256, limit=1).guesses < 256
+    assert reference.Engine(16, units).search([0] * 256, limit=1).guesses < 256
     with Worker() as worker:
         result = worker.solve("native-py", EMPTY16, limit=None, timeout=0.3, hard_timeout=30)
     assert result.status == "timeout" and result.count > 0 and not result.message

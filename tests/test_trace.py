@@ -42,7 +42,7 @@ def _small_puzzles() -> list[Puzzle]:
 
 def _untraced(puzzle: Puzzle, propagation: str, order: str, limit: int) -> reference.Outcome:
     units = tuple(u.cells for u in puzzle.geometry.units)
-    return reference.search(puzzle.size, units, puzzle.givens, propagation, order, limit)
+    return reference.Engine(puzzle.size, units, propagation, order).search(puzzle.givens, limit)
 
 
 @pytest.mark.parametrize(("propagation", "order"), KNOBS)
@@ -200,8 +200,8 @@ def test_killer_cages_are_traced_without_changing_the_search(propagation, order)
     for puzzle in _killers():
         cages = tuple((c.cells, c.total) for c in puzzle.cages)
         units = tuple(u.cells for u in puzzle.geometry.units)
-        plain = reference.search(
-            puzzle.size, units, puzzle.givens, propagation, order, 2, cages=cages
+        plain = reference.Engine(puzzle.size, units, propagation, order, cages).search(
+            puzzle.givens, 2
         )
         trace = trace_puzzle(puzzle, propagation, order, limit=2, max_steps=None)
         assert trace.outcome == plain  # tracing changes nothing the engine returns

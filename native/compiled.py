@@ -1,0 +1,165 @@
+"""The compiled core behind the reference's surface: :class:`Engine` over
+:mod:`sudokulab.native._core`.
+
+The same constructor, methods, answers and errors as
+:class:`sudokulab.native.reference.Engine` (without ``trace``: the classroom traces the
+reference). The core has one entry point, ``_core.search``: the givens of k puzzles in
+(a buffer of bytes, or a list of ints), the knobs by keyword, two buffers out (each
+puzzle's kept grids one after the other, and
+:data:`~sudokulab.native.reference.COUNTERS`, seven int64 a puzzle). A search of one
+puzzle is a call with k = 1, whose counters become an :class:`Outcome` here; many puzzles
+go in as one array and come back as arrays (:meth:`Engine.search_grids`).
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from . import _core, reference
+from .reference import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Cage, Outcome
+
+#: One puzzle's counters in the core's bytes, and how to read them (at an offset).
+_FORMAT = f"={len(COUNTERS)}q"
+_counters = struct.Struct(_FORMAT).unpack_from
+_KEPT = COUNTERS.index("kept")
+#: (complete, timed_out, budget_spent) for each value of the flags counter.
+_FLAGS = tuple((bool(f & COMPLETE), bool(f & TIMED_OUT), bool(f & BUDGET_SPENT)) for f in range(8))
+
+
+@lru_cache(maxsize=32)
+def _tables(size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...] = ()):
+    """The core's tables for a grid shape, built once per shape.
+
+    The reference's tables check the cages and compute their value sets: one definition
+    of both, and the same errors from both implementations.
+    """
+    if not cages:
+        return _core.Tables(size, units)
+    ref = reference.tables(size, units, cages)
+    return _core.Tables(size, units, tuple(zip(ref.cages, ref.combos, strict=True)))
+
+
+def tables(size: int, units: Sequence[Sequence[int]], cages: Sequence[Cage] = ()):
+    """The cached core tables of a shape, its units and cages as tuples or lists."""
+    try:
+        return _tables(size, units, cages)
+    except TypeError:  # unhashable (lists): normalise, then cache
+        units = tuple(tuple(unit) for unit in units)
+        cages = tuple((tuple(cells), total) for cells, total in cages)
+        return _tables(size, units, cages)
+
+
+class Engine:
+    """The compiled engine for one grid shape with fixed knobs: the reference's surface.
+
+    >>> from sudokulab.models import geometry
+    >>> units = tuple(u.cells for u in geometry(4).units)
+    >>> engine = Engine(4, units, propagation="hidden", order="mrv")
+    >>> out = engine.search([1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1], limit=2)
+    >>> out.solutions, out.complete
+    (((1, 2, 4, 3, 4, 3, 1, 2, 3, 1, 2, 4, 2, 4, 3, 1),), True)
+    """
+
+    def __init__(
+        self,
+        size: int,
+        units: Sequence[Sequence[int]],
+        propagation: str = "hidden",
+        order: str = "mrv",
+        cages: Sequence[Cage] = (),
+    ) -> None:
+        reference.check_knobs(propagation, order)
+        self.tables = tables(size, units, cages)  # the core's Tables
+        self.propagation = propagation
+        self.order = order
+        self._cells = self.tables.size**2
+
+    def search(
+        self,
+        givens: Sequence[int],
+        limit: int | None = 1,
+        deadline: float | None = None,
+        keep: int = KEEP,
+        max_guesses: int | None = None,
+    ) -> Outcome:
+        """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)
+        and within ``max_guesses`` guesses; the first ``keep`` kept as grids (see
+        :meth:`sudokulab.native.reference.Engine.search`)."""
+        cells = self._cells
+        if len(givens) != cells:  # the core would read two short puzzles as one
+            raise ValueError(f"givens must hold {cells} values, got {len(givens)}")
+        timeout = None if deadline is None else deadline - time.perf_counter()
+        grids, counters = _core.search(
+            self.tables, givens, propagation=self.propagation, order=self.order,
+            limit=limit, timeout=timeout, keep=keep, max_guesses=max_guesses,
+        )  # fmt: skip
+        count, flags, nodes, guesses, backtracks, _, kept = _counters(counters)
+        complete, timed_out, budget_spent = _FLAGS[flags]
+        return Outcome(
+            solutions=(tuple(grids),)  # one grid, the common case, without a slice
+            if kept == 1
+            else tuple(tuple(grids[i : i + cells]) for i in range(0, kept * cells, cells)),
+            count=count,
+            complete=complete,
+            timed_out=timed_out,
+            budget_spent=budget_spent,
+            nodes=nodes,
+            guesses=guesses,
+            backtracks=backtracks,
+        )
+
+    def search_grids(
+        self,
+        givens: Any,
+        limit: int | None = 1,
+        timeout: float | None = None,
+        max_guesses: int | None = None,
+    ) -> tuple[Any, Any]:
+        """Search each row of a ``(k, n*n)`` uint8 array of givens in one call of the core,
+        each within ``timeout`` seconds of its own start: ``(solutions, counters)`` as
+        :meth:`sudokulab.native.reference.Engine.search_grids` gives them. The grids go in
+        and come out as buffers: no Python object per puzzle."""
+        import numpy as np  # here only: a search of one puzzle never needs numpy
+
+        grids = np.ascontiguousarray(givens, dtype=np.uint8)
+        found, counters = _core.search(
+            self.tables, grids, propagation=self.propagation, order=self.order, limit=limit,
+            timeout=timeout, keep=1, max_guesses=max_guesses,
+        )  # fmt: skip
+        counters = np.frombuffer(counters, dtype=np.int64).reshape(-1, len(COUNTERS))
+        found = np.frombuffer(found, dtype=np.uint8).reshape(-1, self._cells)
+        if len(found) == len(counters):  # every puzzle kept a grid: the rows as they are
+            return found, counters
+        solutions = np.zeros((len(counters), self._cells), dtype=np.uint8)
+        solutions[counters[:, _KEPT] > 0] = found
+        return solutions, counters
+
+
+def outcomes(grids: bytes, counters: bytes, cells: int) -> list[Outcome]:
+    """The core's two buffers for k puzzles of ``cells`` cells as k :class:`Outcome`, in
+    order (each puzzle's ``kept`` grids follow the previous puzzle's): what tests and
+    benchmarks compare with the reference. The backends read the buffers as arrays."""
+    out = []
+    at = 0
+    for start in range(0, len(counters), struct.calcsize(_FORMAT)):
+        count, flags, nodes, guesses, backtracks, _, kept = _counters(counters, start)
+        complete, timed_out, budget_spent = _FLAGS[flags]
+        end = at + kept * cells
+        out.append(
+            Outcome(
+                solutions=tuple(tuple(grids[i : i + cells]) for i in range(at, end, cells)),
+                count=count,
+                complete=complete,
+                timed_out=timed_out,
+                budget_spent=budget_spent,
+                nodes=nodes,
+                guesses=guesses,
+                backtracks=backtracks,
+            )
+        )
+        at = end
+    return out
