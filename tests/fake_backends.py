@@ -45,6 +45,14 @@ class HangBackend(CrashBackend):
         return super().search(model, request)
 
 
+class StuckBackend(HangBackend):
+    """Hangs as ``hang`` does and says it cannot stop itself (as python-constraint between
+    two solutions): the worker must kill it at the timeout, with no grace period."""
+
+    name = "stuck"
+    stops_itself = False
+
+
 class SlowBackend(CrashBackend):
     """The native engine, a quarter of a second per puzzle: a bench worth interrupting."""
 
