@@ -337,9 +337,13 @@ def _block_timeout(
     """The timeout of a block's puzzles (:func:`_timeout` of its fewest clues)."""
     import numpy as np
 
+    geometry, cages = block.grids.geometry, bool(block.grids.cages)
+    most = _timeout(spec, geometry.size, 0, cages, args)
+    if not most[1]:  # no count of clues makes the block slow: none to count
+        return most
     givens = block.grids.givens
     fewest = int(np.count_nonzero(givens, axis=1).min(initial=givens.shape[1]))
-    return _timeout(spec, block.grids.geometry.size, fewest, bool(block.grids.cages), args)
+    return _timeout(spec, geometry.size, fewest, cages, args)
 
 
 def _warn(reason: str) -> None:
