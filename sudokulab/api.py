@@ -186,6 +186,8 @@ def solve_grids(
         if len(clashing):
             answers.put(clashing, Answers.empty(label, len(clashing), cells))
             _invalid(answers, grids, clashing)
+            if len(clashing) == len(grids):  # no puzzle was searched: no stats in common
+                answers.common = {}
         if progress is not None:
             progress(len(grids))
         return answers
