@@ -150,8 +150,9 @@ def solve_grids(
     it. A block whose worker was killed (or died) is solved again one puzzle at a time,
     so that each row's answer and time are its own. ``progress(k)`` is told each time
     ``k`` more rows are done; once ``stop`` is set, puzzles not yet run are ``error``
-    rows saying so. The answers' ``verified`` column says which solutions verify
-    (:meth:`~sudokulab.models.grids.Grids.verify`).
+    rows saying so. When the clashes were checked after the search, the answers'
+    ``verified`` column says which solutions verify (it is what that check needed:
+    :meth:`~sudokulab.models.grids.Grids.verify`); else it is None.
     """
     import numpy as np
 
@@ -161,7 +162,6 @@ def solve_grids(
     label, cells = str(spec), grids.geometry.cell_count
     out = Answers.empty(label, len(grids), cells)
     if not len(grids):
-        out.verified = np.zeros(0, dtype=bool)
         return out
     chosen = get_backend(spec.backend)
     try:
@@ -197,13 +197,11 @@ def solve_grids(
     if progress is not None and len(valid) < len(grids):
         progress(len(grids) - len(valid))
     if not len(valid):
-        out.verified = np.zeros(len(grids), dtype=bool)
         return out
     block = grids if len(valid) == len(grids) else grids.take(valid)
     if refusal:
         out.status[valid] = ERROR
         out.messages.update(dict.fromkeys(valid.tolist(), refusal))
-        out.verified = np.zeros(len(grids), dtype=bool)
         if progress is not None:
             progress(len(valid))
         return out
@@ -226,7 +224,6 @@ def solve_grids(
         progress(len(valid))
     answers.backend = label
     out.put(valid, answers)
-    out.verified = grids.verify(out.solution)
     return out
 
 

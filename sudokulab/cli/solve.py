@@ -302,7 +302,8 @@ def _solve_blocks(
         """The block's answers, and which of its solutions verify (in bulk)."""
         timeout = _block_timeout(spec, block, args)[0]
         answers = solve_grids(block.grids, spec, limit, timeout, worker=worker)
-        return answers, answers.verified
+        verified = answers.verified  # checked already when the clashes were checked after
+        return answers, block.grids.verify(answers.solution) if verified is None else verified
 
     warned = _warned(itertools.chain(head, items), spec, args)
     for item, answered in _in_order(warned, answer, threads):
