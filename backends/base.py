@@ -183,6 +183,10 @@ class Backend(Protocol):
     #: Whether the backend solves a pencil-mark puzzle (domains narrowed beyond the
     #: givens, :attr:`Model.narrowed`) with its candidates; one that does not refuses it.
     pencil_marks: bool = True
+    #: Whether ``search_grids`` takes puzzles whose givens clash (answering them without
+    #: a solution), so that a block is checked for clashes after it, only where no
+    #: solution verifies (:func:`sudokulab.solve_grids`); else they never reach it.
+    takes_clashes: bool = False
 
     def available(self) -> bool:
         """True when the backend can run here (its package is installed); cheap to call."""

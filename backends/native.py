@@ -54,6 +54,7 @@ class NativeBackend(Backend):
     batch = True  # search_grids: many puzzles per engine call, each with its own timeout
     checks_signals = True  # the reference is Python; the compiled core looks itself
     pencil_marks = False  # the engine takes givens only (its candidates are to come)
+    takes_clashes = True  # givens that clash end the search at its root: no solution
     requires = ""
 
     def __init__(self, name: str, engine_class: type, engine: str) -> None:

@@ -160,6 +160,10 @@ class Answers:
     common: dict[str, Any] = field(default_factory=dict)
     stats: list[dict[str, Any]] | None = None
     messages: dict[int, str] = field(default_factory=dict)
+    #: Which solutions verify against the rules and the givens, when
+    #: :func:`sudokulab.solve_grids` checked them (to check clashes after the search);
+    #: else None.
+    verified: np.ndarray | None = None
 
     @classmethod
     def empty(cls, backend: str, k: int, cells: int) -> Answers:

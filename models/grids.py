@@ -144,12 +144,15 @@ class Grids:
     def clashing(self) -> np.ndarray:
         """Per puzzle: do two givens share a unit and a value? (``Puzzle.clashes`` says
         which.)"""
-        bits = _bits(self.givens)
-        bad = np.zeros(len(self), dtype=bool)
-        for cells in unit_table(self.geometry):
-            part = bits[:, cells]
-            bad |= part.sum(axis=1, dtype=np.int64) != np.bitwise_or.reduce(part, axis=1)
-        return bad
+        bits = _bits_by_cell(self.givens, self.geometry.size)
+        cells = _unit_columns(self.geometry)  # sums and ors of a unit differ on a repeat
+        total = bits[cells[0]]
+        seen = total.copy()
+        for column in cells[1:]:
+            part = bits[column]
+            total += part
+            seen |= part
+        return (total != seen).any(axis=0)
 
     def verify(self, solutions: np.ndarray) -> np.ndarray:
         """Per puzzle: is ``solutions[i]`` a solution of puzzle ``i``?
@@ -163,28 +166,48 @@ class Grids:
         if solutions.shape != self.givens.shape:
             raise ValueError(f"expected solutions of shape {self.givens.shape}")
         n = self.geometry.size
-        ok = ((solutions >= 1) & (solutions <= n)).all(axis=1)
-        ok &= ((self.givens == 0) | (self.givens == solutions)).all(axis=1)
-        bits = _bits(solutions)
+        givens = self.givens
+        ok = ~((givens != 0) & (givens != solutions)).any(axis=1)
+        bits = _bits_by_cell(solutions, n)  # 0 for a value outside 1..n
+        ok &= bits.min(axis=0, initial=1) != 0
         if self.candidates is not None:  # bit v of bits is bit v-1 of a mask
-            ok &= ((bits >> 1) & self.candidates == bits >> 1).all(axis=1)
-        full = (1 << (n + 1)) - 2
-        for cells in unit_table(self.geometry):
-            ok &= np.bitwise_or.reduce(bits[:, cells], axis=1) == full
+            ok &= ((bits.T >> 1) & self.candidates == bits.T >> 1).all(axis=1)
+        cells = _unit_columns(self.geometry)
+        seen = bits[cells[0]]
+        for column in cells[1:]:
+            seen |= bits[column]
+        ok &= (seen == (1 << (n + 1)) - 2).all(axis=0)
         for cage in self.cages:
-            cells = list(cage.cells)
-            values = solutions[:, cells].astype(np.int64)
-            part = bits[:, cells]
-            distinct = part.sum(axis=1, dtype=np.int64) == np.bitwise_or.reduce(part, axis=1)
+            values = solutions[:, list(cage.cells)].astype(np.int64)
+            part = bits[list(cage.cells)]
+            distinct = part.sum(axis=0, dtype=np.int64) == np.bitwise_or.reduce(part, axis=0)
             ok &= distinct & (values.sum(axis=1) == cage.total)
         return ok
 
 
-def _bits(grids: np.ndarray) -> np.ndarray:
-    """Each value v as the bit 1 << v (0 for a blank), as uint32."""
-    return np.where(grids > 0, np.left_shift(np.uint32(1), grids.astype(np.uint32)), 0).astype(
-        np.uint32
-    )
+@cache
+def _unit_columns(geom: Geometry) -> np.ndarray:
+    """The unit table by columns, ``(n, units)``: row j holds the j-th cell of each unit,
+    so a unit's values are combined a column at a time over whole rows of puzzles."""
+    table = np.ascontiguousarray(unit_table(geom).T)
+    table.setflags(write=False)
+    return table
+
+
+@cache
+def _bit_table(n: int) -> np.ndarray:
+    """Each byte v as the bit 1 << v for a value 1..n, else 0: uint16 while a unit's sum
+    of n such bits fits in it, else uint32."""
+    table = np.zeros(256, dtype=np.uint16 if n * (1 << n) < 1 << 16 else np.uint32)
+    table[1 : n + 1] = 1 << np.arange(1, n + 1)
+    table.setflags(write=False)
+    return table
+
+
+def _bits_by_cell(grids: np.ndarray, n: int) -> np.ndarray:
+    """Each value v of a ``(k, n*n)`` array as the bit 1 << v (0 for a blank or a value
+    outside 1..n), transposed to ``(n*n, k)``: a cell's row is then one contiguous run."""
+    return _bit_table(n)[grids.T]
 
 
 def format_lines(grids: np.ndarray, blank: str = ".") -> str:

@@ -262,7 +262,7 @@ def _fast_lines(
         if marks:
             ok &= _marks_ok(values, n)
         else:
-            ok &= (values <= n).all(axis=1)  # 255 is above any size
+            ok[np.flatnonzero(values > n) // width] = False  # 255 is above any size
         kinds[ok] = _FAST
     for i in np.flatnonzero(~ok if width else np.ones(k, dtype=bool)).tolist():
         text = lines[i].strip()

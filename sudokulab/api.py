@@ -16,6 +16,8 @@ from .backends.result import ERROR, INVALID, Answers
 from .models import Model, Puzzle, build_model, parse_puzzle
 
 if TYPE_CHECKING:  # numpy: imported by the block path alone (solve FILE, the bench)
+    import numpy as np
+
     from .backends.isolation import Worker
     from .models.grids import Grids
 
@@ -148,7 +150,9 @@ def solve_grids(
     it. A block whose worker was killed (or died) is solved again one puzzle at a time,
     so that each row's answer and time are its own. ``progress(k)`` is told each time
     ``k`` more rows are done; once ``stop`` is set, puzzles not yet run are ``error``
-    rows saying so.
+    rows saying so. When the clashes were checked after the search, the answers'
+    ``verified`` column says which solutions verify (it is what that check needed:
+    :meth:`~sudokulab.models.grids.Grids.verify`); else it is None.
     """
     import numpy as np
 
@@ -157,23 +161,44 @@ def solve_grids(
     check_timeout(timeout)
     label, cells = str(spec), grids.geometry.cell_count
     out = Answers.empty(label, len(grids), cells)
+    if not len(grids):
+        return out
+    chosen = get_backend(spec.backend)
+    try:
+        refusal = "" if chosen.available() else _missing(chosen)
+        if not refusal:  # the block's puzzles share the model's kinds: any one stands for all
+            request = admit(chosen, build_model(grids.puzzle(0)), limit, timeout, spec.options)
+    except Unsupported as err:
+        refusal = str(err)
+    if (
+        not refusal
+        and chosen.takes_clashes
+        and chosen.batch
+        and not _isolated(chosen, request, isolate)
+    ):
+        # one call over every row: a verified solution proves its givens do not clash, so
+        # only the rest are checked for clashes, after the search instead of before it
+        answers = chosen.run_grids(grids, request.at(time.perf_counter()))
+        answers.backend = label
+        answers.verified = grids.verify(answers.solution)
+        suspects = np.flatnonzero(~answers.verified)
+        clashing = suspects[grids.take(suspects).clashing()]
+        if len(clashing):
+            answers.put(clashing, Answers.empty(label, len(clashing), cells))
+            _invalid(answers, grids, clashing)
+            if len(clashing) == len(grids):  # no puzzle was searched: no stats in common
+                answers.common = {}
+        if progress is not None:
+            progress(len(grids))
+        return answers
     clashing = grids.clashing()
-    for i in np.flatnonzero(clashing).tolist():
-        out.status[i] = INVALID
-        out.messages[i] = "; ".join(map(str, grids.puzzle(i).clashes()))
+    _invalid(out, grids, np.flatnonzero(clashing))
     valid = np.flatnonzero(~clashing)
     if progress is not None and len(valid) < len(grids):
         progress(len(grids) - len(valid))
     if not len(valid):
         return out
     block = grids if len(valid) == len(grids) else grids.take(valid)
-    chosen = get_backend(spec.backend)
-    try:
-        refusal = "" if chosen.available() else _missing(chosen)
-        if not refusal:
-            request = admit(chosen, build_model(block.puzzle(0)), limit, timeout, spec.options)
-    except Unsupported as err:
-        refusal = str(err)
     if refusal:
         out.status[valid] = ERROR
         out.messages.update(dict.fromkeys(valid.tolist(), refusal))
@@ -200,6 +225,13 @@ def solve_grids(
     answers.backend = label
     out.put(valid, answers)
     return out
+
+
+def _invalid(answers: Answers, grids: Grids, rows: np.ndarray) -> None:
+    """Rows ``rows`` of the answers as invalid puzzles, each naming its clashes."""
+    for i in rows.tolist():
+        answers.status[i] = INVALID
+        answers.messages[i] = "; ".join(map(str, grids.puzzle(i).clashes()))
 
 
 def _one_by_one(

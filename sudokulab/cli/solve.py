@@ -302,7 +302,8 @@ def _solve_blocks(
         """The block's answers, and which of its solutions verify (in bulk)."""
         timeout = _block_timeout(spec, block, args)[0]
         answers = solve_grids(block.grids, spec, limit, timeout, worker=worker)
-        return answers, block.grids.verify(answers.solution)
+        verified = answers.verified  # checked already when the clashes were checked after
+        return answers, block.grids.verify(answers.solution) if verified is None else verified
 
     warned = _warned(itertools.chain(head, items), spec, args)
     for item, answered in _in_order(warned, answer, threads):
@@ -337,9 +338,13 @@ def _block_timeout(
     """The timeout of a block's puzzles (:func:`_timeout` of its fewest clues)."""
     import numpy as np
 
+    geometry, cages = block.grids.geometry, bool(block.grids.cages)
+    most = _timeout(spec, geometry.size, 0, cages, args)
+    if not most[1]:  # no count of clues makes the block slow: none to count
+        return most
     givens = block.grids.givens
     fewest = int(np.count_nonzero(givens, axis=1).min(initial=givens.shape[1]))
-    return _timeout(spec, block.grids.geometry.size, fewest, bool(block.grids.cages), args)
+    return _timeout(spec, geometry.size, fewest, cages, args)
 
 
 def _warn(reason: str) -> None:
