@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import functools
 import gc
 import os
 import re
@@ -166,7 +167,14 @@ PROPAGATION, ORDER = "locked", "mrv-degree"
 def solve_set(givens: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
     """One batch call of ours over a whole set, as ``solve FILE`` makes it: the givens in
     as one ``(k, 81)`` uint8 array, the first solutions and the counters out."""
-    return native.Engine(9, UNITS, PROPAGATION, ORDER).search_grids(givens, limit)
+    return _engine().search_grids(givens, limit)
+
+
+@functools.cache
+def _engine() -> native.Engine:
+    """The engine of the classic grid with the defaults, built once (as the native
+    backend keeps one per shape and knobs)."""
+    return native.Engine(9, UNITS, PROPAGATION, ORDER)
 
 
 def set_text(givens: np.ndarray) -> bytes:
