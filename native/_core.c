@@ -538,8 +538,9 @@ read_candidates(PyObject *obj, const TablesObject *t, Py_ssize_t count, uint32_t
     PyBuffer_Release(&v);
     for (Py_ssize_t i = 0; i < want; i++)
         if (masks[i] & ~t->full) {
-            PyErr_Format(PyExc_ValueError, "puzzle %zd: cell %zd: candidates %#x go beyond 1..%d",
-                         i / t->ncells, i % t->ncells, masks[i], t->size);
+            PyErr_Format(PyExc_ValueError,
+                         "puzzle %zd: cell %zd: candidates 0x%x go beyond 1..%d",
+                         i / t->ncells, i % t->ncells, (unsigned int)masks[i], t->size);
             PyMem_RawFree(masks);
             return -1;
         }
