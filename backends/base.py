@@ -392,7 +392,7 @@ def unsupported(backend: Backend, model: Model) -> str:
     """Why the backend cannot take the model's constraint kinds or its pencil marks ("" when
     it can)."""
     if model.narrowed and not getattr(backend, "pencil_marks", True):
-        return f"{backend.name} does not take pencil-mark puzzles yet (narrowed candidates)"
+        return f"{backend.name} does not take pencil-mark puzzles (narrowed candidates)"
     unknown = model.kinds - backend.kinds
     if not unknown:
         return ""

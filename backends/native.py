@@ -53,7 +53,6 @@ class NativeBackend(Backend):
     stops_itself = True  # the search looks at the clock (and counts its guesses) itself
     batch = True  # search_grids: many puzzles per engine call, each with its own timeout
     checks_signals = True  # the reference is Python; the compiled core looks itself
-    pencil_marks = False  # the engine takes givens only (its candidates are to come)
     takes_clashes = True  # givens that clash end the search at its root: no solution
     requires = ""
 
@@ -85,7 +84,10 @@ class NativeBackend(Backend):
         interrupt.on_interrupt(native.interrupt)  # Ctrl-C stops it in any thread
         start = time.perf_counter()
         engine = _engine(self._engine_class, model.size, units, propagation, order, cages)
-        out = engine.search(model.givens, request.limit, request.deadline, max_guesses=budget)
+        marks = model.puzzle.candidates if model.narrowed else None
+        out = engine.search(
+            model.givens, request.limit, request.deadline, max_guesses=budget, candidates=marks
+        )
         return self._result(out, time.perf_counter() - start, propagation, order, budget)
 
     def search_grids(self, grids: Grids, request: Request) -> Answers:
@@ -109,7 +111,11 @@ class NativeBackend(Backend):
         engine = _engine(self._engine_class, model.size, units, propagation, order, cages)
         build = (time.perf_counter() - start) / len(grids)
         solutions, counters = engine.search_grids(
-            grids.givens, request.limit, request.timeout, max_guesses=budget
+            grids.givens,
+            request.limit,
+            request.timeout,
+            max_guesses=budget,
+            candidates=grids.candidates,
         )
         import numpy as np  # here, not at import: a one-puzzle solve never needs it
 

@@ -18,7 +18,10 @@ Python object per puzzle; each puzzle's time measured by the core itself).
 bitboard solver (on CPUs with AVX2): the same answers and counters, faster (docs/results.md,
 "How the C core got there").
 Both take ``max_guesses``, a budget of work that stops a search at the same guess in
-either implementation on any machine (see :mod:`sudokulab.native.reference`).
+either implementation on any machine, and ``candidates``, pencil marks (a mask per cell:
+one puzzle's sequence for ``search``, a uint32 array shaped as the givens for
+``search_grids``) the cells start from (see :mod:`sudokulab.native.reference`; the
+bitboard solver does not run such a search, the general engine does).
 
 Which one runs:
     the compiled core when it imports; otherwise the reference, with a warning saying why.

@@ -16,9 +16,10 @@ static const char *const order_names[] = {"mrv", "first", "mrv-degree"};
 static PyObject *prop_strs[NPROPS], *order_strs[NORDERS];
 
 /* search's keyword arguments, in this order in parse_knobs, and interned the same way. */
-enum { K_PROP, K_ORDER, K_LIMIT, K_TIMEOUT, K_KEEP, K_MAX_GUESSES, NKNOBS };
-static const char *const knob_names[NKNOBS] = {"propagation", "order", "limit",
-                                               "timeout",     "keep",  "max_guesses"};
+enum { K_PROP, K_ORDER, K_LIMIT, K_TIMEOUT, K_KEEP, K_MAX_GUESSES, K_CANDIDATES, NKNOBS };
+static const char *const knob_names[NKNOBS] = {"propagation", "order",       "limit",
+                                               "timeout",     "keep",        "max_guesses",
+                                               "candidates"};
 static PyObject *knob_strs[NKNOBS];
 
 static int
@@ -335,8 +336,8 @@ interrupted_error(void)
  * r keeps its solutions buffer from one run to the next (zeroed before the first).
  * Returns 0 on an internal error. */
 static int
-arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r, unsigned long epoch,
-          PyThreadState **poll)
+arena_run(Arena *a, const Knobs *k, const uint8_t *givens, const uint32_t *cands, Run *r,
+          unsigned long epoch, PyThreadState **poll)
 {
     /* The grids kept by the last run's buffer serve again: no allocation per puzzle. */
     uint8_t *solutions = r->solutions;
@@ -345,6 +346,7 @@ arena_run(Arena *a, const Knobs *k, const uint8_t *givens, Run *r, unsigned long
     r->solutions = solutions;
     r->solcap = solcap;
     r->givens = givens;
+    r->cands = cands;
     r->limit = k->limit;
     r->keep = k->keep;
     int64_t start = now_ns();
@@ -487,6 +489,65 @@ fail:
     return -1;
 }
 
+/*
+ * search's candidates: None, or a C-contiguous buffer of uint32 masks (format I, or L of
+ * 4 bytes), n*n a puzzle for as many puzzles as the givens, no bit above n. Copied (the
+ * search runs without the GIL) into *out (PyMem_Raw, NULL for None). 0, or -1 with a
+ * TypeError or ValueError naming what is wrong (the first bad mask by puzzle and cell).
+ */
+static int
+read_candidates(PyObject *obj, const TablesObject *t, Py_ssize_t count, uint32_t **out)
+{
+    *out = NULL;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    if (!PyObject_CheckBuffer(obj)) {
+        PyErr_Format(PyExc_TypeError,
+                     "candidates must be a buffer of uint32 masks or None, not %.100s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    Py_buffer v;
+    if (PyObject_GetBuffer(obj, &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    const char *f = v.format == NULL ? "B" : v.format;
+    if (*f == '=' || *f == '<' || *f == '@')
+        f++;
+    if (v.itemsize != 4 || (strcmp(f, "I") != 0 && strcmp(f, "L") != 0)) {
+        PyErr_Format(PyExc_TypeError,
+                     "candidates must be uint32 masks, got items of format '%s' and %zd bytes",
+                     v.format == NULL ? "B" : v.format, v.itemsize);
+        PyBuffer_Release(&v);
+        return -1;
+    }
+    const Py_ssize_t want = count * t->ncells;
+    if (v.len / 4 != want) {
+        PyErr_Format(PyExc_ValueError,
+                     "candidates must be %d masks a puzzle for %zd puzzles, got %zd", t->ncells,
+                     count, v.len / 4);
+        PyBuffer_Release(&v);
+        return -1;
+    }
+    uint32_t *masks = PyMem_RawMalloc(v.len ? (size_t)v.len : 1);
+    if (masks == NULL) {
+        PyBuffer_Release(&v);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(masks, v.buf, (size_t)v.len);
+    PyBuffer_Release(&v);
+    for (Py_ssize_t i = 0; i < want; i++)
+        if (masks[i] & ~t->full) {
+            PyErr_Format(PyExc_ValueError,
+                         "puzzle %zd: cell %zd: candidates 0x%x go beyond 1..%d",
+                         i / t->ncells, i % t->ncells, (unsigned int)masks[i], t->size);
+            PyMem_RawFree(masks);
+            return -1;
+        }
+    *out = masks;
+    return 0;
+}
+
 /* search's int64 counters for each puzzle, in this order (native/reference.py COUNTERS). */
 enum { C_COUNT, C_FLAGS, C_NODES, C_GUESSES, C_BACKTRACKS, C_NS, C_KEPT, NCOUNTERS };
 /* Bits of the flags counter (reference.py COMPLETE, TIMED_OUT, BUDGET_SPENT). */
@@ -528,10 +589,13 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
     Run r = {0};
     Arena a = {0};
     Givens in;
+    uint32_t *cands = NULL;
     if (read_givens(args[1], t, &in, local, sizeof local) < 0)
         return NULL;
     const Py_ssize_t n = in.count;
     const uint8_t *givens = in.values;
+    if (read_candidates(knob[K_CANDIDATES], t, n, &cands) < 0)
+        goto done;
     if (n > PY_SSIZE_T_MAX / (Py_ssize_t)(NCOUNTERS * sizeof(int64_t))) {
         PyErr_NoMemory();
         goto done;
@@ -555,7 +619,8 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
     PyThreadState *ts = save_thread(&main_thread);
     PyThreadState *poll = main_thread ? ts : NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (!arena_run(&a, &k, givens + (size_t)i * ncells, &r, epoch, &poll)) {
+        if (!arena_run(&a, &k, givens + (size_t)i * ncells,
+                       cands == NULL ? NULL : cands + (size_t)i * ncells, &r, epoch, &poll)) {
             ok = 0;
             break;
         }
@@ -593,6 +658,7 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
         }
     }
 done:
+    PyMem_RawFree(cands);
     PyMem_RawFree(r.solutions);
     PyMem_RawFree(grids);
     arena_release(&a);
@@ -617,7 +683,7 @@ static PyMethodDef core_methods[] = {
      "(within 256 guesses): each raises KeyboardInterrupt. Searches started later run."},
     {"search", (PyCFunction)(void (*)(void))core_search, METH_FASTCALL | METH_KEYWORDS,
      "search(tables, givens, /, *, propagation='hidden', order='mrv', limit=1, timeout=None, "
-     "keep=1, max_guesses=None)\n--\n\n"
+     "keep=1, max_guesses=None, candidates=None)\n--\n\n"
      "Search k grids of the tables' shape, one after the other without the GIL (see "
      "sudokulab.native.reference; one puzzle is k = 1). givens: a buffer (bytes, or a "
      "C-contiguous uint8 array) of n*n values in 0..n per puzzle, or a sequence of ints "
@@ -626,7 +692,9 @@ static PyMethodDef core_methods[] = {
      "forward, singles, hidden or locked; order: mrv, first or mrv-degree; limit: "
      "solutions to count per puzzle, an int >= 1 or None; timeout: seconds per puzzle "
      "from its own start, or None; keep: solution grids to keep per puzzle; max_guesses: "
-     "the guess budget per puzzle, an int >= 0 or None. Returns (solutions, counters): "
+     "the guess budget per puzzle, an int >= 0 or None; candidates: None, or a buffer of "
+     "uint32 masks (bit v-1 for value v), n*n per puzzle as the givens: each cell starts "
+     "from its pencil marks (the general engine runs such a search). Returns (solutions, counters): "
      "bytes holding each puzzle's kept grids (n*n values each, in the order found), "
      "puzzle after puzzle; and bytes of 7 native int64 per puzzle: count, flags (1 "
      "complete, 2 timed out, 4 budget spent), nodes, guesses, backtracks, search "

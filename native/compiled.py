@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import struct
 import time
+from array import array
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -85,17 +86,22 @@ class Engine:
         deadline: float | None = None,
         keep: int = KEEP,
         max_guesses: int | None = None,
+        candidates: Sequence[int] | None = None,
     ) -> Outcome:
         """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)
-        and within ``max_guesses`` guesses; the first ``keep`` kept as grids (see
+        and within ``max_guesses`` guesses, from the pencil marks ``candidates`` when
+        given; the first ``keep`` kept as grids (see
         :meth:`sudokulab.native.reference.Engine.search`)."""
         cells = self._cells
         if len(givens) != cells:  # the core would read two short puzzles as one
             raise ValueError(f"givens must hold {cells} values, got {len(givens)}")
+        if candidates is not None:
+            candidates = _marks(candidates, self.tables.size, cells)
         timeout = None if deadline is None else deadline - time.perf_counter()
         grids, counters = _core.search(
             self.tables, givens, propagation=self.propagation, order=self.order,
             limit=limit, timeout=timeout, keep=keep, max_guesses=max_guesses,
+            candidates=candidates,
         )  # fmt: skip
         count, flags, nodes, guesses, backtracks, _, kept = _counters(counters)
         complete, timed_out, budget_spent = _FLAGS[flags]
@@ -118,17 +124,21 @@ class Engine:
         limit: int | None = 1,
         timeout: float | None = None,
         max_guesses: int | None = None,
+        candidates: Any = None,
     ) -> tuple[Any, Any]:
         """Search each row of a ``(k, n*n)`` uint8 array of givens in one call of the core,
-        each within ``timeout`` seconds of its own start: ``(solutions, counters)`` as
+        each within ``timeout`` seconds of its own start, from the rows of a uint32 array
+        of pencil marks ``candidates`` when given: ``(solutions, counters)`` as
         :meth:`sudokulab.native.reference.Engine.search_grids` gives them. The grids go in
         and come out as buffers: no Python object per puzzle."""
         import numpy as np  # here only: a search of one puzzle never needs numpy
 
         grids = np.ascontiguousarray(givens, dtype=np.uint8)
+        if candidates is not None:  # a uint32 array as it is; another type: the core's error
+            candidates = np.ascontiguousarray(candidates)
         found, counters = _core.search(
             self.tables, grids, propagation=self.propagation, order=self.order, limit=limit,
-            timeout=timeout, keep=1, max_guesses=max_guesses,
+            timeout=timeout, keep=1, max_guesses=max_guesses, candidates=candidates,
         )  # fmt: skip
         counters = np.frombuffer(counters, dtype=np.int64).reshape(-1, len(COUNTERS))
         found = np.frombuffer(found, dtype=np.uint8).reshape(-1, self._cells)
@@ -137,6 +147,16 @@ class Engine:
         solutions = np.zeros((len(counters), self._cells), dtype=np.uint8)
         solutions[counters[:, _KEPT] > 0] = found
         return solutions, counters
+
+
+def _marks(candidates: Sequence[int], size: int, cells: int) -> Any:
+    """One puzzle's pencil marks as the core's buffer of uint32 masks (a buffer as it is),
+    or the reference's ValueError for a length that is not ``cells``."""
+    if isinstance(candidates, (bytes, bytearray, memoryview)) or hasattr(
+        candidates, "__array_interface__"
+    ):
+        return candidates
+    return array("I", reference.check_candidates(candidates, size, cells))
 
 
 def outcomes(grids: bytes, counters: bytes, cells: int) -> list[Outcome]:

@@ -199,6 +199,7 @@ now_ns(void)
 typedef struct {
     /* in */
     const uint8_t *givens;
+    const uint32_t *cands; /* the pencil marks, a mask per cell; NULL: every value */
     long long limit; /* 0: no limit */
     int has_deadline;
     int64_t deadline_ns;

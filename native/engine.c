@@ -198,17 +198,23 @@ place_forward(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
 }
 
 /* singles: place bit, then every naked single in turn (and the cages), to a fixpoint. */
+/* seeded: the queue already holds x->qseed entries and the caller marked the cages to
+ * look at (root_settle); cell and bit are unused. */
 static inline __attribute__((always_inline)) int
 place_singles_impl(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit,
-                   const int cg)
+                   const int cg, const int seeded)
 {
     const TablesObject *t = x->t;
     const int32_t *peer_start = t->peer_start, *peers = t->peers;
     const int32_t *cage_of = t->cage_of;
     Queue q = {x->qcell, x->qbit, 0, x->qcap};
-    if (cg)
-        cage_clear(x);
-    q_push(x, &q, cell, bit);
+    if (seeded) {
+        q.n = x->qseed;
+    } else {
+        if (cg)
+            cage_clear(x);
+        q_push(x, &q, cell, bit);
+    }
     for (;;) {
         while (q.n) {
             q.n--;
@@ -254,8 +260,8 @@ static int
 place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
 {
     if (x->t->ncages)
-        return place_singles_impl(x, masks, placed, cell, bit, 1);
-    return place_singles_impl(x, masks, placed, cell, bit, 0);
+        return place_singles_impl(x, masks, placed, cell, bit, 1, 0);
+    return place_singles_impl(x, masks, placed, cell, bit, 0, 0);
 }
 
 /*
@@ -468,6 +474,70 @@ place_hidden(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell
     return propagate_hidden(x, masks, placed, where, cell, bit, 0, 0, 0, 0);
 }
 
+/* where[] from the masks: the positions in each unit of each value's candidates. */
+static void
+where_from_masks(const Ctx *x, const uint32_t *masks, uint32_t *where)
+{
+    const TablesObject *t = x->t;
+    const int size = t->size;
+    for (int u = 0; u < t->nunits; u++) {
+        uint32_t *w = where + (size_t)u * size;
+        const int32_t *unit = t->units + (size_t)u * size;
+        for (int v = 0; v < size; v++)
+            w[v] = 0;
+        for (int i = 0; i < size; i++)
+            for (uint32_t m = masks[unit[i]]; m; m &= m - 1)
+                w[__builtin_ctz(m)] |= 1u << i;
+    }
+}
+
+/*
+ * Pencil marks, the general path: after the givens, the level's fixpoint from the
+ * narrowed state (the reference's root with candidates): every naked single the marks
+ * make is queued, every cage marked, and under hidden every unit's value with no place
+ * is a contradiction and with one place at an unplaced cell a hidden single; then the
+ * level's propagation runs from that queue (and locked candidates under locked). 0 on a
+ * contradiction.
+ */
+static int lock_fixpoint(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where);
+
+static int
+root_settle(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where)
+{
+    const TablesObject *t = x->t;
+    const int size = t->size;
+    if (x->prop < PROP_SINGLES)
+        return 1;
+    Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    for (int c = 0; c < t->ncells; c++) /* at most one entry a cell: within the bound */
+        if (!placed[c] && !(masks[c] & (masks[c] - 1)) && !q_push(x, &q, c, masks[c]))
+            return 0;
+    if (x->prop >= PROP_HIDDEN) /* at most nunits * size more: within the bound */
+        for (int u = 0; u < t->nunits; u++)
+            for (int v = 0; v < size; v++) {
+                const uint32_t left = where[(size_t)u * size + v];
+                if (!left)
+                    return 0; /* no place for the value in this unit */
+                const int pc = t->units[(size_t)u * size + __builtin_ctz(left)];
+                if (!(left & (left - 1)) && !placed[pc] && !q_push(x, &q, pc, 1u << v))
+                    return 0;
+            }
+    const int cg = t->ncages != 0;
+    if (cg) {
+        cage_clear(x);
+        for (int g = 0; g < t->ncages; g++)
+            cage_mark(x, g);
+    }
+    x->qseed = q.n;
+    if (x->prop == PROP_SINGLES)
+        return cg ? place_singles_impl(x, masks, placed, 0, 0, 1, 1)
+                  : place_singles_impl(x, masks, placed, 0, 0, 0, 1);
+    if (!(cg ? propagate_hidden(x, masks, placed, where, 0, 0, 1, 0, 0, 1)
+             : propagate_hidden(x, masks, placed, where, 0, 0, 1, 0, 0, 0)))
+        return 0;
+    return x->prop != PROP_LOCKED || lock_fixpoint(x, masks, placed, where);
+}
+
 /*
  * hidden without cages: the root in one sweep. The reference places the givens one by
  * one, each propagated; here every given is placed and removed from its peers at once
@@ -480,7 +550,7 @@ place_hidden(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell
  */
 static int
 root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
-            uint32_t *restrict where, const uint8_t *givens)
+            uint32_t *restrict where, const uint8_t *givens, const uint32_t *cands)
 {
     const TablesObject *t = x->t;
     const int size = t->size, ncells = t->ncells, nunits = t->nunits;
@@ -503,6 +573,11 @@ root_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
     for (int c = 0; c < ncells; c++) {
         const int g = givens[c];
         uint32_t m = full;
+        if (cands != NULL) { /* pencil marks: a given they exclude is a contradiction */
+            m = cands[c];
+            if (g && !(m >> (g - 1) & 1))
+                return 0;
+        }
         for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
             m &= ~used[t->uo[k]];
         m = g ? 1u << (g - 1) : m;
@@ -774,8 +849,8 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     if (ncells < 1 || ncells > MAX_SIZE * MAX_SIZE)
         return 0; /* Tables never makes such a shape */
 #if HAVE_BOARD9
-    if (x->prop >= PROP_HIDDEN && x->t->board9)
-        return run_board9(x, r, states, stack);
+    if (x->prop >= PROP_HIDDEN && x->t->board9 && r->cands == NULL)
+        return run_board9(x, r, states, stack); /* pencil marks: the general engine */
 #endif
 
     /* The root: every given placed in cell order, each with the chosen propagation. */
@@ -788,7 +863,7 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     /* (Not for size 1: there the empty grid's cells are singles the reference never
      * places without a given, as nothing triggers propagation.) */
     if (x->prop >= PROP_HIDDEN && !x->t->ncages && x->size > 1) {
-        if (!root_hidden(x, masks, placed, where, r->givens) ||
+        if (!root_hidden(x, masks, placed, where, r->givens, r->cands) ||
             (x->prop == PROP_LOCKED && !lock_fixpoint(x, masks, placed, where))) {
             if (x->overflow)
                 return 0;
@@ -797,11 +872,26 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
         }
         goto search;
     }
-    for (int c = 0; c < ncells; c++)
-        masks[c] = full;
+    const uint32_t *cands = r->cands;
     memset(placed, 0, (size_t)ncells);
-    for (size_t i = 0; i < nwhere; i++)
-        where[i] = full; /* every value has every place of every unit */
+    if (cands == NULL) {
+        for (int c = 0; c < ncells; c++)
+            masks[c] = full;
+        for (size_t i = 0; i < nwhere; i++)
+            where[i] = full; /* every value has every place of every unit */
+    } else {
+        /* Pencil marks: no candidate, or a given they exclude, is a contradiction. */
+        for (int c = 0; c < ncells; c++) {
+            const int g = r->givens[c];
+            masks[c] = cands[c];
+            if (!cands[c] || (g && !(cands[c] >> (g - 1) & 1))) {
+                r->complete = 1;
+                return 1;
+            }
+        }
+        if (nwhere)
+            where_from_masks(x, masks, where);
+    }
     for (int c = 0; c < ncells; c++) {
         int v = r->givens[c];
         if (!v)
@@ -818,6 +908,12 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
             r->complete = 1; /* propagation placed a different value here */
             return 1;
         }
+    }
+    if (cands != NULL && !root_settle(x, masks, placed, where)) {
+        if (x->overflow)
+            return 0;
+        r->complete = 1;
+        return 1;
     }
 
 search:;

@@ -54,14 +54,26 @@ Order (which cell the search branches on):
     candidates: with none pruned, cells far from every placed one would go first and
     plain backtracking would see its conflicts last).
 
+Pencil marks (``candidates``: one mask per cell, or None)
+    Without them every cell starts with every value. With them each cell starts with its
+    marks (a mask of 0, or a given outside its marks, makes the root a contradiction; a
+    bit above the size is a ValueError), the givens are placed as below, and then, under
+    ``singles``, ``hidden`` and ``locked``, the level's fixpoint is reached from that
+    narrowed state: every unit and every cage is looked at once (naked singles the marks
+    alone make, hidden singles and values with no place in a unit, cage pruning, locked
+    candidates), as if each had just changed. Under ``none`` and ``forward`` the marks
+    only narrow the cells (the search's guesses take them). The rules only remove
+    candidates, so that fixpoint is unique: the compiled core reaches it its own way.
+    Without marks nothing of this runs, so a plain puzzle keeps its exact trace.
+
 Search
-    Depth-first with an explicit stack. The root is the empty grid with every given placed
-    (in cell order, each with the chosen propagation). At each state the search picks one
-    cell and tries its candidates in ascending order; each candidate is placed in a copy
-    of the state and propagated. If every candidate of that one cell fails, the state is
-    dead (no other cell needs to be tried). A state with every cell placed is a solution;
-    the search goes on until ``limit`` solutions are found, the space is exhausted, the
-    deadline passes, or the guess budget is spent.
+    Depth-first with an explicit stack. The root is the empty grid (or the marks) with
+    every given placed (in cell order, each with the chosen propagation). At each state
+    the search picks one cell and tries its candidates in ascending order; each
+    candidate is placed in a copy of the state and propagated. If every candidate of that
+    one cell fails, the state is dead (no other cell needs to be tried). A state with
+    every cell placed is a solution; the search goes on until ``limit`` solutions are
+    found, the space is exhausted, the deadline passes, or the guess budget is spent.
 
 Two ways to stop a search early
     ``deadline`` (seconds on ``time.perf_counter``) is read every 256 guesses: where it
@@ -195,6 +207,19 @@ def check_budget(max_guesses: int | None) -> None:
         raise TypeError(f"max_guesses must be an int or None, not {type(max_guesses).__name__}")
     if max_guesses < 0:
         raise ValueError(f"max_guesses must be at least 0, got {max_guesses}")
+
+
+def check_candidates(candidates: Any, size: int, cells: int) -> list[int]:
+    """One puzzle's pencil marks as a list of masks, or the compiled core's ValueError for
+    a length that is not ``cells`` or a mask with a bit above ``size``."""
+    masks = [int(m) for m in candidates]
+    if len(masks) != cells:
+        raise ValueError(f"candidates must hold {cells} masks a puzzle, got {len(masks)}")
+    full = (1 << size) - 1
+    for cell, m in enumerate(masks):
+        if m & ~full:
+            raise ValueError(f"puzzle 0: cell {cell}: candidates {m:#x} go beyond 1..{size}")
+    return masks
 
 
 def check_knobs(propagation: str, order: str) -> None:
@@ -362,17 +387,31 @@ class Engine:
 
     def _place_singles(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
         """Place ``bit``, then naked (and, under ``hidden``, hidden) singles to a fixpoint."""
+        trace = self.trace
+        # Traced only: why each queued cell is there. The caller reported the first
+        # placement (a given or a guess); a hidden single is keyed by its cell with its unit.
+        why: dict[int, int] = {cell: -2} if trace is not None else {}
+        # dirty: units whose candidates changed (hidden-single suspects); dirty_cages:
+        # cages whose cells changed (to prune again)
+        return self._propagate(masks, placed, [(cell, bit)], set(), set(), why)
+
+    def _propagate(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        queue: list,
+        dirty: set[int],
+        dirty_cages: set[int],
+        why: dict[int, int],
+    ) -> bool:
+        """Singles (hidden singles, cages, locked candidates, by level) to a fixpoint from
+        a queue of placements and the units and cages to look at; False on a
+        contradiction."""
         peers = self.tables.peers
         units_of = self.tables.units_of
         hidden = self._hidden
         cage_of = self.tables.cage_of
         trace = self.trace
-        # Traced only: why each queued cell is there. The caller reported the first
-        # placement (a given or a guess); a hidden single is keyed by its cell with its unit.
-        why: dict[int, int] = {cell: -2} if trace is not None else {}
-        queue = [(cell, bit)]
-        dirty: set[int] = set()  # units whose candidates changed: hidden-single suspects
-        dirty_cages: set[int] = set()  # cages whose cells changed: to prune again
         while True:
             while queue:
                 c, b = queue.pop()
@@ -604,12 +643,27 @@ class Engine:
 
     # -- search ------------------------------------------------------------------------
 
-    def root(self, givens: list[int] | tuple[int, ...]) -> tuple[list[int], bytearray] | None:
-        """The state with every given placed and propagated, or None on a contradiction."""
+    def root(
+        self, givens: list[int] | tuple[int, ...], candidates: Any = None
+    ) -> tuple[list[int], bytearray] | None:
+        """The state with every given placed and propagated (from the pencil marks
+        ``candidates`` when given, see the module docstring), or None on a contradiction."""
         t = self.tables
         trace = self.trace
-        masks = [t.full] * len(givens)
         placed = bytearray(len(givens))
+        if candidates is None:
+            masks = [t.full] * len(givens)
+        else:
+            masks = check_candidates(candidates, t.size, len(givens))
+            for cell, m in enumerate(masks):
+                value = givens[cell]
+                if not m or (value and not m >> (value - 1) & 1):
+                    if trace is not None:
+                        if m:
+                            trace.contradiction("clash", cell, -1, 1 << (value - 1))
+                        else:
+                            trace.contradiction("empty", cell, -1, 0)
+                    return None  # no candidate, or a given its marks exclude
         for cell, value in enumerate(givens):
             if value and not placed[cell]:
                 if trace is not None:
@@ -620,6 +674,13 @@ class Engine:
                 if trace is not None:
                     trace.contradiction("clash", cell, -1, 1 << (value - 1))
                 return None  # propagation placed a different value here
+        if candidates is not None and self.propagation in ("singles", "hidden", "locked"):
+            # The marks' own singles, and every unit and cage, as if each had just changed.
+            queue = [(c, m) for c, m in enumerate(masks) if not placed[c] and not m & (m - 1)]
+            dirty = set(range(len(t.units))) if self._hidden else set()
+            dirty_cages = set(range(len(t.cages)))
+            if not self._propagate(masks, placed, queue, dirty, dirty_cages, {}):
+                return None
         return masks, placed
 
     def search(
@@ -629,9 +690,11 @@ class Engine:
         deadline: float | None = None,
         keep: int = KEEP,
         max_guesses: int | None = None,
+        candidates: Any = None,
     ) -> Outcome:
         """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)
-        and within ``max_guesses`` guesses (None: no budget; see the module docstring).
+        and within ``max_guesses`` guesses (None: no budget; see the module docstring),
+        from the pencil marks ``candidates`` (one mask per cell) when given.
 
         The first ``keep`` solutions are returned as grids; all are counted.
         """
@@ -642,7 +705,7 @@ class Engine:
         check_budget(max_guesses)
         solutions: list[tuple[int, ...]] = []
         found = nodes = guesses = backtracks = 0
-        start = self.root(givens)
+        start = self.root(givens, candidates)
         if start is None:
             return Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
         place, choose = self._place, self._choose
@@ -733,11 +796,14 @@ class Engine:
         limit: int | None = 1,
         timeout: float | None = None,
         max_guesses: int | None = None,
+        candidates: Any = None,
     ) -> tuple[Any, Any]:
         """Search each row of a ``(k, n*n)`` uint8 array of givens as :meth:`search` does,
         each within ``timeout`` seconds of its own start (None: no deadline), keeping its
         first solution: ``(solutions, counters)``, a ``(k, n*n)`` uint8 array (zeros where
-        a puzzle has none) and a ``(k, 7)`` int64 array of :data:`COUNTERS`.
+        a puzzle has none) and a ``(k, 7)`` int64 array of :data:`COUNTERS`. With
+        ``candidates``, a uint32 array of masks shaped as the givens, each row starts from
+        its pencil marks.
 
         A loop over :meth:`search` here; one call of the compiled core there, with the
         same arrays and the same errors.
@@ -749,13 +815,18 @@ class Engine:
         check_budget(max_guesses)
         cells = len(self.tables.peers)
         grids = check_grids(np.ascontiguousarray(givens, dtype=np.uint8), self.tables.size)
+        marks = None
+        if candidates is not None:
+            marks = check_marks(candidates, self.tables.size, grids.shape)
         solutions = np.zeros((len(grids), cells), dtype=np.uint8)
         counters = np.zeros((len(grids), len(COUNTERS)), dtype=np.int64)
         clock = time.perf_counter
         for i, row in enumerate(grids.tolist()):
             start = clock()
             deadline = None if timeout is None else start + timeout
-            out = self.search(row, limit, deadline, 1, max_guesses)
+            out = self.search(
+                row, limit, deadline, 1, max_guesses, None if marks is None else marks[i]
+            )
             seconds = clock() - start
             if out.solutions:
                 solutions[i] = out.solutions[0]
@@ -786,3 +857,26 @@ def check_grids(grids: Any, size: int) -> Any:
         value = grids[puzzle, cell]
         raise ValueError(f"puzzle {puzzle}: cell {cell}: {value} is outside 0..{size}")
     return grids
+
+
+def check_marks(candidates: Any, size: int, shape: tuple[int, int]) -> Any:
+    """The ``(k, n*n)`` rows of a uint32 array of pencil marks for givens of ``shape``, or
+    the compiled core's TypeError or ValueError (another type, another size, a mask with
+    a bit above ``size``)."""
+    import numpy as np
+
+    marks = np.asarray(candidates)
+    if marks.dtype != np.uint32:
+        raise TypeError(f"candidates must be uint32 masks, not {marks.dtype}")
+    k, cells = shape
+    if marks.size != k * cells:
+        raise ValueError(
+            f"candidates must be {cells} masks a puzzle for {k} puzzles, got {marks.size}"
+        )
+    marks = marks.reshape(k, cells)
+    bad = marks >> size
+    if bad.any():
+        puzzle, cell = divmod(int(bad.argmax()), cells)
+        m = int(marks[puzzle, cell])
+        raise ValueError(f"puzzle {puzzle}: cell {cell}: candidates {m:#x} go beyond 1..{size}")
+    return marks.tolist()

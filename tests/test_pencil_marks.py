@@ -1,6 +1,6 @@
 """Pencil-mark (Sukaku) puzzles: read in tdoku's one-line form and the grid form, written
-back, and solved with their candidates by every backend that takes them (the native
-engine refuses them until it takes candidates)."""
+back, and solved with their candidates by every backend (the native engine in both its
+implementations, with the same counters)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sudokulab import Puzzle, build_model, is_solution, parse_puzzle, solve
 from sudokulab.api import solve_grids
 from sudokulab.backends import all_backends, as_spec, get_backend
-from sudokulab.backends.base import Unsupported, admit, unsupported
+from sudokulab.backends.base import unsupported
 from sudokulab.bench.plan import skip_reason
 from sudokulab.cli import main
 from sudokulab.models import (
@@ -50,6 +50,11 @@ SPECS = [
     "constraint",
     "constraint:forwardcheck=false",
     "constraint:solver=optimized",
+    "native",
+    "native-py",
+    "native:propagation=forward",
+    "native:propagation=singles",
+    "native:propagation=locked",
 ]
 
 
@@ -326,31 +331,43 @@ def test_marks_make_the_answer_unique_or_leave_none(spec, two):
 
 
 @pytest.mark.parametrize("name", ["native", "native-py"])
-def test_the_native_engine_refuses_pencil_marks(name, two):
-    puzzle, first, _, cell = two
+def test_the_native_engine_takes_pencil_marks_one_by_one_and_in_blocks(name, two):
+    puzzle, first, second, cell = two
     marks = narrowed(puzzle, cell, first[cell])
     backend = get_backend(name)
-    assert not backend.pencil_marks
-    why = unsupported(backend, build_model(marks))
-    assert why == f"{name} does not take pencil-mark puzzles yet (narrowed candidates)"
-    with pytest.raises(Unsupported):
-        admit(backend, build_model(marks))
-    result = solve(marks, name)
-    assert (result.status, result.message) == ("error", why)
-    answers = solve_grids(Grids.of([marks, marks]), name)
-    assert answers.status_names().tolist() == ["error", "error"]
-    assert skip_reason(as_spec(name), "custom", [puzzle, marks]) == why
-    assert skip_reason(as_spec("dlx"), "custom", [puzzle, marks]) == ""
+    assert backend.pencil_marks and unsupported(backend, build_model(marks)) == ""
+    result = solve(marks, name, limit=2)
+    assert (result.status, result.solution) == ("solved", second)
+    # a mark that keeps both solutions: a blank where they agree loses another value
+    blank = next(c for c in range(81) if not puzzle.givens[c] and first[c] == second[c])
+    both = narrowed(puzzle, blank, first[blank] % 9 + 1)
+    answers = solve_grids(Grids.of([marks, both, marks]), name, limit=2)
+    assert answers.status_names().tolist() == ["solved", "multiple", "solved"]
+    assert answers.solution[0].tolist() == list(second)
+    assert skip_reason(as_spec(name), "custom", [puzzle, marks]) == ""
 
 
-def test_every_other_backend_says_it_takes_them():
+def test_both_native_implementations_count_alike_on_marks(two):
+    puzzle, first, _, cell = two
+    marks = narrowed(puzzle, cell, first[cell])
+    blank = next(c for c in range(81) if not puzzle.givens[c] and c != cell)
+    other = narrowed(puzzle, blank, first[blank] % 9 + 1)
+    block = Grids.of([marks, other])
+    rows = [solve_grids(block, n, limit=2) for n in ("native", "native-py")]
+    for field in ("count", "nodes", "guesses", "backtracks"):
+        assert getattr(rows[0], field).tolist() == getattr(rows[1], field).tolist()
+
+
+def test_every_backend_says_it_takes_them():
     takes = {name for name, b in all_backends().items() if b.pencil_marks}
-    assert takes == {"cpsat", "sat", "mip", "smt", "dlx", "dlx-py", "constraint"}
+    assert takes == set(all_backends())
 
 
 @settings(max_examples=25, deadline=None)
 @given(
-    st.sampled_from([4, 6, 9]), st.randoms(use_true_random=False), st.sampled_from(["dlx", "sat"])
+    st.sampled_from([4, 6, 9]),
+    st.randoms(use_true_random=False),
+    st.sampled_from(["dlx", "sat", "native", "native-py"]),
 )
 def test_marks_that_keep_a_solution_never_make_the_puzzle_unsolvable(n, rng, spec):
     solution = random_solution(n, rng)
@@ -370,24 +387,25 @@ def test_variants_keep_the_marks(two):
 # --- the command line ----------------------------------------------------------------------
 
 
-def test_the_command_line_solves_marks_and_says_why_native_does_not(capsys, two):
+def test_the_command_line_solves_and_explains_marks(capsys, two):
     puzzle, first, second, cell = two
     line = format_line(narrowed(puzzle, cell, first[cell]))
     assert main(["solve", line, "--backend", "dlx"]) == 0
     out, err = capsys.readouterr()
     assert (out, err) == ("".join(map(str, second)) + "\n", "")
-    assert main(["solve", line]) == 1
+    assert main(["solve", line]) == 0
     out, err = capsys.readouterr()
-    assert out == "" and "native does not take pencil-mark puzzles yet" in err
+    assert (out, err) == ("".join(map(str, second)) + "\n", "")
     assert main(["solve", line[:-1], "--backend", "dlx"]) == 2
     _, err = capsys.readouterr()
     assert "column 729" in err and "Traceback" not in err
-    assert main(["explain", line]) == 2
-    _, err = capsys.readouterr()
-    assert err.strip().endswith("the engine's trace does not take pencil-mark puzzles yet")
+    assert main(["explain", line]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "hidden singles" in out  # the trace starts from the marks
+    assert out.split()[-2:] == ["outcome", "solved"]
 
 
-def test_the_bench_skips_native_and_stores_the_marks(tmp_path, capsys, two):
+def test_the_bench_runs_native_on_marks_and_stores_them(tmp_path, capsys, two):
     import sqlite3
 
     puzzle, first, second, cell = two
@@ -398,7 +416,7 @@ def test_the_bench_skips_native_and_stores_the_marks(tmp_path, capsys, two):
     args = ["bench", str(path), "--backends", "native,dlx", "--out", str(out), "--no-plots"]
     assert main(args) == 0
     _, err = capsys.readouterr()
-    assert f"skipped {path} x native: native does not take pencil-mark puzzles yet" in err
+    assert "skipped" not in err
     with sqlite3.connect(out / "results.sqlite") as db:
         texts = [row[0] for row in db.execute("select puzzle from puzzles")]
     assert [read_text(t)[0].puzzle for t in texts] == [marks] * 3

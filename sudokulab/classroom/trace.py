@@ -280,10 +280,8 @@ def trace_puzzle(
     max_steps: int | None = MAX_STEPS,
     timeout: float | None = None,
 ) -> Trace:
-    """Solve ``puzzle`` with the Python reference engine, recording every step
-    (ValueError for a pencil-mark puzzle: the engine takes givens only)."""
-    if puzzle.candidates is not None:
-        raise ValueError("the engine's trace does not take pencil-mark puzzles yet")
+    """Solve ``puzzle`` with the Python reference engine, recording every step (a
+    pencil-mark puzzle from its candidates)."""
     geom = puzzle.geometry
     recorder = Recorder(max_steps)
     cages = tuple((cage.cells, cage.total) for cage in puzzle.cages)
@@ -291,7 +289,9 @@ def trace_puzzle(
         geom.size, tuple(u.cells for u in geom.units), propagation, order, cages, recorder
     )
     deadline = None if timeout is None else time.perf_counter() + timeout
-    outcome = engine.search(puzzle.givens, limit=limit, deadline=deadline)
+    outcome = engine.search(
+        puzzle.givens, limit=limit, deadline=deadline, candidates=puzzle.candidates
+    )
     return Trace(
         puzzle=puzzle,
         propagation=propagation,
