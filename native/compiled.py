@@ -103,20 +103,7 @@ class Engine:
             limit=limit, timeout=timeout, keep=keep, max_guesses=max_guesses,
             candidates=candidates,
         )  # fmt: skip
-        count, flags, nodes, guesses, backtracks, _, kept = _counters(counters)
-        complete, timed_out, budget_spent = _FLAGS[flags]
-        return Outcome(
-            solutions=(tuple(grids),)  # one grid, the common case, without a slice
-            if kept == 1
-            else tuple(tuple(grids[i : i + cells]) for i in range(0, kept * cells, cells)),
-            count=count,
-            complete=complete,
-            timed_out=timed_out,
-            budget_spent=budget_spent,
-            nodes=nodes,
-            guesses=guesses,
-            backtracks=backtracks,
-        )
+        return _outcome(grids, counters, 0, 0, cells)[0]
 
     def search_grids(
         self,
@@ -166,20 +153,29 @@ def outcomes(grids: bytes, counters: bytes, cells: int) -> list[Outcome]:
     out = []
     at = 0
     for start in range(0, len(counters), struct.calcsize(_FORMAT)):
-        count, flags, nodes, guesses, backtracks, _, kept = _counters(counters, start)
-        complete, timed_out, budget_spent = _FLAGS[flags]
-        end = at + kept * cells
-        out.append(
-            Outcome(
-                solutions=tuple(tuple(grids[i : i + cells]) for i in range(at, end, cells)),
-                count=count,
-                complete=complete,
-                timed_out=timed_out,
-                budget_spent=budget_spent,
-                nodes=nodes,
-                guesses=guesses,
-                backtracks=backtracks,
-            )
-        )
-        at = end
+        outcome, at = _outcome(grids, counters, start, at, cells)
+        out.append(outcome)
     return out
+
+
+def _outcome(grids: bytes, counters: bytes, start: int, at: int, cells: int) -> tuple[Outcome, int]:
+    """The :class:`Outcome` whose counters begin at byte ``start`` and whose kept grids at
+    ``at``, and where the next puzzle's grids begin."""
+    count, flags, nodes, guesses, backtracks, _, kept = _counters(counters, start)
+    complete, timed_out, budget_spent = _FLAGS[flags]
+    end = at + kept * cells
+    if kept == 1 and len(grids) == cells:  # one puzzle, one grid: the common case, no slice
+        solutions: tuple = (tuple(grids),)
+    else:
+        solutions = tuple(tuple(grids[i : i + cells]) for i in range(at, end, cells))
+    outcome = Outcome(
+        solutions=solutions,
+        count=count,
+        complete=complete,
+        timed_out=timed_out,
+        budget_spent=budget_spent,
+        nodes=nodes,
+        guesses=guesses,
+        backtracks=backtracks,
+    )
+    return outcome, end
