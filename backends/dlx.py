@@ -54,7 +54,7 @@ from ..models import Grid, Model, build_model
 from ..native.reference import KEEP
 from . import interrupt
 from .base import Backend, Request
-from .result import MULTIPLE, SOLVED, TIMEOUT, UNSOLVABLE, Answers, Result, status_of
+from .result import Answers, Result, status_codes, status_of
 
 if TYPE_CHECKING:
     from ..models.grids import Grids  # numpy: only where blocks are computed
@@ -273,12 +273,7 @@ class DlxBackend(Backend):
         cells = grids.geometry.cell_count
         solution = np.zeros((len(grids), cells), dtype=np.uint8)
         solution[kept > 0] = np.frombuffer(kept_grids, dtype=np.uint8).reshape(-1, cells)
-        timed_out = (flags & TIMED_OUT) != 0
-        status = np.where(
-            timed_out | ((count == 0) & ((flags & COMPLETE) == 0)),
-            TIMEOUT,
-            np.where(count >= 2, MULTIPLE, np.where(count == 1, SOLVED, UNSOLVABLE)),
-        ).astype(np.uint8)
+        status = status_codes(count, (flags & COMPLETE) != 0, (flags & TIMED_OUT) != 0)
         size = _size(cover)
         stats = [
             {"engine": "c", "nodes": n, "updates": u, **size} for n, u in counters[:, 2:4].tolist()

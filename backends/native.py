@@ -12,7 +12,7 @@ from ..native import BUDGET_SPENT, COMPLETE, TIMED_OUT, reference
 from ..native.reference import Cage
 from . import interrupt
 from .base import Backend, Request, WholeNumber
-from .result import MULTIPLE, SOLVED, TIMEOUT, UNSOLVABLE, Answers, Result, status_of
+from .result import Answers, Result, status_codes, status_of
 
 if TYPE_CHECKING:
     from ..models.grids import Grids  # numpy's: only the blocks of search_grids need it
@@ -120,12 +120,9 @@ class NativeBackend(Backend):
         import numpy as np  # here, not at import: a one-puzzle solve never needs it
 
         count, flags = counters[:, 0], counters[:, 1]
-        stopped = (flags & (TIMED_OUT | BUDGET_SPENT)) != 0
-        status = np.where(
-            stopped | ((count == 0) & ((flags & COMPLETE) == 0)),
-            TIMEOUT,
-            np.where(count >= 2, MULTIPLE, np.where(count == 1, SOLVED, UNSOLVABLE)),
-        ).astype(np.uint8)
+        status = status_codes(
+            count, (flags & COMPLETE) != 0, (flags & (TIMED_OUT | BUDGET_SPENT)) != 0
+        )
         common = {"engine": self.engine, "propagation": propagation, "order": order}
         if budget is not None:
             common["max_guesses"] = budget

@@ -134,6 +134,18 @@ _CODE = {status: code for code, status in enumerate(STATUSES)}
 SOLVED, UNSOLVABLE, MULTIPLE, TIMEOUT, ERROR, INVALID = (_CODE[s] for s in STATUSES)
 
 
+def status_codes(count: Any, exact: Any, timed_out: Any) -> Any:
+    """:func:`status_of` over arrays: the status code of each row of a block's counts and
+    boolean ``exact`` and ``timed_out`` columns (the rule is the same, row by row)."""
+    import numpy as np  # here only: one puzzle's result never needs numpy
+
+    return np.where(
+        timed_out | ((count == 0) & ~exact),
+        TIMEOUT,
+        np.where(count >= 2, MULTIPLE, np.where(count == 1, SOLVED, UNSOLVABLE)),
+    ).astype(np.uint8)
+
+
 @dataclass(eq=False)
 class Answers:
     """What one backend did with a block of puzzles (:class:`~sudokulab.models.grids.Grids`),
