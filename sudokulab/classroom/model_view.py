@@ -17,6 +17,7 @@ from collections import Counter
 from ..backends import Backend, all_backends, get_backend
 from ..models import Geometry, Model, Puzzle, build_model
 from ..models.puzzle import symbol
+from .graph import graph_lines
 
 _CELL = re.compile(r"r(\d+)c(\d+)", re.IGNORECASE)
 
@@ -79,6 +80,7 @@ def board(puzzle: Puzzle, cell: int | None = None) -> str:
     if cell is None:
         cell = next((c for c, v in enumerate(puzzle.givens) if not v), 0)
     lines += _peers(model, cell)
+    lines += graph_lines(model)
     lines.append("how each backend holds it:")
     lines += ["  " + line for line in backend_lines(model)]
     return "\n".join(lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..classroom.narrative import MOMENTS
 from ..classroom.trace import MAX_STEPS
@@ -42,9 +43,11 @@ MODEL_EXAMPLES = """\
 examples:
   sudokulab model '1.....1..1.....1'
   sudokulab model puzzle.txt --cell r4c7
+  sudokulab model puzzle.txt --cell r4c7 --graph graph.svg
 
 exit status: 0 shown (model solves nothing: a puzzle without a solution is shown too), 2
-bad input (unreadable text, clashing givens, a cell off the grid).
+bad input (unreadable text, clashing givens, a cell off the grid, a --graph file of
+another kind or that cannot be written).
 """
 
 
@@ -112,6 +115,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--cell", help="the cell whose peers to show, e.g. r4c7 (first open cell)")
+    p.add_argument(
+        "--graph",
+        metavar="FILE",
+        help="also write the constraint graph (a node per cell, an edge per pair of cells "
+        "sharing a constraint) to FILE: .svg, .png or .pdf draws it, .dot or .gv writes "
+        "Graphviz's text; --cell's edges are drawn bold",
+    )
     _common(p)
     p.set_defaults(handler=cmd_model)
 
@@ -217,5 +227,19 @@ def cmd_model(args: argparse.Namespace) -> int:
             cell = parse_cell(args.cell, entry.puzzle.geometry)
         except ValueError as err:
             raise UsageError(f"--cell: {err}") from None
+    if args.graph is not None:
+        from ..classroom.graph import FORMATS, write_graph
+        from ..models import build_model
+
+        if Path(args.graph).suffix.lower() not in FORMATS:
+            raise UsageError(f"--graph: {args.graph}: use a file ending in {', '.join(FORMATS)}")
+        try:
+            write_graph(build_model(entry.puzzle), args.graph, cell)
+        except OSError as err:
+            raise UsageError(
+                f"--graph: {args.graph}: cannot write: {err.strerror or err}"
+            ) from None
     print(board(entry.puzzle, cell))
+    if args.graph is not None:
+        print(f"constraint graph written to {args.graph}")
     return EXIT_OK
