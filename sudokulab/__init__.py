@@ -25,6 +25,7 @@ _HOMES = {
     "Status": ".backends",
     "backend_names": ".backends",
     "get_backend": ".backends",
+    "compare": ".bench.stats",
     "cross_check": ".bench.crosscheck",
     **dict.fromkeys(
         [

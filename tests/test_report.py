@@ -551,11 +551,13 @@ def test_every_text_states_the_one_rule_for_a_timeouts_time(results, tmp_path):
 
 def test_a_report_reads_its_tables_not_its_rows(tmp_path, monkeypatch):
     """A store of 6,000 rows: every table, the Markdown report and both plots fetch a few
-    hundred rows from SQLite in all (the curves drawn through at most POINTS steps)."""
-    from sudokulab.bench import plots
+    hundred rows from SQLite in all (the curves drawn through at most POINTS steps), and
+    the 95% intervals an even sample of at most MAX_PUZZLES puzzles per set and backend."""
+    from sudokulab.bench import plots, stats
     from sudokulab.bench.store import ChunkRows, Rows, Store
 
     monkeypatch.setattr(plots, "POINTS", 50)
+    monkeypatch.setattr(stats, "MAX_PUZZLES", 40)  # 2,000 puzzles: every 50th
     with Store(tmp_path / "results.sqlite") as store:
         for b, backend in enumerate(("native", "cpsat", "backtracking")):
             for start in range(0, 2000, 500):
@@ -586,4 +588,4 @@ def test_a_report_reads_its_tables_not_its_rows(tmp_path, monkeypatch):
         plot_cumulative(rows, tmp_path)
         plot_means(rows, tmp_path)
     assert table["runs"].tolist() == [2000, 2000, 2000]
-    assert sum(fetched) < 600, fetched
+    assert sum(fetched) < 600 + 3 * 40, fetched

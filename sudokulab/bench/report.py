@@ -74,7 +74,8 @@ def _bound_column(bound: float) -> str:
 
 SUMMARY_COLUMNS = [
     "set", "backend", "puzzles", "runs", *STATUS_COLUMNS.values(), "wrong",
-    "mean_s", "median_s", "p90_s", "p99_s", "max_s", "total_s", "puzzles_per_s",
+    "mean_s", "mean_low_s", "mean_high_s", "median_s", "median_low_s", "median_high_s",
+    "p90_s", "p99_s", "max_s", "total_s", "puzzles_per_s",
     "mean_nodes", "mean_guesses", *map(_bound_column, BOUNDS),
 ]  # fmt: skip
 
@@ -102,6 +103,17 @@ DISPLAY: dict[str, tuple[str, str]] = {
     "mean_guesses": ("mean guesses", "number"),
     **{_bound_column(b): (f"< {b:g} s", "percent") for b in BOUNDS},
     "vs_baseline": ("vs baseline", "ratio"),
+    "vs_baseline_low": ("lo", "ratio"),
+    "vs_baseline_high": ("hi", "ratio"),
+    "ratio_low": ("lo", "ratio"),
+    "ratio_high": ("hi", "ratio"),
+    "p_value": ("p (Wilcoxon)", "number"),
+    "verdict": ("verdict", "text"),
+    "censored": ("timeouts (censored)", "int"),
+    "mean_low_s": ("mean lo ms", "ms"),
+    "mean_high_s": ("mean hi ms", "ms"),
+    "median_low_s": ("median lo ms", "ms"),
+    "median_high_s": ("median hi ms", "ms"),
     "old_mean_s": ("old mean ms", "ms"),
     "new_mean_s": ("new mean ms", "ms"),
     "ratio": ("old/new", "ratio"),
@@ -174,12 +186,16 @@ def summary(results: Rows | pd.DataFrame, baseline: str | None = None) -> pd.Dat
     Columns (times in seconds, fractions in 0..1): ``set``, ``backend``, ``puzzles``
     (distinct puzzles), ``runs`` (rows, repeats included), ``solved``, ``unsolvable``,
     ``multiple``, ``timeouts``, ``errors``, ``invalid``, ``wrong`` (see the module's
-    notes), ``mean_s``, ``median_s``, ``p90_s``, ``p99_s``, ``max_s``, ``total_s``,
+    notes), ``mean_s`` and ``median_s`` (each with ``_low_s`` and ``_high_s``: its 95%
+    interval, a bootstrap over the puzzles, each puzzle the median of its repeats and a
+    timeout counted at its stop; :mod:`.stats`), ``p90_s``, ``p99_s``, ``max_s``, ``total_s``,
     ``puzzles_per_s`` (rows / total time), ``mean_nodes``, ``mean_guesses`` (NaN for
     backends without them), ``under_100ms``, ``under_500ms``, ``under_1s`` (fraction of
     rows solved in less than the bound), and with a ``baseline`` backend label
     ``vs_baseline``: the baseline's mean time on the same set over this row's (above 1:
-    faster than the baseline; NaN where the baseline did not run that set). Times cover
+    faster than the baseline; NaN where the baseline did not run that set), with
+    ``vs_baseline_low`` and ``vs_baseline_high``, its 95% interval (a paired bootstrap over
+    the puzzles both answered, :mod:`.stats`). Times cover
     every row, repeats, timeouts and errors included. Sets come in order of first
     appearance, and within a set the backends likewise. Computed in SQL where the rows
     are: ``results`` is a store's :class:`~.store.Rows` or a DataFrame of rows.
@@ -201,6 +217,12 @@ def summary(results: Rows | pd.DataFrame, baseline: str | None = None) -> pd.Dat
         base = frame.loc[frame["backend"] == baseline].set_index("set")["mean_s"]
         ratio = frame["set"].map(base) / frame["mean_s"]
         frame["vs_baseline"] = ratio.replace([np.inf, -np.inf], np.nan)
+        from . import stats
+
+        tests = stats.paired_baseline(rows, baseline)
+        keys = list(zip(frame["set"], frame["backend"], strict=True))
+        frame["vs_baseline_low"] = [tests[k].ratio.low if k in tests else np.nan for k in keys]
+        frame["vs_baseline_high"] = [tests[k].ratio.high if k in tests else np.nan for k in keys]
     return frame
 
 
@@ -249,7 +271,14 @@ def _summary(rows: Rows) -> pd.DataFrame:
                 **{_bound_column(b): float(n) / runs for b, n in zip(BOUNDS, within, strict=True)},
             }
         )
-    return pd.DataFrame(records, columns=SUMMARY_COLUMNS)
+    frame = pd.DataFrame(records, columns=SUMMARY_COLUMNS)
+    from . import stats
+
+    bounds = stats.intervals(rows).set_index(["set", "backend"])
+    keys = pd.MultiIndex.from_arrays([frame["set"], frame["backend"]])
+    for column in ("mean_low_s", "mean_high_s", "median_low_s", "median_high_s"):
+        frame[column] = bounds[column].reindex(keys).to_numpy(dtype=float)
+    return frame
 
 
 def _ordered(keys: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
@@ -264,15 +293,22 @@ def compare(old_results: Rows | pd.DataFrame, new_results: Rows | pd.DataFrame) 
     """Two runs side by side per (set, backend): mean and median times, solved counts.
 
     Columns: ``set``, ``backend``, ``old_mean_s``, ``new_mean_s``, ``ratio`` (old mean
-    over new mean: above 1 the new run is faster), ``old_median_s``, ``new_median_s``,
-    ``old_solved``, ``new_solved``. A pair that ran in only one of the two has NaN for the
-    other. Order: as :func:`summary`, the old run's pairs first.
+    over new mean: above 1 the new run is faster), ``ratio_low`` and ``ratio_high`` (its
+    95% interval, a paired bootstrap over the puzzles both runs answered), ``p_value``
+    (the Wilcoxon signed-rank test on those puzzles) and ``verdict`` ("new faster than
+    old by 1.31x (1.22x-1.40x), significant (...)" or "no significant difference: ..."; see
+    :mod:`.stats`), ``old_median_s``, ``new_median_s``, ``old_solved``, ``new_solved``. A
+    pair that ran in only one of the two has NaN for the other. Order: as
+    :func:`summary`, the old run's pairs first.
     """
+    from . import stats
+
     keep = ["mean_s", "median_s", "solved"]
     old = summary(old_results).set_index(["set", "backend"])[keep]
     new = summary(new_results).set_index(["set", "backend"])[keep]
     keys = _ordered([*old.index, *new.index])
     old, new = old.reindex(keys), new.reindex(keys)
+    tests = stats.paired_runs(new_results, old_results)
     frame = pd.DataFrame(
         {
             "set": [s for s, _ in keys],
@@ -280,6 +316,10 @@ def compare(old_results: Rows | pd.DataFrame, new_results: Rows | pd.DataFrame) 
             "old_mean_s": old["mean_s"].to_numpy(),
             "new_mean_s": new["mean_s"].to_numpy(),
             "ratio": (old["mean_s"] / new["mean_s"]).replace([np.inf, -np.inf], np.nan).to_numpy(),
+            "ratio_low": [tests[k].ratio.low if k in tests else np.nan for k in keys],
+            "ratio_high": [tests[k].ratio.high if k in tests else np.nan for k in keys],
+            "p_value": [tests[k].p_value if k in tests else np.nan for k in keys],
+            "verdict": [tests[k].verdict("new", "old") if k in tests else "" for k in keys],
             "old_median_s": old["median_s"].to_numpy(),
             "new_median_s": new["median_s"].to_numpy(),
             "old_solved": old["solved"].to_numpy(),
@@ -660,8 +700,28 @@ def markdown_report(
     if baseline is not None:
         lines[-1] += (
             f" *vs baseline*: {markdown_text(baseline)}'s mean time over this backend's "
-            "(above 1: faster)."
+            "(above 1: faster), with its 95% interval."
         )
+    lines[-1] += (
+        " *lo*, *hi*: 95% intervals, by a bootstrap over the puzzles (each puzzle the "
+        "median of its repeats; a timeout counted at its stop, so the estimates are then "
+        "lower bounds)."
+    )
+    from . import stats
+
+    if baseline is not None:
+        verdicts = stats.compare(rows, baseline=baseline)
+        if len(verdicts):
+            lines += [
+                "",
+                f"## Against {markdown_text(baseline)}, puzzle by puzzle",
+                "",
+                render(verdicts[["set", "a", "b", "puzzles", "verdict"]], "markdown").rstrip("\n"),
+                "",
+                "Paired on the puzzles both answered: the ratio of mean times with its "
+                "bootstrap interval, and the Wilcoxon signed-rank test on the differences of "
+                f"log times; significant when p < {stats.ALPHA} and the interval excludes 1.",
+            ]
     hosts = by_host(rows)
     if hosts is not None:
         lines += ["", "## By host", "", render(hosts, "markdown").rstrip("\n")]

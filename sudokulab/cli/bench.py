@@ -453,9 +453,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 #: The columns a terminal table shows unless --wide asks for all of them.
 COMPACT = [
     "set", "backend", "puzzles", "solved", "unsolvable", "multiple", "timeouts", "errors",
-    "invalid", "wrong", "mean_s", "median_s", "p90_s", "max_s", "puzzles_per_s",
-    "mean_guesses", "under_100ms", "under_1s", "vs_baseline",
+    "invalid", "wrong", "mean_s", "mean_low_s", "mean_high_s", "median_s", "p90_s", "max_s",
+    "puzzles_per_s",
+    "mean_guesses", "under_100ms", "under_1s", "vs_baseline", "vs_baseline_low",
+    "vs_baseline_high",
 ]  # fmt: skip
+#: The columns of two runs side by side on a terminal (the verdict says the rest).
+COMPACT_COMPARE = ["set", "backend", "old_mean_s", "new_mean_s", "ratio", "ratio_low",
+                   "ratio_high", "verdict"]  # fmt: skip
 
 
 def _report(store, runs: list[int], args: argparse.Namespace) -> int:
@@ -488,7 +493,10 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         old, new = (each[r] for r in runs)
-        sys.stdout.write(report.render(report.compare(old, new), args.format))
+        table = report.compare(old, new)
+        if args.format == "table" and not args.wide:
+            table = table[COMPACT_COMPARE]
+        sys.stdout.write(report.render(table, args.format))
     rows = each[runs[0]] if len(runs) == 1 else store.rows(runs)
     folder = Path(args.out) / f"run-{'-'.join(map(str, runs))}"
     folder.mkdir(parents=True, exist_ok=True)

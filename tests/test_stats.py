@@ -1,0 +1,134 @@
+"""Statistics of the reports on synthetic runs with known answers: intervals, paired tests,
+censored timeouts, repeats, the sample bound."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sudokulab
+from sudokulab.bench import stats
+
+PUZZLES = 300
+
+
+def _rows(times: dict[str, np.ndarray], repeats: int = 1, set_name: str = "s") -> pd.DataFrame:
+    """Result rows of one run: each backend's time per puzzle (one row per repeat)."""
+    records = []
+    for backend, seconds in times.items():
+        for idx, t in enumerate(seconds):
+            for repeat in range(repeats):
+                records.append(
+                    {"set": set_name, "backend": backend, "idx": idx, "repeat": repeat,
+                     "status": "solved", "time": float(t)}
+                )  # fmt: skip
+    return pd.DataFrame(records)
+
+
+def _base(seed: int = 1, n: int = PUZZLES) -> np.ndarray:
+    return np.random.default_rng(seed).lognormal(-7, 0.8, n)
+
+
+def test_an_injected_slowdown_is_found_with_an_interval_around_it():
+    rng = np.random.default_rng(2)
+    fast = _base()
+    slow = fast * 1.5 * rng.lognormal(0, 0.1, PUZZLES)
+    frame = stats.compare(_rows({"a": fast, "b": slow}), baseline="b")
+    (row,) = frame.to_dict("records")
+    assert (row["a"], row["b"], row["puzzles"]) == ("a", "b", PUZZLES)
+    true_ratio = slow.mean() / fast.mean()
+    assert row["ratio"] == pytest.approx(true_ratio)
+    assert row["ratio_low"] < true_ratio < row["ratio_high"]
+    assert row["ratio_low"] > 1.35 and row["ratio_high"] < 1.7
+    assert row["significant"] and row["p_value"] < 1e-6
+    assert row["verdict"].startswith("a faster than b by 1.5")
+    assert "significant" in row["verdict"] and "no significant" not in row["verdict"]
+
+
+def test_two_copies_of_one_run_differ_in_nothing():
+    run = _rows({"a": _base(), "b": _base(3)})
+    frame = stats.compare(run, run.copy())
+    assert list(frame["a"]) == ["a (new)", "b (new)"] and list(frame["b"]) == ["a (old)", "b (old)"]
+    assert (frame["ratio"] == 1).all() and (frame["p_value"] == 1).all()
+    assert not frame["significant"].any()
+    assert frame["verdict"].str.startswith("no significant difference").all()
+
+
+def test_noise_alone_is_not_significant():
+    rng = np.random.default_rng(4)
+    base = _base()
+    one, two = base * rng.lognormal(0, 0.2, PUZZLES), base * rng.lognormal(0, 0.2, PUZZLES)
+    result = stats.paired(
+        stats.Times(np.arange(PUZZLES), one, np.zeros(PUZZLES, bool)),
+        stats.Times(np.arange(PUZZLES), two, np.zeros(PUZZLES, bool)),
+    )
+    assert result.ratio.low < 1 < result.ratio.high
+    assert not result.significant
+
+
+def test_timeouts_are_censored_not_dropped():
+    fast = _base()
+    slow = fast * 2
+    frame = _rows({"a": fast, "b": slow})
+    stopped = (frame["backend"] == "b") & (frame["idx"] < 10)
+    frame.loc[stopped, "status"] = "timeout"
+    frame.loc[stopped, "time"] = 0.5  # stopped at the deadline: a lower bound
+    errors = (frame["backend"] == "a") & (frame["idx"] == PUZZLES - 1)
+    frame.loc[errors, "status"] = "error"  # an error carries no time to compare
+    times = stats.puzzle_times(frame)
+    assert len(times["s", "b"]) == PUZZLES and int(times["s", "b"].censored.sum()) == 10
+    assert len(times["s", "a"]) == PUZZLES - 1
+    (row,) = stats.compare(frame, baseline="b").to_dict("records")
+    assert row["puzzles"] == PUZZLES - 1 and row["censored_b"] == 10
+    assert "b: 10 timeouts counted at the deadline" in row["verdict"]
+    expected = np.r_[np.full(10, 0.5), slow[10 : PUZZLES - 1]].mean()
+    assert row["b_mean_s"] == pytest.approx(expected)
+    table = stats.intervals(frame).set_index("backend")
+    assert table.loc["b", "censored"] == 10 and table.loc["a", "censored"] == 0
+
+
+def test_a_puzzle_counts_the_median_of_its_repeats():
+    base = _base(n=50)
+    frame = _rows({"a": base}, repeats=3)
+    outlier = (frame["repeat"] == 2) & (frame["idx"] % 2 == 0)
+    frame.loc[outlier, "time"] *= 100  # one repeat in three disturbed: the median ignores it
+    times = stats.puzzle_times(frame)["s", "a"]
+    assert np.allclose(times.seconds, base)
+    frame.loc[frame["repeat"] >= 1, "status"] = "timeout"  # two of three stopped: censored
+    assert stats.puzzle_times(frame)["s", "a"].censored.all()
+
+
+def test_interval_of_a_known_mean():
+    values = np.random.default_rng(5).normal(10, 1, 2000)
+    mean = stats.interval(values, "mean")
+    half = 1.96 / math.sqrt(2000)
+    assert mean.low < 10 < mean.high
+    assert (mean.high - mean.low) / 2 == pytest.approx(half, rel=0.2)
+    median = stats.interval(values, "median")
+    assert median.low < 10 < median.high
+    single = stats.interval([3.0])
+    assert single.estimate == 3.0 and math.isnan(single.low) and math.isnan(single.high)
+    with pytest.raises(ValueError, match="unknown statistic"):
+        stats.interval(values, "mode")
+
+
+def test_large_sets_are_sampled_evenly_and_alike(monkeypatch):
+    monkeypatch.setattr(stats, "MAX_PUZZLES", 100)
+    frame = _rows({"a": _base(n=1000), "b": _base(6, n=1000)})
+    times = stats.puzzle_times(frame)
+    assert len(times["s", "a"]) == 100
+    assert np.array_equal(times["s", "a"].idx, times["s", "b"].idx)
+    assert np.array_equal(times["s", "a"].idx, np.arange(0, 1000, 10))
+
+
+def test_compare_in_the_api_and_its_errors():
+    run = _rows({"a": _base(), "b": _base() * 3})
+    frame = sudokulab.compare(run, baseline="b")
+    assert list(frame.columns) == stats.PAIRED_COLUMNS and bool(frame["significant"].iloc[0])
+    with pytest.raises(ValueError, match="not among the backends"):
+        sudokulab.compare(run, baseline="nobody")
+    with pytest.raises(ValueError, match="either a second run"):
+        sudokulab.compare(run)
