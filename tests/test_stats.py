@@ -132,3 +132,64 @@ def test_compare_in_the_api_and_its_errors():
         sudokulab.compare(run, baseline="nobody")
     with pytest.raises(ValueError, match="either a second run"):
         sudokulab.compare(run)
+
+
+# --- the field's plots ---------------------------------------------------------------------
+
+
+def _texts(path) -> list[str]:
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(path).getroot()
+    return ["".join(t.itertext()).strip() for t in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def _field_run() -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Two sets, three backends: a fastest on every puzzle, b 2x a, c 10x a with two
+    timeouts."""
+    a1, a2 = _base(7, 40), _base(8, 30)
+    one = _rows({"a": a1, "b": 2 * a1, "c": 10 * a1}, set_name="one")
+    two = _rows({"a": a2, "b": 2 * a2, "c": 10 * a2}, set_name="two")
+    frame = pd.concat([one, two], ignore_index=True)
+    stopped = (frame["backend"] == "c") & (frame["set"] == "one") & (frame["idx"] < 2)
+    frame.loc[stopped, "status"] = "timeout"
+    return frame, a1, a2
+
+
+def test_performance_profile_ratios():
+    from sudokulab.bench.plots import profile_ratios
+
+    frame, _, _ = _field_run()
+    ratios = profile_ratios(frame)
+    assert np.allclose(ratios["a"], 1.0) and len(ratios["a"]) == 70
+    assert np.allclose(ratios["b"], 2.0)
+    assert np.allclose(ratios["c"][:68], 10.0) and np.isinf(ratios["c"][68:]).all()
+
+
+def test_cactus_points_leave_timeouts_out():
+    from sudokulab.bench.plots import cactus_points
+
+    frame, a1, a2 = _field_run()
+    points = cactus_points(frame)
+    assert np.allclose(points["a"], np.sort(np.r_[a1, a2]))
+    assert len(points["c"]) == 68 and np.all(np.diff(points["c"]) >= 0)
+
+
+def test_field_plots_are_written_and_titled(tmp_path):
+    from sudokulab.bench.plots import plot_cactus, plot_profile, plot_scatter
+
+    frame, _, _ = _field_run()
+    paths = plot_cactus(frame, tmp_path) + plot_profile(frame, tmp_path)
+    paths += plot_scatter(frame, "a", "c", tmp_path)
+    assert sorted(p.name for p in paths) == sorted(
+        f"{stem}.{ext}"
+        for stem in ("cactus", "profile", "scatter-a-vs-c")
+        for ext in ("png", "svg")
+    )
+    assert all(p.stat().st_size > 0 for p in paths)
+    assert any("Cactus plot" in t for t in _texts(tmp_path / "cactus.svg"))
+    assert any("Dolan and Moré" in t for t in _texts(tmp_path / "profile.svg"))
+    scatter = _texts(tmp_path / "scatter-a-vs-c.svg")
+    assert any("c against a" in t for t in scatter) and "one" in scatter and "two" in scatter
+    with pytest.raises(ValueError, match="no timed rows of backend 'z'"):
+        plot_scatter(frame, "a", "z", tmp_path)

@@ -10,6 +10,7 @@ projector.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -368,4 +369,177 @@ def plot_means(
                     color=color,
                     gid=f"mean-{row}-{col}",
                 )
+        return _save(figure, out_dir, stem)
+
+
+# --- the field's plots: cactus, per-puzzle scatter, performance profile ------------------
+
+
+def cactus_points(results: Rows | pd.DataFrame) -> dict[Any, np.ndarray]:
+    """Per backend, the sorted times of the puzzles it answered, over every set (each
+    puzzle the median of its repeats; timeouts, censored, are not answers): a cactus
+    plot's curve is ``(k + 1, times[k])``. Big sets are sampled as :mod:`.stats` samples
+    them."""
+    from . import stats
+
+    times: dict[Any, list[np.ndarray]] = {}
+    for (_, backend), t in stats.puzzle_times(results).items():
+        times.setdefault(backend, []).append(t.seconds[~t.censored])
+    return {b: np.sort(np.concatenate(parts)) for b, parts in times.items()}
+
+
+def profile_ratios(results: Rows | pd.DataFrame) -> dict[Any, np.ndarray]:
+    """Dolan and Moré's performance ratios (2002): for every puzzle (of any set) that some
+    backend answered, each backend's time over the best backend's on that puzzle; ``inf``
+    where the backend timed out or did not run it. Per backend, sorted."""
+    from . import stats
+
+    by_puzzle: dict[tuple[Any, int], dict[Any, float]] = {}
+    backends: list[Any] = []
+    for (set_name, backend), t in stats.puzzle_times(results).items():
+        if backend not in backends:
+            backends.append(backend)
+        for idx, seconds, censored in zip(t.idx, t.seconds, t.censored, strict=True):
+            if not censored:
+                by_puzzle.setdefault((set_name, int(idx)), {})[backend] = max(seconds, 1e-9)
+    ratios: dict[Any, list[float]] = {b: [] for b in backends}
+    for answered in by_puzzle.values():
+        best = min(answered.values())
+        for b in backends:
+            ratios[b].append(answered[b] / best if b in answered else math.inf)
+    return {b: np.sort(np.array(r, dtype=float)) for b, r in ratios.items()}
+
+
+def plot_cactus(
+    results: Rows | pd.DataFrame, out_dir: str | Path, stem: str = "cactus"
+) -> list[Path]:
+    """The solver competitions' cactus plot: puzzles answered (x) within a time per puzzle
+    (y, log scale), a line per backend over all sets; further right and lower is better.
+    Written as ``stem.png`` and ``stem.svg``; returns the paths."""
+    import matplotlib
+    from matplotlib.ticker import FuncFormatter
+
+    rows = Rows.of(results)
+    _check(rows)
+    curves = cactus_points(rows)
+    styles = _styles(list(curves))
+    with matplotlib.rc_context(STYLE):
+        figure, axes = _figure(1, 1, 11, 6.5)
+        ax = axes[0, 0]
+        for backend, times in curves.items():
+            if times.size:
+                ax.step(np.arange(1, times.size + 1), np.maximum(times, 1e-6), where="post",
+                        markevery=0.1, **styles[backend])  # fmt: skip
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(_time_label))
+        ax.set_xlabel("puzzles answered (every set; big sets sampled evenly)")
+        ax.set_ylabel("time per puzzle (log scale)")
+        figure.suptitle("Cactus plot: puzzles answered within a time")
+        _legend(figure, styles)
+        return _save(figure, out_dir, stem)
+
+
+def plot_scatter(
+    results: Rows | pd.DataFrame,
+    x_backend: str,
+    y_backend: str,
+    out_dir: str | Path,
+    stem: str | None = None,
+) -> list[Path]:
+    """Per puzzle, one backend's time (x) against another's (y) on log-log axes, a colour
+    per set, with the diagonal (equal times) and its 10x lines; a puzzle that timed out on
+    one side is drawn on that axis's far edge (a triangle), so timeouts stay visible.
+    Written as ``stem.png``/``.svg`` (default ``scatter-X-vs-Y``); returns the paths."""
+    import matplotlib
+    from matplotlib.ticker import FuncFormatter
+
+    from . import stats
+
+    rows = Rows.of(results)
+    _check(rows)
+    times = stats.puzzle_times(rows)
+    sets = list(dict.fromkeys(s for s, _ in times))
+    found = [b for b in (x_backend, y_backend) if not any(k[1] == b for k in times)]
+    if found:
+        raise ValueError(f"no timed rows of backend {found[0]!r} to plot")
+    pairs = []
+    for s in sets:
+        a, b = times.get((s, x_backend)), times.get((s, y_backend))
+        if a is None or b is None:
+            continue
+        _, ia, ib = np.intersect1d(a.idx, b.idx, assume_unique=True, return_indices=True)
+        pairs.append((s, a.seconds[ia], b.seconds[ib], a.censored[ia], b.censored[ib]))
+    every = np.concatenate([np.r_[x, y] for _, x, y, _, _ in pairs] or [np.array([1e-3])])
+    low, high = _decades(max(every.min(), 1e-6), max(every.max(), 1e-6))
+    colors = matplotlib.colormaps["tab10"].colors
+    with matplotlib.rc_context(STYLE):
+        figure, axes = _figure(1, 1, 9, 8)
+        ax = axes[0, 0]
+        for i, (s, x, y, cx, cy) in enumerate(pairs):
+            x, y = np.clip(x, low, high), np.clip(y, low, high)
+            edge_x, edge_y = np.where(cx, high, x), np.where(cy, high, y)
+            plain = ~(cx | cy)
+            color = colors[i % len(colors)]
+            ax.scatter(x[plain], y[plain], s=14, alpha=0.6, color=color, label=str(s))
+            if (~plain).any():
+                ax.scatter(edge_x[~plain], edge_y[~plain], s=40, marker="^", color=color)
+        line = np.array([low, high])
+        ax.plot(line, line, color="0.3", linewidth=1.2)
+        for factor in (10, 0.1):
+            ax.plot(line, line * factor, color="0.6", linewidth=1, linestyle=":")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(low, high * 1.3)
+        ax.set_ylim(low, high * 1.3)
+        ax.set_aspect("equal")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(FuncFormatter(_time_label))
+        ax.set_xlabel(f"{x_backend}: time per puzzle")
+        ax.set_ylabel(f"{y_backend}: time per puzzle")
+        ax.legend(title="set", loc="upper left")
+        figure.suptitle(f"{y_backend} against {x_backend}, puzzle by puzzle")
+        ax.set_title(
+            f"above the diagonal: {y_backend} slower; dotted: 10x; ▲ on an edge: a timeout",
+            fontsize=STYLE["font.size"] - 2,
+            color="0.3",
+        )
+        name = stem or f"scatter-{x_backend}-vs-{y_backend}"
+        return _save(figure, out_dir, re.sub(r"[^A-Za-z0-9_.-]+", "_", name))
+
+
+def plot_profile(
+    results: Rows | pd.DataFrame, out_dir: str | Path, stem: str = "profile"
+) -> list[Path]:
+    """Dolan and Moré's performance profile over every set: for each backend, the share of
+    puzzles (y) it answers within a factor tau (x, log scale) of the best backend on that
+    puzzle. At tau = 1, how often it is the fastest; at the right edge, how many it answers
+    at all. Written as ``stem.png`` and ``stem.svg``; returns the paths."""
+    import matplotlib
+    from matplotlib.ticker import PercentFormatter
+
+    rows = Rows.of(results)
+    _check(rows)
+    ratios = profile_ratios(rows)
+    styles = _styles(list(ratios))
+    finite = np.concatenate([r[np.isfinite(r)] for r in ratios.values()] or [np.array([1.0])])
+    right = max(2.0, float(finite.max()) * 1.5) if finite.size else 2.0
+    with matplotlib.rc_context(STYLE):
+        figure, axes = _figure(1, 1, 11, 6.5)
+        ax = axes[0, 0]
+        for backend, r in ratios.items():
+            if not r.size:
+                continue
+            share = np.arange(1, r.size + 1) / r.size
+            kept = np.isfinite(r)
+            x = np.concatenate([[1.0], r[kept], [right]])
+            y = np.concatenate([[0.0], share[kept], [share[kept][-1] if kept.any() else 0.0]])
+            ax.step(x, y, where="post", markevery=0.1, **styles[backend])
+        ax.set_xscale("log")
+        ax.set_xlim(1, right)
+        ax.set_ylim(0, 1.03)
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.set_xlabel("within this factor of the best backend's time (log scale)")
+        ax.set_ylabel("puzzles")
+        figure.suptitle("Performance profile (Dolan and Moré), every set")
+        _legend(figure, styles)
         return _save(figure, out_dir, stem)

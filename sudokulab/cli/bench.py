@@ -463,6 +463,22 @@ COMPACT_COMPARE = ["set", "backend", "old_mean_s", "new_mean_s", "ratio", "ratio
                    "ratio_high", "verdict"]  # fmt: skip
 
 
+#: Most per-puzzle scatter plots a report draws (one per backend against the baseline).
+MAX_SCATTERS = 6
+
+
+def _scatter_pairs(rows, baseline: str | None) -> list[tuple[str, str]]:
+    """The (x, y) backends of the report's scatter plots: each backend against the
+    baseline (the first MAX_SCATTERS), or the two backends of a run of two."""
+    names = [
+        str(rows.name(b))
+        for (b,) in rows.query("SELECT backend FROM {rows} GROUP BY backend ORDER BY MIN(seq)")
+    ]
+    if baseline is not None:
+        return [(baseline, b) for b in names if b != baseline][:MAX_SCATTERS]
+    return [(names[0], names[1])] if len(names) == 2 else []
+
+
 def _report(store, runs: list[int], args: argparse.Namespace) -> int:
     """Print each run's summary (and two runs side by side); write report.md and plots;
     the exit status the rows call for (2 when a puzzle was invalid, 1 when a row was not
@@ -502,9 +518,13 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     plots: dict[str, str] = {}
     if not args.no_plots and rows.count():
-        from ..bench.plots import plot_cumulative, plot_means
+        from ..bench import plots as draw
 
-        for path in plot_cumulative(rows, folder) + plot_means(rows, folder):
+        paths = draw.plot_cumulative(rows, folder) + draw.plot_means(rows, folder)
+        paths += draw.plot_cactus(rows, folder) + draw.plot_profile(rows, folder)
+        for x, y in _scatter_pairs(rows, args.baseline):
+            paths += draw.plot_scatter(rows, x, y, folder)
+        for path in paths:
             if path.suffix == ".png":
                 plots[path.stem] = path.name
     (folder / "report.md").write_text(
