@@ -158,6 +158,23 @@ RESULT_COLUMNS = (
     "backtracks", "stats", "error", "worker",
 )  # fmt: skip
 
+#: Rows a Parquet export reads and writes at a time.
+PARQUET_CHUNK = 50_000
+
+
+def _parquet_schema() -> Any:
+    """The Parquet columns of :data:`RESULT_COLUMNS` (pyarrow imported only when asked)."""
+    import pyarrow as pa
+
+    kinds = {
+        "run_id": pa.int64(), "idx": pa.int64(), "repeat": pa.int64(), "count": pa.int64(),
+        "verified": pa.bool_(), "agrees": pa.bool_(), "time": pa.float64(),
+        "build_time": pa.float64(), "solve_time": pa.float64(), "nodes": pa.int64(),
+        "guesses": pa.int64(), "backtracks": pa.int64(),
+    }  # fmt: skip
+    return pa.schema([(c, kinds.get(c, pa.string())) for c in RESULT_COLUMNS])
+
+
 #: What a row of :class:`ChunkRows` holds, in order (the rest is the chunk's).
 ROW_FIELDS = (
     "idx", "repeat", "status", "solution", "count", "verified", "agrees", "time",
@@ -630,6 +647,39 @@ class Store:
             values = [None if v is None or v != v else bool(v) for v in frame[column].tolist()]
             frame[column] = pd.Series(values, index=frame.index)
         return frame
+
+    def write_parquet(
+        self, path: str | os.PathLike[str], run_ids: Iterable[int], chunk: int = PARQUET_CHUNK
+    ) -> int:
+        """Write the rows of ``run_ids`` (the ``results`` view's columns, in the order they
+        were stored) to a Parquet file, ``chunk`` rows at a time (memory holds one chunk,
+        whatever the run's size), with the runs table (machine, CPU, Python, packages,
+        arguments) as JSON in the file's metadata under ``sudokulab.runs``. Returns the
+        rows written. Needs pyarrow (``pip install "sudokulab[parquet]"``)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        params = list(run_ids)
+        marks = ", ".join("?" * len(params))
+        columns = ", ".join(f'"{c}"' for c in RESULT_COLUMNS)
+        cursor = self._db.execute(
+            f"SELECT {columns} FROM results WHERE run_id IN ({marks}) ORDER BY seq", params
+        )
+        runs = self.runs(params).to_json(orient="records")
+        schema = _parquet_schema().with_metadata({"sudokulab.runs": runs})
+        written = 0
+        with pq.ParquetWriter(os.fspath(path), schema) as writer:
+            while batch := cursor.fetchmany(chunk):
+                values = list(zip(*batch, strict=True))
+                arrays = {
+                    name: [None if v is None else bool(v) for v in values[i]]
+                    if name in ("verified", "agrees")
+                    else list(values[i])
+                    for i, name in enumerate(RESULT_COLUMNS)
+                }
+                writer.write_table(pa.Table.from_pydict(arrays, schema=schema))
+                written += len(batch)
+        return written
 
     def runs(self, run_ids: Iterable[int] | None = None) -> pd.DataFrame:
         """The runs table (default: all runs) as a DataFrame."""

@@ -173,6 +173,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="RUN",
         help="a run number of the store (default: the latest); with two, they are also compared",
     )
+    p.add_argument(
+        "--parquet",
+        metavar="FILE",
+        help="also write the runs' rows to a Parquet file (every column of the results, "
+        "the machine of each run in its metadata; needs pyarrow: pip install "
+        "'sudokulab[parquet]')",
+    )
     _common(p)
     p.set_defaults(handler=cmd_report)
 
@@ -446,6 +453,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise UsageError(f"no run {missing[0]} in {store.path} (runs: {sorted(known)})")
         for run in runs:
             _check_baseline(args.baseline, store.backends(run), f"the backends of run {run}")
+        if args.parquet is not None:
+            _write_parquet(store, runs, args.parquet)
         status = _report(store, runs, args)
         return EXIT_FAILED if status != EXIT_OK else EXIT_OK
 
@@ -461,6 +470,22 @@ COMPACT = [
 #: The columns of two runs side by side on a terminal (the verdict says the rest).
 COMPACT_COMPARE = ["set", "backend", "old_mean_s", "new_mean_s", "ratio", "ratio_low",
                    "ratio_high", "verdict"]  # fmt: skip
+
+
+def _write_parquet(store, runs: list[int], path: str) -> None:
+    """``report --parquet``: the runs' rows to ``path``; a UsageError without pyarrow or
+    when the file cannot be written (nothing half-written is left)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise UsageError("--parquet needs pyarrow: pip install 'sudokulab[parquet]'")
+    target = Path(path)
+    try:
+        rows = store.write_parquet(target, runs)
+    except OSError as err:
+        target.unlink(missing_ok=True)
+        raise UsageError(f"--parquet {path}: cannot write: {err.strerror or err}") from None
+    print(f"parquet: {rows} rows of run {', '.join(map(str, runs))} in {path}", file=sys.stderr)
 
 
 #: Most per-puzzle scatter plots a report draws (one per backend against the baseline).
