@@ -193,3 +193,19 @@ def test_field_plots_are_written_and_titled(tmp_path):
     assert any("c against a" in t for t in scatter) and "one" in scatter and "two" in scatter
     with pytest.raises(ValueError, match="no timed rows of backend 'z'"):
         plot_scatter(frame, "a", "z", tmp_path)
+
+
+def test_the_spread_of_repeats():
+    base = _base(n=40)
+    frame = _rows({"a": base}, repeats=3)
+    wobble = (frame["repeat"] == 1) & (frame["idx"] < 10)
+    frame.loc[wobble, "time"] *= 1.5  # 10 of 40 puzzles: one repeat of three 50% slower
+    frame.loc[(frame["repeat"] == 2) & (frame["idx"] < 10), "time"] *= 0.7
+    (row,) = stats.intervals(frame).to_dict("records")
+    assert row["spread_over_10pct"] == pytest.approx(10 / 40)
+    assert row["spread"] == 0  # most puzzles do not move at all
+    from sudokulab.bench.report import summary
+
+    table = summary(frame)
+    assert table["spread_over_10pct"].iloc[0] == pytest.approx(0.25)
+    assert math.isnan(stats.intervals(_rows({"a": base})).iloc[0]["spread"])  # one repeat

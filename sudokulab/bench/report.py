@@ -75,7 +75,7 @@ def _bound_column(bound: float) -> str:
 SUMMARY_COLUMNS = [
     "set", "backend", "puzzles", "runs", *STATUS_COLUMNS.values(), "wrong",
     "mean_s", "mean_low_s", "mean_high_s", "median_s", "median_low_s", "median_high_s",
-    "p90_s", "p99_s", "max_s", "total_s", "puzzles_per_s",
+    "p90_s", "p99_s", "max_s", "total_s", "puzzles_per_s", "spread", "spread_over_10pct",
     "mean_nodes", "mean_guesses", *map(_bound_column, BOUNDS),
 ]  # fmt: skip
 
@@ -110,6 +110,8 @@ DISPLAY: dict[str, tuple[str, str]] = {
     "p_value": ("p (Wilcoxon)", "number"),
     "verdict": ("verdict", "text"),
     "censored": ("timeouts (censored)", "int"),
+    "spread": ("repeat spread", "percent"),
+    "spread_over_10pct": ("spread > 10%", "percent"),
     "mean_low_s": ("mean lo ms", "ms"),
     "mean_high_s": ("mean hi ms", "ms"),
     "median_low_s": ("median lo ms", "ms"),
@@ -189,6 +191,9 @@ def summary(results: Rows | pd.DataFrame, baseline: str | None = None) -> pd.Dat
     notes), ``mean_s`` and ``median_s`` (each with ``_low_s`` and ``_high_s``: its 95%
     interval, a bootstrap over the puzzles, each puzzle the median of its repeats and a
     timeout counted at its stop; :mod:`.stats`), ``p90_s``, ``p99_s``, ``max_s``, ``total_s``,
+    ``spread`` and ``spread_over_10pct`` (with repeats: the median over puzzles of the
+    repeats' median absolute deviation over their median, and the share of puzzles above
+    10%; NaN without repeats),
     ``puzzles_per_s`` (rows / total time), ``mean_nodes``, ``mean_guesses`` (NaN for
     backends without them), ``under_100ms``, ``under_500ms``, ``under_1s`` (fraction of
     rows solved in less than the bound), and with a ``baseline`` backend label
@@ -276,7 +281,10 @@ def _summary(rows: Rows) -> pd.DataFrame:
 
     bounds = stats.intervals(rows).set_index(["set", "backend"])
     keys = pd.MultiIndex.from_arrays([frame["set"], frame["backend"]])
-    for column in ("mean_low_s", "mean_high_s", "median_low_s", "median_high_s"):
+    for column in (
+        "mean_low_s", "mean_high_s", "median_low_s", "median_high_s", "spread",
+        "spread_over_10pct",
+    ):  # fmt: skip
         frame[column] = bounds[column].reindex(keys).to_numpy(dtype=float)
     return frame
 

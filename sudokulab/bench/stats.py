@@ -57,11 +57,14 @@ FLOOR_S = 1e-9
 @dataclass(frozen=True)
 class Times:
     """One (set, backend)'s time per puzzle: the puzzles' indices (ascending), the median
-    of each one's repeats, and whether that median is a timeout's (censored)."""
+    of each one's repeats, whether that median is a timeout's (censored), and the spread
+    of its repeats: their median absolute deviation over their median (NaN for a puzzle
+    with one repeat)."""
 
     idx: np.ndarray
     seconds: np.ndarray
     censored: np.ndarray
+    spread: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.idx)
@@ -113,7 +116,8 @@ def _medians(found: Sequence[tuple[int, float, int]]) -> Times:
     when more than half of them timed out (the median is then a stop time)."""
     if not found:
         empty = np.array([], dtype=np.int64)
-        return Times(empty, np.array([], dtype=float), np.array([], dtype=bool))
+        nothing = np.array([], dtype=float)
+        return Times(empty, nothing, np.array([], dtype=bool), nothing)
     idx = np.array([r[0] for r in found], dtype=np.int64)
     seconds = np.array([r[1] for r in found], dtype=float)
     stopped = np.array([bool(r[2]) for r in found])
@@ -123,7 +127,13 @@ def _medians(found: Sequence[tuple[int, float, int]]) -> Times:
     censored = np.array(
         [stopped[a:b].sum() * 2 > b - a for a, b in zip(starts, ends, strict=True)], dtype=bool
     )
-    return Times(idx[starts], medians, censored)
+    spread = np.array(
+        [
+            np.median(np.abs(seconds[a:b] - m)) / m if b - a > 1 and m > 0 else np.nan
+            for a, b, m in zip(starts, ends, medians, strict=True)
+        ]
+    )
+    return Times(idx[starts], medians, censored, spread)
 
 
 def interval(
@@ -251,22 +261,29 @@ def paired(a: Times, b: Times, seed: int = SEED) -> Paired:
     return Paired(n, mean_a, mean_b, ratio, p_value, ca, cb)
 
 
+#: A puzzle's repeats "spread" when their median absolute deviation exceeds this share of
+#: their median.
+SPREAD = 0.10
+
 INTERVAL_COLUMNS = [
     "set", "backend", "puzzles", "censored", "mean_s", "mean_low_s", "mean_high_s",
-    "median_s", "median_low_s", "median_high_s",
+    "median_s", "median_low_s", "median_high_s", "spread", "spread_over_10pct",
 ]  # fmt: skip
 
 
 def intervals(results: Rows | pd.DataFrame) -> pd.DataFrame:
     """Per (set, backend): the mean and median time per puzzle with their 95% bootstrap
-    intervals, and how many puzzles are censored (timeouts: the estimates are then lower
-    bounds)."""
+    intervals, how many puzzles are censored (timeouts: the estimates are then lower
+    bounds), and with repeats how much they move: ``spread``, the median over puzzles of
+    each one's median absolute deviation over its median, and ``spread_over_10pct``, the
+    share of puzzles whose spread exceeds :data:`SPREAD` (NaN without repeats)."""
     import pandas as pd
 
     records = []
     for (set_name, backend), times in puzzle_times(results).items():
         mean = interval(times.seconds, "mean")
         median = interval(times.seconds, "median")
+        spread = times.spread[~np.isnan(times.spread)] if times.spread is not None else []
         records.append(
             {
                 "set": set_name,
@@ -279,6 +296,8 @@ def intervals(results: Rows | pd.DataFrame) -> pd.DataFrame:
                 "median_s": median.estimate,
                 "median_low_s": median.low,
                 "median_high_s": median.high,
+                "spread": float(np.median(spread)) if len(spread) else math.nan,
+                "spread_over_10pct": float(np.mean(spread > SPREAD)) if len(spread) else math.nan,
             }
         )
     return pd.DataFrame(records, columns=INTERVAL_COLUMNS)
