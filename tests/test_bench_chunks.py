@@ -122,6 +122,22 @@ def test_a_run_stores_each_rows_agreement(tmp_path):
     assert rows[rows["status"] == "timeout"]["agrees"].isna().all()
 
 
+def test_repeats_go_round_by_round_every_backend_in_each(tmp_path):
+    """Drift on the machine falls on every backend alike: each repeat round runs every
+    spec before the next round starts (the rows' stored order says so)."""
+    sets = {"seeds": shipped("seeds")}
+    specs = ["native", "native-py", "dlx"]
+    plan = BenchPlan(list(sets), specs, timeout=None, repeats=3)
+    with Store(tmp_path / "r.sqlite") as store:
+        run = run_bench(plan, store, lambda n, p: sets[n], SmallChunks(2), progress=False)
+        rows = store.results([run])
+    rounds = rows["repeat"].tolist()
+    assert rounds == sorted(rounds)  # round 0 whole, then round 1, then round 2
+    for r in range(3):
+        assert rows[rows["repeat"] == r]["backend"].drop_duplicates().tolist() == specs
+    assert len(rows) == 3 * 3 * len(sets["seeds"]) and rows["verified"].all()
+
+
 # --- reading a set in blocks -----------------------------------------------------------
 
 

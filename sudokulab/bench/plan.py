@@ -216,19 +216,21 @@ def survey(
 def set_chunks(
     name: str,
     blocks: Iterable[SetBlock | ParseError],
-    repeats: int,
+    repeats: int | range,
     size: int,
     stored: Callable[[SetBlock, int], np.ndarray] | None = None,
 ) -> Iterator[Chunk]:
-    """The work left of one spec on one set, as a stream: per block and repeat, the
-    puzzles whose row is not stored yet (``stored(block, repeat)``: the block's indices
-    already stored), in chunks of at most ``size`` puzzles. Errors are left out."""
+    """The work left of one spec on one set, as a stream: per block and repeat (``repeats``
+    of them from 0, or those of a range), the puzzles whose row is not stored yet
+    (``stored(block, repeat)``: the block's indices already stored), in chunks of at most
+    ``size`` puzzles. Errors are left out."""
     if size < 1:
         raise ValueError(f"a chunk needs at least 1 puzzle, not {size}")
+    rounds = range(repeats) if isinstance(repeats, int) else repeats
     for block in blocks:
         if isinstance(block, ParseError):
             continue
-        for repeat in range(repeats):
+        for repeat in rounds:
             rows: np.ndarray | slice = slice(None)
             indices, grids = block.indices, block.grids
             if stored is not None:

@@ -210,15 +210,18 @@ def run_bench(
     bar = Progress(total) if progress else None
     limit = 2 if plan.unique else 1
     try:
-        for spec in specs:
-            mine = [(name, rows) for s, name, rows in work if s is spec and rows > 0]
-            if not mine:
-                continue
-            size = executor.chunk_size(spec, sum(rows for _, rows in mine))
-            chunks = _chunks(plan, load, writer if resume is not None else None, spec,
-                             [name for name, _ in mine], size)  # fmt: skip
-            answered = executor.run(spec, chunks, limit, plan.timeout)
-            _store_in_order(writer, answered, chunks, bar, str(spec))
+        # Repeats go round by round, every backend in each: drift on the machine (load,
+        # heat, frequency) then falls on all backends alike, not on the last one.
+        for repeat in range(plan.repeats):
+            for spec in specs:
+                mine = [(name, rows) for s, name, rows in work if s is spec and rows > 0]
+                if not mine:
+                    continue
+                size = executor.chunk_size(spec, sum(rows for _, rows in mine))
+                chunks = _chunks(plan, load, writer if resume is not None else None, spec,
+                                 [name for name, _ in mine], size, repeat)  # fmt: skip
+                answered = executor.run(spec, chunks, limit, plan.timeout)
+                _store_in_order(writer, answered, chunks, bar, str(spec))
     except KeyboardInterrupt:
         raise BenchInterrupted(writer.run_id) from None
     finally:
@@ -291,16 +294,17 @@ def _chunks(
     spec: BackendSpec,
     names: list[str],
     size: int,
+    repeat: int,
 ) -> _Numbered:
-    """The chunks of one spec, streamed set by set (each set read again, a block at a
-    time) and numbered as the executor takes them; of a ``resumed`` run, only the rows
-    it does not have."""
+    """The chunks of one spec for one repeat, streamed set by set (each set read again, a
+    block at a time) and numbered as the executor takes them; of a ``resumed`` run, only
+    the rows it does not have."""
 
     def every() -> Iterator[Chunk]:
         for name in names:
             blocks = iter_blocks(load(name, plan))
             stored = resumed.stored(name, spec) if resumed is not None else None
-            yield from set_chunks(name, blocks, plan.repeats, size, stored)
+            yield from set_chunks(name, blocks, range(repeat, repeat + 1), size, stored)
 
     return _Numbered(every())
 
