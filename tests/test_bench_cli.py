@@ -230,3 +230,25 @@ def test_report_says_what_it_wrote(tmp_path, capsys):
     assert f"report: {out}/run-1/\n" in capsys.readouterr().err
     assert main(["report", "--out", out]) == 0
     assert f"report and plots: {out}/run-1/\n" in capsys.readouterr().err
+
+
+def test_report_compares_runs_of_two_stores(tmp_path, capsys):
+    """STORE:RUN: a run of another store (another machine's results folder) beside one of
+    --out's, each with its machine line, and the two compared with a verdict."""
+    here, there = tmp_path / "here", tmp_path / "there"
+    for out in (here, there):
+        args = ["bench", "seeds", "--out", str(out), "--backends", "native", "--no-plots"]
+        assert main(args) == 0
+    capsys.readouterr()
+    args = ["report", "1", f"{there}:1", "--out", str(here), "--format", "csv"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("Python 3") == 2  # each run's machine
+    assert "here:1 -> there:1" in captured.err
+    assert "verdict" in captured.out and "no significant difference" in captured.out
+    (folder,) = (here).glob("compare-*")
+    text = (folder / "report.md").read_text()
+    assert "## here:1" in text and "## there:1" in text and "verdict" in text
+    assert main(["report", "1", f"{there}:9", "--out", str(here)]) == 2
+    assert "no run 9 in" in capsys.readouterr().err
+    assert main(["report", f"{there / 'results.sqlite'}:1", "--out", str(here)]) == 0

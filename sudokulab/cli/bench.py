@@ -169,9 +169,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "runs",
         nargs="*",
-        type=count,
+        type=run_reference,
         metavar="RUN",
-        help="a run number of the store (default: the latest); with two, they are also compared",
+        help="a run number of the store (default: the latest), or STORE:RUN for a run of "
+        "another store (a results folder or its results.sqlite), to compare runs of several "
+        "stores or machines; with two runs, they are also compared",
     )
     p.add_argument(
         "--parquet",
@@ -441,9 +443,29 @@ def _discard_if_empty(path: Path) -> None:
         path.parent.rmdir()
 
 
+def run_reference(text: str) -> tuple[Path | None, int]:
+    """``report``'s RUN: ``N`` (a run of --out's store) or ``STORE:N``, STORE a results
+    folder or a store file; (None or the store's path, N)."""
+    folder, colon, number = text.rpartition(":")
+    run = count(number)
+    if not colon:
+        return None, run
+    if not folder:
+        raise argparse.ArgumentTypeError(f"{text!r}: name a store before the colon (STORE:RUN)")
+    path = Path(folder)
+    return (path if path.suffix == ".sqlite" else path / "results.sqlite"), run
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     """Report stored runs (default: the latest)."""
-    with _store(_store_path(args), must_exist=True, out=args.out) as store:
+    home = _store_path(args)
+    paths = {(path or home).resolve() for path, _ in args.runs}
+    if len(paths) > 1:
+        return _report_stores(args, home)
+    if paths:
+        home = next(iter(paths))
+    args.runs = [run for _, run in args.runs]
+    with _store(home, must_exist=True, out=str(home.parent)) as store:
         runs = args.runs or store.run_ids()[-1:]
         if not runs:
             raise UsageError(f"{store.path} holds no run yet")
@@ -457,6 +479,65 @@ def cmd_report(args: argparse.Namespace) -> int:
             _write_parquet(store, runs, args.parquet)
         status = _report(store, runs, args)
         return EXIT_FAILED if status != EXIT_OK else EXIT_OK
+
+
+def _report_stores(args: argparse.Namespace, home: Path) -> int:
+    """``report`` over runs of several stores (or machines): each run's machine and
+    summary, two runs side by side with their verdict, and ``report.md`` of them all in
+    OUT/compare-N/ (no plots: they are drawn from one store's rows)."""
+    from ..bench import report
+
+    if args.parquet is not None:
+        raise UsageError("--parquet writes runs of one store: give runs of one store")
+    with ExitStack() as stack:
+        opened: dict[Path, Any] = {}
+        picked = []
+        for path, run in args.runs:
+            path = (path or home).resolve()
+            if path not in opened:
+                opened[path] = stack.enter_context(
+                    _store(path, must_exist=True, out=str(path.parent))
+                )
+            store = opened[path]
+            if run not in store.run_ids():
+                raise UsageError(f"no run {run} in {path} (runs: {sorted(store.run_ids())})")
+            _check_baseline(args.baseline, store.backends(run), f"the backends of {path}:{run}")
+            picked.append((f"{path.parent.name}:{run}", store.rows([run]), store.runs([run])))
+        lines = ["# sudokulab bench report: runs of several stores", ""]
+        status = EXIT_OK
+        for label, rows, info in picked:
+            machine = report.machine_text(info.iloc[0])
+            print(f"{label}: {machine}", file=sys.stderr)
+            summary = report.summary(rows, baseline=args.baseline)
+            lines += [f"## {report.markdown_text(label)}", "", report.markdown_text(machine), ""]
+            lines += [report.render(summary, "markdown").rstrip("\n"), ""]
+            if args.format == "table" and not args.wide:
+                summary = summary[[c for c in COMPACT if c in summary]]
+            sys.stdout.write(report.render(summary, args.format))
+            outcome = report.Outcome.of(rows)
+            if outcome.invalid:
+                status = EXIT_BAD_INPUT
+            elif outcome.failed and status == EXIT_OK:
+                status = EXIT_FAILED
+        if len(picked) == 2:
+            (old_label, old, _), (new_label, new, _) = picked
+            print(
+                f"{old_label} -> {new_label} (old/new > 1: {new_label} is faster)", file=sys.stderr
+            )
+            table = report.compare(old, new)
+            lines += [
+                f"## {report.markdown_text(old_label)} -> {report.markdown_text(new_label)}",
+                "",
+            ]
+            lines += [report.render(table, "markdown").rstrip("\n"), ""]
+            if args.format == "table" and not args.wide:
+                table = table[COMPACT_COMPARE]
+            sys.stdout.write(report.render(table, args.format))
+    folder = Path(args.out) / f"compare-{'-'.join(label.replace(':', '-') for label, *_ in picked)}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "report.md").write_text("\n".join(lines).rstrip("\n") + "\n")
+    print(f"report: {folder}/ (no plots across stores)", file=sys.stderr)
+    return status
 
 
 #: The columns a terminal table shows unless --wide asks for all of them.
