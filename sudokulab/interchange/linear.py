@@ -161,6 +161,7 @@ def read_mip(model: Model, text: str, encoding: str, source: str) -> Answer:
     pairs: list[tuple[int, int]] = []
     listed = False
     status_lines: list[str] = []
+    blank = False
     primal = None  # where HiGHS's table (its "pretty" style) right-aligns the values
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -175,6 +176,9 @@ def read_mip(model: Model, text: str, encoding: str, source: str) -> Answer:
         if found is None:
             if not listed and line:
                 status_lines.append(line)
+            continue
+        if primal is not None and not any(end == primal for _, end in spans):
+            blank = True  # HiGHS's table of an infeasible model: no values, no status
             continue
         listed = True
         r, c, v = (int(g) for g in _NAME.match(words[found]).groups())
@@ -195,6 +199,9 @@ def read_mip(model: Model, text: str, encoding: str, source: str) -> Answer:
             return Answer(UNSOLVABLE)
         if any(_GAVE_UP.search(line) for line in status_lines):
             return Answer(UNKNOWN)
+        if blank:
+            raise unreadable("the table lists no values and the file no status: write HiGHS's "
+                             "raw style (write_solution_style 0), which has it", source)  # fmt: skip
         raise unreadable("no variable x_rRcC_V with its value, and no status saying infeasible",
                          source)  # fmt: skip
     return Answer(SOLVED, decode(model, pairs))
