@@ -16,8 +16,8 @@ import pytest
 
 import sudokulab
 from sudokulab import export, import_solution, is_solution, parse_puzzle, solve
-from sudokulab.cli import main
 from sudokulab.cli import export as cli_export
+from sudokulab.cli import main
 from sudokulab.interchange import FORMATS, Refused, WrongSolution
 from sudokulab.models import ParseError, build_model
 from sudokulab.models.variants import with_variant
@@ -372,8 +372,8 @@ def test_an_unreadable_answer_is_a_positioned_parse_error(fmt, text, where):
 
 
 def test_the_commands_formats_are_the_packages():
-    assert cli_export.FORMATS == tuple(FORMATS)
-    assert cli_export.ENCODINGS == {name: f.encodings for name, f in FORMATS.items()}
+    assert tuple(FORMATS) == cli_export.FORMATS
+    assert {name: f.encodings for name, f in FORMATS.items()} == cli_export.ENCODINGS
 
 
 # --- the commands ------------------------------------------------------------------------

@@ -200,10 +200,10 @@ def read_mip(model: Model, text: str, encoding: str, source: str) -> Answer:
         if any(_GAVE_UP.search(line) for line in status_lines):
             return Answer(UNKNOWN)
         if blank:
-            raise unreadable("the table lists no values and the file no status: write HiGHS's "
-                             "raw style (write_solution_style 0), which has it", source)  # fmt: skip
-        raise unreadable("no variable x_rRcC_V with its value, and no status saying infeasible",
-                         source)  # fmt: skip
+            why = "the table lists no values and the file no status"
+            raise unreadable(f"{why}: write HiGHS's raw style (write_solution_style 0)", source)
+        why = "no variable x_rRcC_V with its value, and no status saying infeasible"
+        raise unreadable(why, source)
     return Answer(SOLVED, decode(model, pairs))
 
 
