@@ -318,6 +318,38 @@ def test_xcsp3_instantiation_listing_each_variable_is_read():
     assert import_solution(CLASSIC, text, "xcsp3").solution == grid
 
 
+# --- pencil marks: the narrowed domains travel too ------------------------------------------
+
+
+def marks_puzzle():
+    """A 4x4 pencil-mark puzzle: each cell its value in one solution and one other value."""
+    from sudokulab.models import Puzzle, geometry
+
+    grid = solve(SEVERAL).solution
+    masks = [1 << (v - 1) | 1 << (v % 4) for v in grid]
+    return Puzzle.from_candidates(masks, geometry(4)), grid
+
+
+@pytest.mark.parametrize("fmt", ["dimacs", "smt2", "mps", "mzn", "xcsp3"])
+def test_pencil_marks_narrow_the_domains_in_every_format(fmt, tmp_path):
+    puzzle, grid = marks_puzzle()
+    text = export(puzzle, fmt)
+    if fmt == "dimacs":
+        answer = import_solution(puzzle, picosat(text), fmt)
+    elif fmt == "smt2":
+        answer = import_solution(puzzle, z3_answer(text), fmt)
+    elif fmt == "mps":
+        answer = import_solution(puzzle, highs(tmp_path, text, fmt, 0), fmt)
+    else:  # the structure: a unary constraint per narrowed cell
+        marker = "in {" if fmt == "mzn" else "<supports>"
+        assert text.count(marker) == sum(1 for m in puzzle.candidates if bin(m).count("1") == 2)
+        answer = import_solution(puzzle, f"x = {list(grid)};", "mzn")
+    assert answer.status == "solved" and is_solution(puzzle, answer.solution)
+    outside = [next(v for v in range(1, 5) if not m >> (v - 1) & 1) for m in puzzle.candidates]
+    with pytest.raises(WrongSolution, match="r1c1 holds ., not one of its candidates"):
+        import_solution(puzzle, f"x = {outside};", "mzn")
+
+
 # --- wrong answers, refusals, bad input ------------------------------------------------------
 
 

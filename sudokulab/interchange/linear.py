@@ -106,10 +106,9 @@ def write_opb(model: Model, encoding: str) -> str:
     ``<=``: a row at most b is written as its negation at least -b)."""
     proto, of = program(model)
     geom = model.geometry
+    # A variable's bounds need no row: every one is 0-1, and the one a given fixes to 1 is
+    # its cell's only variable, so the cell's row (its sum is 1) already fixes it.
     rows: list[str] = []
-    for i, var in enumerate(proto.variable):
-        if var.lower_bound > 0:  # a given
-            rows.append(f"+1 x{i + 1} = {_int(var.lower_bound)} ;")
     for row in proto.constraint:
         terms = list(zip(row.coefficient, row.var_index, strict=True))
         lb, ub = row.lower_bound, row.upper_bound
