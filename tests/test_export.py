@@ -403,6 +403,26 @@ def test_an_unreadable_answer_is_a_positioned_parse_error(fmt, text, where):
         import_solution(SEVERAL, text, fmt, source="answer")
 
 
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        ("dimacs", "s UNKNOWN\n"),
+        ("opb", "s UNKNOWN\n"),
+        ("lp", "Model status\nTime limit reached\n\n# Primal solution values\nNone\n"),
+        ("smt2", "unknown\n"),
+        ("mzn", "=====UNKNOWN=====\n"),
+        ("xcsp3", "s UNKNOWN\n"),
+    ],
+)
+def test_a_solver_that_gave_up_is_a_timeout_not_a_verdict(fmt, text, tmp_path, capsys):
+    result = import_solution(CLASSIC, text, fmt)
+    assert result.status is sudokulab.Status.TIMEOUT and not result.solutions
+    answer = tmp_path / "answer.txt"
+    answer.write_text(text)
+    assert main(["import-solution", CLASSIC, str(answer), "--format", fmt]) == 1
+    assert "the solver did not decide" in capsys.readouterr().err
+
+
 def test_the_commands_formats_are_the_packages():
     assert tuple(FORMATS) == cli_export.FORMATS
     assert {name: f.encodings for name, f in FORMATS.items()} == cli_export.ENCODINGS
