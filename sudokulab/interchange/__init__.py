@@ -28,7 +28,6 @@ class Format:
     """A file format: its encodings (default first), its writer and its answers' reader."""
 
     name: str
-    what: str
     encodings: tuple[str, ...]
     write: Callable[[Model, str], str]
     read: Callable[[Model, str, str, str], Answer]
@@ -40,15 +39,13 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("dimacs", "DIMACS CNF (SAT)", dimacs.ENCODINGS, dimacs.write_dimacs,
-               dimacs.read_dimacs),
-        Format("opb", "OPB (pseudo-Boolean)", linear.ENCODINGS, linear.write_opb,
-               linear.read_opb),
-        Format("mps", "free MPS (MIP)", linear.ENCODINGS, linear.write_mps, linear.read_mip),
-        Format("lp", "CPLEX LP (MIP)", linear.ENCODINGS, linear.write_lp, linear.read_mip),
-        Format("smt2", "SMT-LIB 2", smt.ENCODINGS, smt.write_smt2, smt.read_smt2),
-        Format("mzn", "MiniZinc", cp.ENCODINGS, cp.write_mzn, cp.read_mzn),
-        Format("xcsp3", "XCSP3 (XML)", cp.ENCODINGS, cp.write_xcsp3, cp.read_xcsp3),
+        Format("dimacs", dimacs.ENCODINGS, dimacs.write_dimacs, dimacs.read_dimacs),
+        Format("opb", linear.ENCODINGS, linear.write_opb, linear.read_opb),
+        Format("mps", linear.ENCODINGS, linear.write_mps, linear.read_mip),
+        Format("lp", linear.ENCODINGS, linear.write_lp, linear.read_mip),
+        Format("smt2", smt.ENCODINGS, smt.write_smt2, smt.read_smt2),
+        Format("mzn", cp.ENCODINGS, cp.write_mzn, cp.read_mzn),
+        Format("xcsp3", cp.ENCODINGS, cp.write_xcsp3, cp.read_xcsp3),
     )
 }  # fmt: skip
 
