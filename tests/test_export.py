@@ -384,6 +384,20 @@ def test_a_cage_the_encoding_cannot_list_is_refused_by_dimacs_alone():
            "cages": [{"cells": list(range(12)), "sum": 150}]}  # fmt: skip
     with pytest.raises(Refused, match="dimacs.*too many value sets"):
         export(json.dumps(doc), "dimacs")
+    assert export(json.dumps(doc), "mzn").count("constraint sum(") == 1
+
+
+def test_a_refusal_on_the_command_line_is_status_2(tmp_path, capsys):
+    doc = {"size": 25, "givens": "." * 625,
+           "cages": [{"cells": list(range(12)), "sum": 150}]}  # fmt: skip
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(doc))
+    assert main(["export", str(path), "--format", "dimacs", "--encoding", "minimal"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "sudokulab: error: dimacs, encoding minimal: a cage of 12 cells in a 25x25 grid has "
+        "too many value sets\n"
+    )
 
 
 def test_bad_choices_are_value_errors():
