@@ -250,26 +250,40 @@ def test_smt2_model_values_may_be_negative_or_bare():
 # --- XCSP3: ACE (pycsp3's jar) where Java is present; its structure always -----------------
 
 
-def ace_jar() -> Path | None:
-    spec = importlib.util.find_spec("pycsp3")  # found, not imported: pycsp3 prints at exit
+def pycsp3_jar(solver: str) -> Path | None:
+    """The jar of a solver pycsp3 ships (ace, choco), found without importing pycsp3 (it
+    prints a warning at exit)."""
+    spec = importlib.util.find_spec("pycsp3")
     if spec is None or not spec.submodule_search_locations:
         return None
-    jars = sorted(Path(spec.submodule_search_locations[0]).glob("solvers/ace/ACE-*.jar"))
+    jars = sorted(Path(spec.submodule_search_locations[0]).glob(f"solvers/{solver}/*.jar"))
     return jars[-1] if jars else None
 
 
-@pytest.mark.parametrize("name", [*FOUR, "classic"])
-def test_xcsp3_solved_by_ace(tmp_path, name):
-    jar = ace_jar()
+#: How each XCSP3 solver pycsp3 ships is run on a file, and the puzzles it is given.
+XCSP3_SOLVERS = {
+    "ace": (lambda jar, path: ["java", "-jar", str(jar), str(path)], [*FOUR, "classic"]),
+    "choco": (
+        lambda jar, path: ["java", "-cp", str(jar), "org.chocosolver.parser.xcsp.ChocoXCSP",
+                           str(path)],
+        ["killer", "unsolvable"],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("solver", "name"), [(s, n) for s, (_, names) in XCSP3_SOLVERS.items() for n in names]
+)
+def test_xcsp3_solved_by_the_solvers_pycsp3_ships(tmp_path, solver, name):
+    jar = pycsp3_jar(solver)
     if jar is None:
-        pytest.skip("pycsp3 is not installed (pip install pycsp3): it brings the ACE solver")
+        pytest.skip(f"pycsp3 is not installed (pip install pycsp3): it brings {solver}")
     if shutil.which("java") is None:
-        pytest.skip("no java on the PATH: ACE, pycsp3's XCSP3 solver, is a Java program")
+        pytest.skip(f"no java on the PATH: {solver}, an XCSP3 solver, is a Java program")
     path = tmp_path / "model.xml"
     path.write_text(export(PUZZLES[name], "xcsp3"))
-    out = subprocess.run(
-        ["java", "-jar", str(jar), str(path)], capture_output=True, text=True, timeout=120
-    )
+    command = XCSP3_SOLVERS[solver][0](jar, path)
+    out = subprocess.run(command, capture_output=True, text=True, timeout=120)
     expect(name, import_solution(PUZZLES[name], out.stdout, "xcsp3"))
 
 
