@@ -186,7 +186,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--backends",
         type=specs_type,
         metavar="LIST",
-        help="comma-separated backend specs (default: every available backend)",
+        help="comma-separated backend specs (default: every available complete backend: "
+        "local search only when named)",
     )
     p.add_argument(
         "--timeout",
@@ -621,6 +622,8 @@ def cmd_backends(args: argparse.Namespace) -> int:
         if backend.stops_itself and killed:
             stops += f" (with {', '.join(killed)}: in a worker process, killed at the deadline)"
         print(f"{'':<12} accepts {', '.join(sorted(backend.kinds))}; timeout: {stops}")
+        if not getattr(backend, "complete", True):
+            print(f"{'':<12} incomplete: answers solved or timeout, never unsolvable or a count")
         if options:
             print(f"{'':<12} options: {options}")
     print("\npresets:")
