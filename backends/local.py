@@ -302,6 +302,8 @@ def min_conflicts(
     cells = len(domains)
     free = [c for c in range(cells) if len(domains[c]) > 1]
     is_free = [len(d) > 1 for d in domains]
+    if _fixed_break(shape, is_free):
+        return Run(None, 0, 0, -1, message=STUCK)
     moves = restarts = 0
     best = -1
     random_ = rng.random
@@ -429,6 +431,18 @@ def min_conflicts(
         restarts += 1
 
 
+def _fixed_break(shape: Shape, is_free: list[bool]) -> bool:
+    """Whether the cells without a choice break a rule among themselves (two of one unit
+    with the same value, a cage of them off its total): then no move can repair it."""
+    for cells, total in zip(shape.groups, shape.totals, strict=True):
+        fixed = [shape.domains[c][0] for c in cells if not is_free[c]]
+        if len(set(fixed)) < len(fixed):
+            return True
+        if total is not None and len(fixed) == len(cells) and sum(fixed) != total:
+            return True
+    return False
+
+
 def _score(cnt, sums, totals, mine, my_cages, a: int, v: int) -> int:
     """The conflicts of the moving cell (now holding ``a``) were it to hold ``v``."""
     score = 0
@@ -479,6 +493,8 @@ def anneal(
     empty = _empty_domain(shape)
     if empty:
         return Run(None, 0, 0, -1, message=empty)
+    if _fixed_break(shape, [len(d) > 1 for d in shape.domains]):
+        return Run(None, 0, 0, -1, message=STUCK)
     cooling = options.get("cooling", DEFAULT_COOLING)
     n, domains = shape.size, shape.domains
     groups, totals = shape.groups, shape.totals
