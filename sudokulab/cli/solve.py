@@ -64,6 +64,7 @@ examples:
       | sudokulab solve
   sudokulab solve puzzles.txt --propagation none --order first --timeout 5 --stats
   sudokulab solve puzzle.txt --unique
+  sudokulab solve puzzle.txt --backend local:method=annealing,seed=7 --timeout 10
   sudokulab solve hardest --data-dir ../shared/data
 
 exit status: 0 every puzzle solved, 1 some puzzle had no solution, timed out or (with
