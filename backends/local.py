@@ -14,11 +14,12 @@ Two methods (option ``method``):
 
 - ``min-conflicts`` (Minton, Johnston, Philips and Laird, 1992; the default): each free
   cell starts at a value with the fewest conflicts (ties random); then, step by step, a
-  conflicted cell is picked at random and moved to the value of its candidates with the
-  fewest conflicts (ties random). A move back to a value the cell held within the last
-  ``tabu`` moves is forbidden unless it reaches a new best cost; with probability
-  ``walk`` the cell moves to a random candidate instead (a random walk). After
-  ``max_steps`` moves without a solution the search restarts from a fresh assignment.
+  conflicted cell is picked at random and given the value of its candidates with the
+  fewest conflicts (ties random; its own value is one of the choices, so it may stay). A
+  move back to a value the cell held within the last ``tabu`` steps is forbidden unless
+  it reaches a new best cost; with probability ``walk`` the cell moves to a random other
+  candidate instead (a random walk). After ``max_steps`` steps without a solution the
+  search restarts from a fresh assignment.
   Cost: the pairs of cells of one unit (or cage) that hold the same value, plus each
   killer cage's distance from its total.
 - ``annealing`` (Lewis, "Metaheuristics can solve Sudoku puzzles", J. Heuristics 2007):
@@ -41,7 +42,8 @@ Stopping: the clock is read every 256 moves. Without a timeout the search stops 
 :data:`DEFAULT_BUDGET` moves in all (a ``timeout``, as the native engine's ``max_guesses``
 budget is); option ``budget`` sets that number, with or without a timeout.
 
-``stats``: ``method``, ``seed``, ``moves`` (moves made, or swaps tried by annealing),
+``stats``: ``method``, ``seed``, ``moves`` (steps of min-conflicts, a cell staying put
+included; swaps tried by annealing),
 ``restarts`` (fresh starts; reheats for annealing), ``best_cost`` (the lowest cost
 reached; 0 when solved) and ``budget_spent``.
 """
@@ -65,10 +67,10 @@ DEFAULT_SEED = 1
 #: Moves in all when no timeout and no ``budget`` is given.
 DEFAULT_BUDGET = 1_000_000
 #: Tabu tenure (moves) and random-walk probability of min-conflicts by default.
-DEFAULT_TABU = 2
-DEFAULT_WALK = 0.01
+DEFAULT_TABU = 20
+DEFAULT_WALK = 0.1
 #: Moves before min-conflicts restarts, by default.
-DEFAULT_MAX_STEPS = 1_000
+DEFAULT_MAX_STEPS = 5_000
 #: Annealing's geometric cooling factor by default (Lewis's).
 DEFAULT_COOLING = 0.99
 #: Markov chains without a new best cost before annealing reheats.
@@ -375,12 +377,16 @@ def min_conflicts(
                         low, picks = s, [v]
                     elif s == low:
                         picks.append(v)
-                if not picks:  # every move tabu: the least bad one regardless
-                    scored = [(_score(cnt, sums, totals, mine, my_cages, a, v), v) for v in choices]
-                    low = min(s for s, _ in scored) - current
-                    picks = [v for s, v in scored if s - current == low]
+                # staying put is one of the choices (Minton's rule): a cell whose
+                # value is already its least conflicted stays unless a tie moves it
+                if low is None or low > 0:
+                    low, picks = 0, [a]
+                elif low == 0:
+                    picks.append(a)
                 b = picks[int(random_() * len(picks))] if len(picks) > 1 else picks[0]
                 delta = low
+                if b == a:
+                    continue  # a step without a move
             tabu_until[c * (n + 1) + a] = moves + tenure
             # the move: counts, the conflicts of the cells that share a or b with c
             touched = [c]
