@@ -45,7 +45,7 @@ budget is); option ``budget`` sets that number, with or without a timeout.
 ``stats``: ``method``, ``seed``, ``moves`` (steps of min-conflicts, a cell staying put
 included; swaps tried by annealing),
 ``restarts`` (fresh starts; reheats for annealing), ``best_cost`` (the lowest cost
-reached; 0 when solved) and ``budget_spent``.
+reached; 0 when solved, -1 when no search began) and ``budget_spent``.
 """
 
 from __future__ import annotations
@@ -66,10 +66,10 @@ METHODS = ("min-conflicts", "annealing")
 DEFAULT_SEED = 1
 #: Moves in all when no timeout and no ``budget`` is given.
 DEFAULT_BUDGET = 1_000_000
-#: Tabu tenure (moves) and random-walk probability of min-conflicts by default.
+#: Tabu tenure (steps) and random-walk probability of min-conflicts by default.
 DEFAULT_TABU = 20
 DEFAULT_WALK = 0.1
-#: Moves before min-conflicts restarts, by default.
+#: Steps before min-conflicts restarts, by default.
 DEFAULT_MAX_STEPS = 5_000
 #: Annealing's geometric cooling factor by default (Lewis's).
 DEFAULT_COOLING = 0.99
@@ -145,7 +145,7 @@ def shape_of(model: Model) -> Shape:
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Run:
     """A search's outcome: the grid (None without one), its counters, and why it gave up."""
 
