@@ -873,8 +873,8 @@ augment(int i, const uint32_t *dom, int *own, int *mv, uint32_t *seen)
  * runs, so no placed value is left in them), as many as the cells: the matching is
  * perfect and no value is free, so an edge (i, v) not in it survives exactly when i and
  * the cell matched to v lie in one strongly connected component of the graph i -> j
- * (i has j's matched value). The components come from the transitive closure of that
- * graph on bit masks (a Warshall pass: at most 25 cells) rather than Tarjan's recursion.
+ * (i has j's matched value). The components come from searches forward and backward on
+ * bit masks (at most 25 cells: a frontier is one word) rather than Tarjan's recursion.
  */
 static int
 gac_unit(Ctx *x, uint32_t *masks, const uint8_t *placed, Queue *q, int u)
@@ -883,7 +883,7 @@ gac_unit(Ctx *x, uint32_t *masks, const uint8_t *placed, Queue *q, int u)
     const int size = t->size;
     const int32_t *unit = t->units + (size_t)u * size;
     int cell[MAX_SIZE], own[MAX_SIZE], mv[MAX_SIZE];
-    uint32_t dom[MAX_SIZE], reach[MAX_SIZE];
+    uint32_t dom[MAX_SIZE];
     int n = 0;
     for (int i = 0; i < size; i++)
         if (!placed[unit[i]]) {
@@ -894,39 +894,70 @@ gac_unit(Ctx *x, uint32_t *masks, const uint8_t *placed, Queue *q, int u)
         return 1; /* one open cell: its candidates are the one missing value */
     for (int v = 0; v < size; v++)
         own[v] = -1;
-    for (int i = 0; i < n; i++) { /* the lowest free candidate first, then augment */
-        uint32_t seen = 0;
-        const uint32_t easy = dom[i] & ~seen;
-        int v = -1;
-        for (uint32_t c = easy; c; c &= c - 1)
-            if (own[__builtin_ctz(c)] < 0) {
-                v = __builtin_ctz(c);
-                break;
-            }
-        if (v >= 0) {
+    uint32_t taken = 0; /* the values matched so far */
+    for (int i = 0; i < n; i++) { /* the lowest free candidate first, else augment */
+        const uint32_t free = dom[i] & ~taken;
+        if (free) {
+            const int v = __builtin_ctz(free);
             own[v] = i;
             mv[i] = v;
-        } else if (!augment(i, dom, own, mv, &seen)) {
-            return 0; /* no matching covers the open cells */
+            taken |= 1u << v;
+            continue;
         }
+        uint32_t seen = 0;
+        if (!augment(i, dom, own, mv, &seen))
+            return 0; /* no matching covers the open cells */
+        for (int v = 0; v < size; v++)
+            taken |= (uint32_t)(own[v] >= 0) << v;
     }
+    /* The graph on the open cells: i -> j when i has j's matched value (adj), and its
+     * reverse (radj). */
+    uint32_t adj[MAX_SIZE], radj[MAX_SIZE];
+    for (int i = 0; i < n; i++)
+        radj[i] = 0;
     for (int i = 0; i < n; i++) {
         uint32_t r = 0;
         for (uint32_t c = dom[i] & ~(1u << mv[i]); c; c &= c - 1)
             r |= 1u << own[__builtin_ctz(c)];
-        reach[i] = r;
+        adj[i] = r;
+        for (; r; r &= r - 1)
+            radj[__builtin_ctz(r)] |= 1u << i;
     }
-    for (int k = 0; k < n; k++)
-        for (int i = 0; i < n; i++)
-            if (reach[i] >> k & 1)
-                reach[i] |= reach[k];
-    for (int i = 0; i < n; i++) {
-        uint32_t keep = 1u << mv[i];
-        for (uint32_t c = dom[i] & ~keep; c; c &= c - 1) {
-            const int j = own[__builtin_ctz(c)];
-            if (reach[i] >> j & 1 && reach[j] >> i & 1)
-                keep |= c & (0u - c); /* i and j in one component */
+    /* The strongly connected components, forward and backward: the component of a cell
+     * s not yet in one is what s reaches and what reaches s, among the cells left (a
+     * path inside a component never leaves it). Each component's values are its cells'
+     * matched values. Most often the first is every cell: nothing to remove. */
+    const uint32_t all = (1u << n) - 1; /* n <= 25 */
+    uint32_t vals_of[MAX_SIZE];
+    for (uint32_t left = all; left;) {
+        const int s0 = __builtin_ctz(left);
+        uint32_t fwd = 1u << s0, bwd = fwd;
+        for (uint32_t front = fwd; front;) {
+            uint32_t next = 0;
+            for (uint32_t f = front; f; f &= f - 1)
+                next |= adj[__builtin_ctz(f)];
+            front = next & left & ~fwd;
+            fwd |= front;
         }
+        for (uint32_t front = bwd; front;) {
+            uint32_t next = 0;
+            for (uint32_t f = front; f; f &= f - 1)
+                next |= radj[__builtin_ctz(f)];
+            front = next & left & ~bwd;
+            bwd |= front;
+        }
+        const uint32_t scc = fwd & bwd;
+        if (scc == all)
+            return 1; /* one component: every edge lies on an even alternating cycle */
+        uint32_t vals = 0;
+        for (uint32_t f = scc; f; f &= f - 1)
+            vals |= 1u << mv[__builtin_ctz(f)];
+        for (uint32_t f = scc; f; f &= f - 1)
+            vals_of[__builtin_ctz(f)] = vals;
+        left &= ~scc;
+    }
+    for (int i = 0; i < n; i++) {
+        const uint32_t keep = dom[i] & vals_of[i];
         if (keep == dom[i])
             continue;
         const int c = cell[i];
