@@ -13,6 +13,15 @@ Propagation (what placing value ``v`` in a cell does), weakest first:
                  (plain backtracking; candidates are never pruned).
     ``forward``  forward checking: ``v`` is removed from the candidates of every peer; a
                  peer left with no candidate is a contradiction.
+    ``ac3``      AC-3 (Mackworth 1977) on the binary decomposition of every unit (and
+                 cage) into not-equal constraints between peers, with its queue of arcs
+                 (x, y): revising x against y removes from x the value y holds when y has
+                 one candidate left (the only value of x without a support in y); when x
+                 loses a value, the arcs (z, x) into it are queued again (but (y, x)); a
+                 cell left with one value is assigned (placed). The root queues every arc.
+                 Its fixpoint is exactly ``singles``' (so are its solutions, nodes,
+                 guesses and backtracks, on every puzzle), reached the textbook way;
+                 strictly stronger than ``forward``.
     ``singles``  forward, and every cell left with one candidate (a *naked single*) is
                  placed in turn, to a fixpoint.
     ``hidden``   singles, and every value with one place left in a unit (a *hidden
@@ -23,9 +32,36 @@ Propagation (what placing value ``v`` in a cell does), weakest first:
                  is removed from the other unit's remaining cells (a box and a row or
                  column: *pointing* when the box confines it, *claiming* when the line
                  does), to a fixpoint with the other rules.
+    ``gac``      generalised arc consistency on each unit's AllDifferent, by Régin's
+                 filtering (1994, see :func:`gac_filter`): a maximum matching of the
+                 unit's unplaced cells to its missing values, and every candidate no
+                 maximum matching gives its cell removed; a unit with no complete
+                 matching is a contradiction. With naked singles placed as under
+                 ``singles`` and cages pruned as under ``hidden``, to a fixpoint over the
+                 units (each unit whose cells changed filtered again). It subsumes hidden
+                 singles and naked and hidden subsets inside a unit, so it is strictly
+                 stronger than ``hidden``; it is incomparable with ``locked``, whose
+                 rule spans two units.
+    ``sac``      singleton arc consistency ("shaving") with ``gac`` inside: each
+                 candidate of each unplaced cell is placed in a copy of the state and
+                 propagated with gac; one that meets a contradiction is removed, and gac
+                 propagates at once. The probes go in sweeps over the cells in index
+                 order, each cell's candidates ascending (a cell placed, or a candidate
+                 removed, since the sweep began is skipped), until a whole sweep removes
+                 nothing. Probes are neither nodes nor guesses: they count in none of the
+                 seven counters. Strictly stronger than ``gac`` and than ``locked``.
     These rules only ever remove candidates, so the fixpoint (or the contradiction) does
     not depend on the order they are applied in: a second implementation may propagate in
-    any order and reach the same states.
+    any order and reach the same states. The engine maintains its level at every node of
+    the search: from ``ac3`` up it is what the textbook calls MAC (maintaining arc
+    consistency, here at the level chosen); with ``forward``, forward checking.
+
+    The root under ``ac3``, ``gac`` and ``sac`` sets every given at once and propagates
+    once (rather than given by given): under ``ac3`` a cell with one value is assigned
+    (without pencil marks the givens only, as under ``singles``) and the cages of those
+    cells are pruned (every cage with marks, as under ``singles``); under ``gac`` and
+    ``sac`` every cell with one candidate is queued, and every unit and every cage is
+    looked at, then ``sac`` shaves.
 
 Cages (killer Sudoku): a cage is a group of cells whose values are distinct and add up to
     its total. Its cells are peers of one another (distinct), and its *combinations* are
@@ -40,6 +76,8 @@ Cages (killer Sudoku): a cage is a group of cells whose values are distinct and 
                  (once); no feasible combination, or a cell left empty, is a contradiction.
     ``singles``/``hidden``  the same pruning joins the fixpoint for every cage whose cells
                  changed; a cell left with one candidate is a naked single as usual.
+    ``ac3``/``gac``/``sac``  the same, the cells a pruning narrows queued again (their
+                 arcs under ``ac3``, their units under ``gac``).
     This rule too only removes candidates and is monotone, so the fixpoint stays unique.
 
 Order (which cell the search branches on):
@@ -113,7 +151,13 @@ Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
     ``prune_cage(cage, allowed, removed)`` (``removed``: (cell, mask) pairs, the values
     the cage's value sets no longer allow there) and ``contradiction("cage", cell, -1,
     bits, cage)`` (no value set of the cage fits: ``cell`` and ``bits`` are the refused
-    placement under ``none``, else -1 and the cage's placed values). With ``trace=None``
+    placement under ``none``, else -1 and the cage's placed values). Under ``ac3``,
+    ``revise(x, y, bit)`` (the arc (x, y) removed ``bit``, the value y holds, from x; a
+    cell so left with one value is reported as a naked ``place``); under ``gac`` and
+    ``sac``, ``gac(unit, matching, removed)`` (a filtering that removed something:
+    ``matching`` the (cell, bit) pairs of a maximum matching, ``removed`` (cell, mask)
+    pairs) and ``contradiction("nomatch", -1, unit, 0)``; under ``sac``, ``probe(cell,
+    bit, failed)`` for each probe (its own propagation is not traced). With ``trace=None``
     (the default) the checks sit outside the per-peer loops, so the search is not
     measurably slower.
 """
@@ -748,7 +792,9 @@ class Engine:
         return (masks, placed) if ok else None
 
     def _place_ac3(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
-        """AC-3: assign ``bit`` to ``cell``, queue the arcs into it, revise to a fixpoint."""
+        """AC-3: assign ``bit`` to ``cell``, queue the arcs into it, revise to a fixpoint.
+
+        Strictly stronger than ``forward``; the same fixpoint as ``singles``."""
         if not masks[cell] & bit:
             if self.trace is not None:
                 self.trace.contradiction("clash", cell, -1, bit)
@@ -819,7 +865,8 @@ class Engine:
 
     def _place_gac(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
         """Place ``bit``, then naked singles, cage pruning and GAC on every unit that
-        changed, to a fixpoint."""
+        changed, to a fixpoint. Strictly stronger than ``hidden``; incomparable with
+        ``locked``."""
         why: dict[int, int] = {cell: -2} if self.trace is not None else {}
         return self._propagate_gac(masks, placed, [(cell, bit)], set(), set(), why)
 
@@ -921,7 +968,8 @@ class Engine:
         return True
 
     def _place_sac(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
-        """Place ``bit`` with gac, then shave to singleton arc consistency."""
+        """Place ``bit`` with gac, then shave to singleton arc consistency. Strictly
+        stronger than ``gac`` and than ``locked``."""
         return self._place_gac(masks, placed, cell, bit) and self._shave(masks, placed)
 
     def _shave(self, masks: list[int], placed: bytearray) -> bool:

@@ -245,3 +245,26 @@ def test_probes_are_neither_nodes_nor_guesses():
     assert out.nodes == 1 and out.guesses == 0 and out.count == 1
     assert any(p.failed for p in probes) and len(probes) > 1
     assert recorder.summary().probes == len(probes)
+
+
+@pytest.mark.parametrize(
+    ("propagation", "kind", "words"),
+    [
+        ("ac3", "Revise", "arc ("),
+        ("gac", "GacFilter", "no maximum matching"),
+        ("sac", "Probe", "probe "),
+    ],
+)
+def test_each_level_reports_its_own_events(propagation, kind, words):
+    """The classroom's trace gets each level's step (revise, gac, probe), the replay of
+    the events ends on the solution, and the narrative has a line for each."""
+    from sudokulab.classroom import trace as tr
+    from sudokulab.classroom.narrative import steps
+    from sudokulab.models import parse_puzzle
+
+    puzzle = parse_puzzle(EASY50_6)
+    t = tr.trace_puzzle(puzzle, propagation, max_steps=None)
+    events = [e for e in t.events if type(e).__name__ == kind]
+    assert events and t.summary.solutions == 1
+    assert tr.final_grid(t) == t.solutions[0]
+    assert any(words in s.text for s in steps(t) if type(s.event).__name__ == kind)

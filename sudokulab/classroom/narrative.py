@@ -87,8 +87,8 @@ def describe(
     if isinstance(event, Locked):
         return locked_text(event, geom)
     if isinstance(event, GacFilter):  # the matching's own telling is to come (issue 28)
-        gone = ", ".join(f"{geom.cell_name(c)} loses {_values(v)}" for c, v in event.removed)
-        return f"{geom.units[event.unit]}: no maximum matching allows {gone}"
+        gone = "; ".join(f"{geom.cell_name(c)} {_values(v)}" for c, v in event.removed)
+        return f"{geom.units[event.unit]}: no maximum matching of its open cells gives {gone}"
     name = geom.cell_name(event.cell) if getattr(event, "cell", -1) >= 0 else ""
     if isinstance(event, Placement):
         v = symbol(event.value)
