@@ -198,6 +198,7 @@ typedef struct {
     int32_t *ulist;
     int nulist;
     uint32_t *probe; /* sac: the state a probe works on (masks, then placed) */
+    struct Run *run; /* sac: the search's run, whose clock a node's probes read */
 } Ctx;
 
 
@@ -209,7 +210,7 @@ now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-typedef struct {
+typedef struct Run {
     /* in */
     const uint8_t *givens;
     const uint32_t *cands; /* the pencil marks, a mask per cell; NULL: every value */

@@ -1048,7 +1048,8 @@ place_gac(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
 /* sac: singleton arc consistency over a gac fixpoint (the reference's _shave): each open
  * cell's candidates, cells ascending and values ascending, are placed in the probe state
  * and propagated; one that fails leaves the cell, gac propagates at once; sweeps repeat
- * until one removes nothing. 0 on a contradiction. */
+ * until one removes nothing. 0 on a contradiction, or when the clock, read after every
+ * probe (a node's shaving can take seconds on large grids), says stop (r->timed_out). */
 static int
 shave(Ctx *x, uint32_t *masks, uint8_t *placed)
 {
@@ -1065,10 +1066,11 @@ shave(Ctx *x, uint32_t *masks, uint8_t *placed)
                     continue;
                 memcpy(pm, masks, sizeof(uint32_t) * (size_t)ncells);
                 memcpy(pp, placed, (size_t)ncells);
-                if (place_gac(x, pm, pp, c, b))
+                const int ok = place_gac(x, pm, pp, c, b);
+                if (x->overflow || core_check(x->run))
+                    return 0; /* the caller tells a deadline (r->timed_out) from a failure */
+                if (ok)
                     continue;
-                if (x->overflow)
-                    return 0;
                 removed = 1;
                 const uint32_t m = masks[c] & ~b; /* never 0: an open cell has two or more */
                 masks[c] = m;
@@ -1304,9 +1306,12 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     /* (Not for size 1: there the empty grid's cells are singles the reference never
      * places without a given, as nothing triggers propagation.) */
     if (x->prop >= PROP_AC3) {
+        x->run = r;
         if (!root_cp(x, masks, placed, r->givens, r->cands)) {
             if (x->overflow)
                 return 0;
+            if (r->timed_out) /* sac's probes read the clock */
+                return 1;
             r->complete = 1;
             return 1;
         }
@@ -1407,6 +1412,8 @@ search:;
                 break;
             if (x->overflow)
                 return 0;
+            if (r->timed_out) /* sac's probes read the clock */
+                return 1;
         }
     }
 }

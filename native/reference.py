@@ -128,7 +128,9 @@ Two ways to stop a search early
     same budget stops the same search at the same point on every machine, in every
     implementation (the compiled core, and its bitboard solver, too). The deadline is
     read after the guess is counted and before it is placed, the budget before the guess
-    is counted; when both apply, whichever comes first stops the search.
+    is counted; when both apply, whichever comes first stops the search. Under ``sac`` the
+    deadline is also read after every probe (one node's shaving can take seconds on a
+    large grid), in both implementations.
 
 Statistics (defined so that another implementation can match them exactly)
     ``nodes``       states reached without contradiction: the root (when its propagation
@@ -457,6 +459,8 @@ class Engine:
         self.trace = trace  # None, or an object with the methods in the module docstring
         self.propagation = propagation
         self.order = order
+        self._deadline: float | None = None  # the search's, for sac's probes
+        self._stopped = False  # a sac probe found the deadline passed
         self._place = {
             "none": self._place_check,
             "forward": self._place_forward,
@@ -974,7 +978,8 @@ class Engine:
 
     def _shave(self, masks: list[int], placed: bytearray) -> bool:
         """Singleton arc consistency over a gac fixpoint, probing in the module
-        docstring's order; False on a contradiction."""
+        docstring's order; False on a contradiction, or (``_stopped``) when the deadline
+        passes: the clock is read after every probe, a node's shaving can take seconds."""
         t = self.tables
         trace = self.trace
         while True:
@@ -988,6 +993,9 @@ class Engine:
                         failed = not self._place_gac(masks[:], placed[:], c, b)
                     finally:
                         self.trace = trace
+                    if self._deadline is not None and time.perf_counter() > self._deadline:
+                        self._stopped = True  # the search tells it from a contradiction
+                        return False
                     if trace is not None:
                         trace.probe(c, b, failed)
                     if not failed:
@@ -1108,9 +1116,13 @@ class Engine:
         check_budget(max_guesses)
         solutions: list[tuple[int, ...]] = []
         found = nodes = guesses = backtracks = 0
+        self._deadline, self._stopped = deadline, False  # sac's probes read the clock
         start = self.root(givens, candidates)
         if start is None:
-            return Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
+            return Outcome(
+                solutions=(), count=0, complete=not self._stopped, timed_out=self._stopped,
+                nodes=0, guesses=0, backtracks=0,
+            )  # fmt: skip
         place, choose = self._place, self._choose
         clock = time.perf_counter
         budget = -1 if max_guesses is None else max_guesses  # -1: guesses never equal it
@@ -1183,6 +1195,16 @@ class Engine:
                     masks, placed = frame[0], frame[1]
                 if place(masks, placed, frame[2], bit):
                     break
+                if self._stopped:
+                    return Outcome(
+                        solutions=tuple(solutions),
+                        count=found,
+                        nodes=nodes,
+                        guesses=guesses,
+                        backtracks=backtracks,
+                        complete=False,
+                        timed_out=True,
+                    )
             else:
                 return Outcome(
                     solutions=tuple(solutions),

@@ -268,3 +268,17 @@ def test_each_level_reports_its_own_events(propagation, kind, words):
     assert events and t.summary.solutions == 1
     assert tr.final_grid(t) == t.solutions[0]
     assert any(words in s.text for s in steps(t) if type(s.event).__name__ == kind)
+
+
+@pytest.mark.parametrize(("engine", "size"), [(compiled, 25), (reference, 16)])
+def test_sac_reads_the_clock_between_probes(engine, size):
+    """One node's shaving takes seconds on an empty large grid (a probe per candidate
+    of every cell): the deadline stops it between two probes, not at the next guess."""
+    import time
+
+    start = time.perf_counter()
+    out = engine.Engine(size, units_of(size), "sac", "mrv").search(
+        [0] * size * size, 1, deadline=start + 0.2
+    )
+    assert out.timed_out and not out.complete and out.count == 0
+    assert time.perf_counter() - start < 2.0  # 10x the deadline
