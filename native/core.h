@@ -7,7 +7,8 @@
  * follows its code step by step:
  *
  *   - candidates are bit masks (bit v-1 for value v) in uint32_t, so sizes up to 25;
- *   - the five propagation levels (none, forward, singles, hidden, locked) place a value and
+ *   - the propagation levels none, forward, singles, hidden, locked (and ac3, gac, sac, the
+ *     levels named as constraint programming names them: see engine.c) place a value and
  *     propagate with a LIFO queue of (cell, bit); under hidden each state also keeps the
  *     places left for each value in each unit, so a hidden single is found when they
  *     drop to one instead of by rescanning units (see propagate_hidden); there the root

@@ -485,7 +485,7 @@ class Engine:
         # cell with two is already the best MRV can find; under forward, one.
         self._fewest_possible = 1 if propagation in ("none", "forward") else 2
 
-    # -- placing a value: the five propagation levels ---------------------------------
+    # -- placing a value: none, forward, singles, hidden, locked -----------------------
 
     def _place_check(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
         """Plain backtracking: place ``bit`` unless a peer already holds it."""
