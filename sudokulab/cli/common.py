@@ -144,8 +144,9 @@ def add_puzzle_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant",
         metavar="LIST",
-        help="add variant rules to every puzzle: x (diagonals), hyper (windoku), or x,hyper "
-        "(killer and jigsaw need a document or --regions)",
+        help="add variant rules to every puzzle, comma-separated: x (diagonals), hyper "
+        "(windoku), anti-knight, anti-king, nonconsecutive (killer, jigsaw and clues such as "
+        "thermometers or arrows need a document, an f-puzzles link or --regions)",
     )
     p.add_argument(
         "--regions",
