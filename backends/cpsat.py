@@ -88,7 +88,7 @@ class CpSatBackend(Backend):
         # With one worker, enumerating and stopping at the limit is also the faster way
         # to one solution (docs/results.md, "Why these defaults").
         params.enumerate_all_solutions = workers == 1
-        collector = _collector_class(cp_model)(limit)
+        collector = _collector_class(cp_model)(limit, len(model.domains))
         interrupt.on_interrupt(solver.stop_search)
         status = solver.solve(cp, collector)
         solve_time = time.perf_counter() - start
@@ -276,18 +276,22 @@ def _collector_class(cp_model: Any) -> type:
     """The solution callback class, made once: it needs the lazily imported base class."""
 
     class Collector(cp_model.CpSolverSolutionCallback):
-        """Keeps each grid and stops the search at ``limit`` (None: never)."""
+        """Keeps each grid (the first ``cells`` variables: a variant rule may add its own
+        after them) and stops the search at ``limit`` (None: never)."""
 
-        def __init__(self, limit: int | None) -> None:
+        def __init__(self, limit: int | None, cells: int) -> None:
             super().__init__()
-            self.limit = limit
+            self.limit, self.cells = limit, cells
             self.solutions: list[tuple[int, ...]] = []
             self.stopped = False  # StopSearch at the limit, as opposed to the deadline
 
         def on_solution_callback(self) -> None:
             if self.stopped:
                 return  # a parallel worker's solution arriving before the stop took hold
-            self.solutions.append(tuple(self.Response().solution))
+            solution = tuple(self.Response().solution)
+            self.solutions.append(
+                solution[: self.cells] if len(solution) > self.cells else solution
+            )
             if self.limit is not None and len(self.solutions) >= self.limit:
                 self.stopped = True
                 self.StopSearch()

@@ -229,8 +229,9 @@ def rule_terms(z3: Any, ctx: Any, xs: list[Any], rule: Any, size: int, number: i
         return [z3.Or([x == v for v in range(1, size + 1) if v % 2 == (rule.parity == "odd")])]
     if kind == "consecutive":
         line = [xs[c] for c in rule.line]
-        low = z3.Int(f"run{number}", ctx)  # the run's smallest value
-        return [z3.Distinct(line)] + [z3.And(x >= low, x <= low + len(line) - 1) for x in line]
+        low = z3.Int(f"run{number}", ctx)  # the run's smallest value (bounded: QF_FD)
+        window = [z3.And(low >= 1, low <= size - len(line) + 1), z3.Distinct(line)]
+        return window + [z3.And(x >= low, x <= low + len(line) - 1) for x in line]
     if kind == "sandwich":
         line = [xs[c] for c in rule.line]
         terms = []

@@ -693,13 +693,13 @@ def read_text(
     text = text.removeprefix("\ufeff")
     if text.lstrip()[:1] in ("{", "["):  # a puzzle document (JSON or JSON Lines)
         return _documents(text, source, first_line, errors)
-    if text.lstrip()[:4] in ("http", "fpuz", "N4Ig"):
-        from .fpuzzles import is_fpuzzles_text, read_fpuzzles_text
-
-        if is_fpuzzles_text(text):  # an f-puzzles link, or its compressed puzzle
-            return read_fpuzzles_text(text, source, errors, first_line)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     first = next((s for s in lines if s.strip() and not s.lstrip().startswith("#")), "")
+    if first.lstrip()[:4] in ("http", "fpuz", "N4Ig"):
+        from .fpuzzles import is_fpuzzles_text, read_fpuzzles_text
+
+        if is_fpuzzles_text(first):  # f-puzzles links, or their compressed puzzles
+            return read_fpuzzles_text(text, source, errors, first_line)
     if "," in first and not _csv_is_text(first.rstrip(), size):
         return _read_csv(lines, source, size, errors, first_line)
     return _read_lines(lines, source, size, errors, first_line)
