@@ -158,6 +158,7 @@ class SmtBackend(Backend):
             cells = [z3.Int(f"r{i // model.size + 1}c{i % model.size + 1}", ctx)
                      for i in range(len(model.domains))]  # fmt: skip
             rules = [z3.And(x >= 1, x <= model.size) for x in cells]
+            variant: list[Any] = []  # the variant rules' assertions, kept last
             for number, constraint in enumerate(model.constraints):
                 xs = [cells[i] for i in constraint.cells]
                 if constraint.kind in ("alldifferent", "sum"):
@@ -165,9 +166,9 @@ class SmtBackend(Backend):
                 if constraint.kind == "sum":
                     rules.append(z3.Sum(xs) == constraint.total)
                 elif constraint.kind != "alldifferent":
-                    rules += rule_terms(z3, ctx, cells, constraint, model.size, number)
-            shape = shapes[key] = (cells, rules)
-        cells, rules = shape
+                    variant += rule_terms(z3, ctx, cells, constraint, model.size, number)
+            shape = shapes[key] = (cells, rules + variant, len(variant))
+        cells, rules, self._local.variant = shape
         solver = z3.Solver(ctx=ctx) if logic == "default" else z3.SolverFor(logic, ctx=ctx)
         added = list(rules)
         for i, domain in enumerate(model.domains):
@@ -194,7 +195,11 @@ class SmtBackend(Backend):
         """The SMT problem this backend builds, counted off the solver's assertions."""
         _, cells = self.build(model)
         kinds: dict[str, int] = {}
-        for assertion in self._local.added:
+        variant = self._local.variant
+        # the givens and narrowed domains come after the shape's assertions, one each
+        start = len(self._local.added) - sum(1 for d in model.domains if len(d) < model.size)
+        unit_part = self._local.added[: start - variant] + self._local.added[start:]
+        for assertion in unit_part:
             name = assertion.decl().name()
             if name == "=" and assertion.arg(0).decl().name() == "+":
                 name = "sum"
@@ -209,6 +214,7 @@ class SmtBackend(Backend):
             + (f", {sums} Sum == total" if sums else "")
             + f", {givens} given(s) as equalities"
             + (f", {others} narrowed domain(s)" if others else "")
+            + (f", {variant} variant rule assertion(s)" if variant else "")
             + f"; z3, logic {LOGICS[0]}"
         )
 
