@@ -352,3 +352,13 @@ def test_fpuzzles_refuses_what_it_does_not_model_by_name(capsys, tmp_path):
     entries = read_file(path, errors=errors)
     assert len(entries) == 1 and entries[0].line == 2
     assert errors[0].line == 3 and "entropic line" in errors[0].message
+
+
+def test_explain_and_rate_refuse_rules_they_would_leave_out(capsys):
+    text = json.dumps(THERMO_DOC)
+    assert main(["explain", text]) == 2
+    assert "does not propagate variant rules yet (less)" in capsys.readouterr().err
+    assert main(["explain", "--logic", text]) == 2
+    assert "does not handle variant rules" in capsys.readouterr().err
+    assert main(["rate", text]) == 2
+    assert "does not handle variant rules" in capsys.readouterr().err
