@@ -96,7 +96,7 @@ def is_fpuzzles_text(text: str) -> bool:
     if not word or any(ch.isspace() for ch in word):
         return False
     if word.startswith(("http://", "https://")):
-        return bool(_LINK.search(word)) and ("f-puzzles" in word or "sudokupad" in word)
+        return "f-puzzles" in word or "sudokupad" in word
     return word.startswith(("fpuz", "N4Ig"))  # LZ-string base64 of '{"size":'
 
 
@@ -107,8 +107,15 @@ def decode(text: str, source: str = "<text>") -> dict[str, Any]:
     import lzstring
 
     word = text.strip()
-    found = _LINK.search(word) if word.startswith(("http://", "https://")) else None
-    if found:
+    if word.startswith(("http://", "https://")):
+        found = _LINK.search(word)
+        if not found:
+            raise FPuzzlesError(
+                "not an f-puzzles puzzle: a link without load=... or fpuz... (SudokuPad's own "
+                "formats are not read; open the puzzle in f-puzzles and use its link)",
+                source,
+                1,
+            )
         word = next(g for g in found.groups() if g)
     word = unquote(word).removeprefix("fpuz")
     try:
