@@ -15,8 +15,8 @@ names or indices):
 - ``whispers``: lines of cells whose neighbours on the line differ by at least
   ``n // 2 + 1`` (5 on a 9x9 grid: German whispers);
 - ``renban``: lines whose cells hold a set of consecutive values, in any order;
-- ``region_sum_lines``: lines cut into segments by the boxes (or regions) they cross;
-  every segment has the same sum;
+- ``region_sum_lines``: lines whose cells in each box (or region) they cross add up to
+  the same sum, box by box;
 - ``odd`` / ``even``: cells;
 - ``sandwiches``: ``{"row": r, "sum": t}`` or ``{"column": c, "sum": t}`` (1-based):
   the values between the 1 and the n of that row or column add up to t;
@@ -163,18 +163,16 @@ def _pair(refs: list[Any], field: str, cell: CellReader) -> tuple[int, int]:
 
 
 def segments(cells: tuple[int, ...], geom: Geometry) -> list[tuple[int, ...]]:
-    """A line cut where it crosses from one box (or jigsaw region) into another."""
+    """A line's cells grouped by the box (or jigsaw region) each lies in, in the order
+    the line enters them: a line that comes back into a box adds to its group there."""
     area = {}
     for number, unit in enumerate(u for u in geom.units if u.kind in ("box", "region")):
         for c in unit.cells:
             area[c] = number
-    segments: list[list[int]] = []
+    groups: dict[int, list[int]] = {}
     for c in cells:
-        if segments and area[segments[-1][-1]] == area[c]:
-            segments[-1].append(c)
-        else:
-            segments.append([c])
-    return [tuple(s) for s in segments]
+        groups.setdefault(area[c], []).append(c)
+    return [tuple(group) for group in groups.values()]
 
 
 def _record(item: dict[str, Any], cell: CellReader, field: str) -> Rule:

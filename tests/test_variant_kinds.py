@@ -119,6 +119,13 @@ def test_each_accepting_backend_finds_exactly_the_brute_force_solutions(kind, ba
     assert len(result.solutions) == result.count
 
 
+def test_a_region_sum_line_sums_each_box_it_crosses_once_however_often():
+    from sudokulab.models.rule_fields import segments
+
+    # r1c1 r1c2 (box 1), r1c3 (box 2), r2c2 (box 1 again): two groups, not three
+    assert segments((0, 1, 2, 5), G4) == [(0, 1, 5), (2,)]
+
+
 def test_a_two_digit_arrow_circle_reads_as_a_number():
     arrow = SumEquals((0, 1), (2, 3, 4), "arrow", digits=True)
     assert arrow.holds((1, 2, 3, 4, 5)) and not arrow.holds((2, 1, 3, 4, 5))
@@ -265,6 +272,10 @@ def test_a_block_of_variant_documents_keeps_its_rules_on_the_batch_path(capsys, 
     code = main(["solve", "--backend", "cpsat", str(path)])
     out = capsys.readouterr().out.split()
     assert code == 0 and len(out) == 20 and set(out) == {out[0]} and out[0].startswith("4837")
+    code = main(["solve", "--backend", "native", str(path)])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 1 and len(err) == 20
+    assert all("native does not support notdifference or notequal" in line for line in err)
 
 
 # --- f-puzzles -----------------------------------------------------------------------------
