@@ -375,3 +375,38 @@ def test_explain_and_rate_refuse_rules_they_would_leave_out(capsys):
     assert "does not handle variant rules" in capsys.readouterr().err
     assert main(["rate", text]) == 2
     assert "does not handle variant rules" in capsys.readouterr().err
+
+
+def random_rule(rng) -> object:
+    """A rule of a random kind over random 4x4 cells."""
+    a, b, c = rng.sample(range(16), 3)
+    kind = rng.choice(sorted(KINDS))
+    if kind in ("less", "lessequal", "notequal"):
+        return KINDS[kind](a, b)
+    if kind in ("difference", "notdifference", "mindifference"):
+        return KINDS[kind](a, b, rng.randint(1, 3))
+    if kind in ("ratio", "notratio"):
+        return KINDS[kind](a, b, 2)
+    if kind == "pairsum":
+        return PairSum(a, b, rng.randint(3, 7))
+    if kind == "sumequals":
+        return SumEquals((a,), (b, c))
+    if kind == "consecutive":
+        return Consecutive((a, b, c))
+    if kind == "parity":
+        return Parity(a, rng.choice(("odd", "even")))
+    if kind == "sandwich":
+        return Sandwich(rng.choice((row, col))(rng.randrange(4)), rng.randint(0, 5))
+    return LittleKiller((a, b, c), rng.randint(4, 10))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_rule_sets_agree_with_brute_force_on_cpsat_and_z3(seed):
+    import random
+
+    rng = random.Random(seed)
+    puzzle = Puzzle(G4, (0,) * 16, (), None, tuple(random_rule(rng) for _ in range(3)))
+    expected = brute(puzzle)
+    for backend in ("cpsat", "smt"):
+        result = get_backend(backend).solve(build_model(puzzle), limit=None, timeout=60)
+        assert result.exact and set(result.solutions) == expected, backend
