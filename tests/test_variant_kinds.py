@@ -43,13 +43,20 @@ G4 = geometry(4)
 
 @cache
 def all_4x4() -> tuple[tuple[int, ...], ...]:
-    """Every solved 4x4 grid (288), by brute force over row permutations."""
+    """Every solved 4x4 grid (288), by brute force: bands of two rows that keep their
+    columns and boxes distinct, paired when the columns stay distinct."""
     rows = list(permutations(range(1, 5)))
+    bands = [
+        a + b
+        for a, b in product(rows, repeat=2)
+        if len({*a[:2], *b[:2]}) == 4 and all(x != y for x, y in zip(a, b, strict=True))
+    ]
     grids = []
-    for a, b, c, d in product(rows, repeat=4):
-        grid = a + b + c + d
-        if all(len({grid[i] for i in unit.cells}) == 4 for unit in G4.units):
+    for top, bottom in product(bands, repeat=2):
+        grid = top + bottom
+        if all(len({grid[c], grid[c + 4], grid[c + 8], grid[c + 12]}) == 4 for c in range(4)):
             grids.append(grid)
+    assert all(len({grid[i] for i in unit.cells}) == 4 for grid in grids for unit in G4.units)
     return tuple(grids)
 
 
