@@ -417,3 +417,16 @@ def test_random_rule_sets_agree_with_brute_force_on_cpsat_and_z3(seed):
     for backend in ("cpsat", "smt"):
         result = get_backend(backend).solve(build_model(puzzle), limit=None, timeout=60)
         assert result.exact and set(result.solutions) == expected, backend
+
+
+def test_fpuzzles_regions_make_a_jigsaw():
+    from sudokulab.models.variants import variant_geometry
+
+    labels = ["AAAB", "ACBB", "CCDB", "CDDD"]
+    grid = [[{"region": "ABCD".index(ch)} for ch in line] for line in labels]
+    (entry,) = read_text(encode({"size": 4, "grid": grid}))
+    expected = variant_geometry(4, regions=[list(line) for line in labels])
+    assert {u.cells for u in entry.puzzle.geometry.units} == {u.cells for u in expected.units}
+    boxes = [[{"region": (r // 2) * 2 + c // 2} for c in range(4)] for r in range(4)]
+    (plain,) = read_text(encode({"size": 4, "grid": boxes}))
+    assert plain.puzzle.geometry == geometry(4)
