@@ -1,7 +1,9 @@
 """python-constraint (the python-constraint2 package) as a backend.
 
 One variable per cell (its domain from the model: a given is a one-value domain), one
-``AllDifferentConstraint`` per unit, solutions counted through the solver's iterator.
+``AllDifferentConstraint`` per unit, and each variant rule as a ``FunctionConstraint``
+over its cells that asks the rule itself (checked once all its cells are assigned);
+solutions counted through the solver's iterator.
 The package is imported only when a model is solved. It has no time limit of its own:
 between solutions the clock is checked, and a run that must stop mid-search is killed
 from outside (``stops_itself`` is false).
@@ -15,6 +17,7 @@ from collections import Counter
 from typing import Any
 
 from ..models import Model
+from ..models.rules import KINDS
 from .base import Backend, Request
 from .result import Result, status_of
 
@@ -37,7 +40,7 @@ class ConstraintBackend(Backend):
     """python-constraint's backtracking solvers; options ``solver`` and ``forwardcheck``."""
 
     name = "constraint"
-    kinds = frozenset({"alldifferent", "sum"})
+    kinds = frozenset({"alldifferent", "sum"} | set(KINDS))
     options = {"solver": SOLVERS, "forwardcheck": bool}
     stops_itself = False  # only between solutions; the caller enforces the deadline
     requires = "python-constraint2"
@@ -99,15 +102,18 @@ class ConstraintBackend(Backend):
         size_text = ", ".join(f"{count} with {k} value(s)" for k, count in sorted(sizes.items()))
         # what build_problem adds: an AllDifferent per constraint, an ExactSum per cage
         cages = sum(1 for c in model.constraints if c.kind == "sum")
-        kinds = f"{len(model.constraints)} AllDifferentConstraint"
+        units = sum(1 for c in model.constraints if c.kind in ("alldifferent", "sum"))
+        kinds = f"{units} AllDifferentConstraint"
         kinds += f", {cages} ExactSumConstraint" if cages else ""
+        rules = len(model.constraints) - units
+        kinds += f", {rules} FunctionConstraint" if rules else ""
         solver = type(problem.getSolver()).__name__
         return f"constraint: {len(model.domains)} variables ({size_text}), {kinds}; solver {solver}"
 
 
 def build_problem(model: Model, solver_name: str = SOLVERS[0], forwardcheck: bool = True) -> Any:
     """The python-constraint Problem of a model: a variable per cell, AllDifferent per unit
-    and per cage, and an ExactSum per cage."""
+    and per cage, an ExactSum per cage, a FunctionConstraint per variant rule."""
     import constraint
 
     solver = getattr(constraint, _CLASSES[solver_name])(forwardcheck=forwardcheck)
@@ -116,10 +122,23 @@ def build_problem(model: Model, solver_name: str = SOLVERS[0], forwardcheck: boo
         problem.addVariable(cell, list(domain))
     alldifferent = constraint.AllDifferentConstraint()  # stateless: one serves every unit
     for c in model.constraints:
+        if c.kind not in ("alldifferent", "sum"):  # a variant rule: it checks itself
+            cells = list(dict.fromkeys(c.cells))
+            problem.addConstraint(constraint.FunctionConstraint(_checker(c, cells)), cells)
+            continue
         problem.addConstraint(alldifferent, list(c.cells))
         if c.kind == "sum":  # a killer cage: distinct (above) and its total
             problem.addConstraint(constraint.ExactSumConstraint(c.total), list(c.cells))
     return problem
+
+
+def _checker(rule: Any, cells: list[int]) -> Any:
+    """The rule as a function of its cells' values (the rule reads them by cell)."""
+
+    def holds(*values: int) -> bool:
+        return rule.holds(dict(zip(cells, values, strict=True)))
+
+    return holds
 
 
 def _metadata():

@@ -1,11 +1,17 @@
 """Google OR-Tools CP-SAT as a backend: one integer variable per cell, AllDifferent per unit.
 
+Every variant rule goes over in CP-SAT's own terms (:func:`add_rule`): inequalities and
+sums as linear constraints, the pair relations of kropki dots and whispers as tables of
+allowed value pairs, renban as AllDifferent inside a window of consecutive values, a
+sandwich by AddElement over the row's prefix sums at the crusts' positions.
+
 OR-Tools is imported only when a model is solved, so ``sudokulab solve`` with the native
 engine never pays for it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.util
 import threading
@@ -14,6 +20,7 @@ from collections import Counter
 from typing import Any
 
 from ..models import Model
+from ..models.rules import KINDS, PAIRS
 from . import interrupt
 from .base import Backend, PositiveNumber, Request
 from .result import Result, Status, status_of
@@ -30,7 +37,7 @@ class CpSatBackend(Backend):
     """
 
     name = "cpsat"
-    kinds = frozenset({"alldifferent", "sum"})
+    kinds = frozenset({"alldifferent", "sum"} | set(KINDS))
     options = {"workers": PositiveNumber, "seed": int}
     stops_itself = True  # max_time_in_seconds
     requires = "ortools"
@@ -81,7 +88,7 @@ class CpSatBackend(Backend):
         # With one worker, enumerating and stopping at the limit is also the faster way
         # to one solution (docs/results.md, "Why these defaults").
         params.enumerate_all_solutions = workers == 1
-        collector = _collector_class(cp_model)(limit)
+        collector = _collector_class(cp_model)(limit, len(model.domains))
         interrupt.on_interrupt(solver.stop_search)
         status = solver.solve(cp, collector)
         solve_time = time.perf_counter() - start
@@ -133,9 +140,12 @@ class CpSatBackend(Backend):
             # Variable i is cell i, so a solution is read straight off the response.
             xs = [template.new_int_var(1, size, f"c{i}") for i in range(cells)]
             for constraint in model.constraints:
-                template.add_all_different([xs[i] for i in constraint.cells])
+                if constraint.kind in ("alldifferent", "sum"):
+                    template.add_all_different([xs[i] for i in constraint.cells])
                 if constraint.kind == "sum":
                     template.add(sum(xs[i] for i in constraint.cells) == constraint.total)
+                elif constraint.kind != "alldifferent":
+                    add_rule(template, xs, constraint, size)
             self._templates[key] = template
         reused = self._reused.__dict__  # this thread's models, by the same key
         if key not in reused and len(reused) >= _TEMPLATES:
@@ -176,6 +186,80 @@ class CpSatBackend(Backend):
         )
 
 
+def add_rule(cp: Any, xs: list[Any], rule: Any, size: int) -> None:
+    """Add one variant rule (:mod:`sudokulab.models.rules`) over the cell variables."""
+    kind = rule.kind
+    if kind in PAIRS:
+        a, b = xs[rule.a], xs[rule.b]
+        if kind == "less":
+            cp.add(a < b)
+        elif kind == "lessequal":
+            cp.add(a <= b)
+        elif kind == "notequal":
+            cp.add(a != b)
+        elif kind == "pairsum":
+            cp.add(a + b == rule.total)
+        else:  # a relation of two values: the table of the pairs that keep it
+            cp.add_allowed_assignments([a, b], pair_table(rule, size))
+    elif kind == "sumequals":
+        width = len(rule.targets)
+        weights = [10 ** (width - 1 - i) if rule.digits else 1 for i in range(width)]
+        left = sum(w * xs[c] for w, c in zip(weights, rule.targets, strict=True))
+        cp.add(left == sum(xs[c] for c in rule.terms))
+    elif kind == "littlekiller":
+        cp.add(sum(xs[c] for c in rule.line) == rule.total)
+    elif kind == "parity":
+        cp.add_allowed_assignments(
+            [xs[rule.cell]], [(v,) for v in range(1, size + 1) if v % 2 == (rule.parity == "odd")]
+        )
+    elif kind == "consecutive":
+        # distinct values inside a window [low, low + len - 1]: a run, whatever its order
+        line = [xs[c] for c in rule.line]
+        low = cp.new_int_var(1, max(1, size - len(line) + 1), "")
+        cp.add_all_different(line)
+        for x in line:
+            cp.add(x >= low)
+            cp.add(x <= low + len(line) - 1)
+    elif kind == "sandwich":
+        _add_sandwich(cp, [xs[c] for c in rule.line], rule.total, size)
+    else:
+        raise ValueError(f"cpsat: no translation of {kind} constraints")
+
+
+def pair_table(rule: Any, size: int) -> list[tuple[int, int]]:
+    """The value pairs (cell a's, cell b's) a pair rule allows."""
+    values = range(1, size + 1)
+    probe = dataclasses.replace(rule, a=0, b=1)  # the rule read off a two-value grid
+    return [(u, v) for u in values for v in values if probe.holds((u, v))]
+
+
+def _add_sandwich(cp: Any, line: list[Any], total: int, size: int) -> None:
+    """The values strictly between the 1 and the ``size`` of ``line`` add up to ``total``:
+    with ``prefix[k]`` the sum of the first k cells, it is ``prefix[hi] - prefix[lo + 1]``
+    where lo and hi are the crusts' positions, read by AddElement."""
+    n = len(line)
+    one = cp.new_int_var(0, n - 1, "")
+    top = cp.new_int_var(0, n - 1, "")
+    cp.add_element(one, line, 1)
+    cp.add_element(top, line, size)
+    lo = cp.new_int_var(0, n - 1, "")
+    hi = cp.new_int_var(0, n - 1, "")
+    cp.add_min_equality(lo, [one, top])
+    cp.add_max_equality(hi, [one, top])
+    after = cp.new_int_var(1, n, "")
+    cp.add(after == lo + 1)
+    prefix = [cp.new_constant(0)]
+    for k in range(1, n + 1):
+        step = cp.new_int_var(0, size * n, "")
+        cp.add(step == sum(line[:k]))
+        prefix.append(step)
+    upper = cp.new_int_var(0, size * n, "")
+    lower = cp.new_int_var(0, size * n, "")
+    cp.add_element(hi, prefix, upper)
+    cp.add_element(after, prefix, lower)
+    cp.add(upper - lower == total)
+
+
 def _intervals(values: tuple[int, ...]) -> list[int]:
     """Ascending values as CP-SAT's flat domain: [lo1, hi1, lo2, hi2, ...]."""
     flat: list[int] = []
@@ -192,18 +276,22 @@ def _collector_class(cp_model: Any) -> type:
     """The solution callback class, made once: it needs the lazily imported base class."""
 
     class Collector(cp_model.CpSolverSolutionCallback):
-        """Keeps each grid and stops the search at ``limit`` (None: never)."""
+        """Keeps each grid (the first ``cells`` variables: a variant rule may add its own
+        after them) and stops the search at ``limit`` (None: never)."""
 
-        def __init__(self, limit: int | None) -> None:
+        def __init__(self, limit: int | None, cells: int) -> None:
             super().__init__()
-            self.limit = limit
+            self.limit, self.cells = limit, cells
             self.solutions: list[tuple[int, ...]] = []
             self.stopped = False  # StopSearch at the limit, as opposed to the deadline
 
         def on_solution_callback(self) -> None:
             if self.stopped:
                 return  # a parallel worker's solution arriving before the stop took hold
-            self.solutions.append(tuple(self.Response().solution))
+            solution = tuple(self.Response().solution)
+            self.solutions.append(
+                solution[: self.cells] if len(solution) > self.cells else solution
+            )
             if self.limit is not None and len(self.solutions) >= self.limit:
                 self.stopped = True
                 self.StopSearch()

@@ -7,7 +7,12 @@ The encoding is the model's, nearly word for word:
 - ``Distinct`` over the cells of every ``AllDifferent`` (rows, columns, boxes, and any
   variant's extra units or regions);
 - for a killer cage, the ``Sum`` of its cells equal to its total (with ``Distinct``);
-- each given as an equality ``cell == value``.
+- each given as an equality ``cell == value``;
+- each variant rule in z3's integer arithmetic (:func:`rule_terms`): ``<`` and ``<=``
+  for thermometers, disjunctions of differences for kropki dots and whispers, sums for
+  arrows, XV and little killers, renban as ``Distinct`` inside a window of consecutive
+  values, a sandwich as a sum of ``If`` terms (a cell counts when one crust lies before
+  it and the other after).
 
 z3 solves it under the logic the option ``logic`` names: ``QF_FD`` by default, its
 finite-domain solver, which bit-blasts the bounded integers into SAT (the fastest here:
@@ -36,6 +41,7 @@ import time
 from typing import Any
 
 from ..models import Grid, Model
+from ..models.rules import KINDS
 from . import interrupt
 from .base import Backend, Request, Unanswered, count_by_blocking
 from .result import Result
@@ -80,7 +86,7 @@ class SmtBackend(Backend):
     ``logic`` (see :data:`LOGICS`) and ``seed`` (z3's random seed)."""
 
     name = "smt"
-    kinds = frozenset({"alldifferent", "sum"})
+    kinds = frozenset({"alldifferent", "sum"} | set(KINDS))
     options = {"logic": LOGICS, "seed": int}
     stops_itself = True  # z3's timeout parameter, set to the time left before each check
     requires = "z3-solver"
@@ -152,13 +158,17 @@ class SmtBackend(Backend):
             cells = [z3.Int(f"r{i // model.size + 1}c{i % model.size + 1}", ctx)
                      for i in range(len(model.domains))]  # fmt: skip
             rules = [z3.And(x >= 1, x <= model.size) for x in cells]
-            for constraint in model.constraints:
+            variant: list[Any] = []  # the variant rules' assertions, kept last
+            for number, constraint in enumerate(model.constraints):
                 xs = [cells[i] for i in constraint.cells]
-                rules.append(z3.Distinct(xs))
+                if constraint.kind in ("alldifferent", "sum"):
+                    rules.append(z3.Distinct(xs))
                 if constraint.kind == "sum":
                     rules.append(z3.Sum(xs) == constraint.total)
-            shape = shapes[key] = (cells, rules)
-        cells, rules = shape
+                elif constraint.kind != "alldifferent":
+                    variant += rule_terms(z3, ctx, cells, constraint, model.size, number)
+            shape = shapes[key] = (cells, rules + variant, len(variant))
+        cells, rules, self._local.variant = shape
         solver = z3.Solver(ctx=ctx) if logic == "default" else z3.SolverFor(logic, ctx=ctx)
         added = list(rules)
         for i, domain in enumerate(model.domains):
@@ -185,7 +195,11 @@ class SmtBackend(Backend):
         """The SMT problem this backend builds, counted off the solver's assertions."""
         _, cells = self.build(model)
         kinds: dict[str, int] = {}
-        for assertion in self._local.added:
+        variant = self._local.variant
+        # the givens and narrowed domains come after the shape's assertions, one each
+        start = len(self._local.added) - sum(1 for d in model.domains if len(d) < model.size)
+        unit_part = self._local.added[: start - variant] + self._local.added[start:]
+        for assertion in unit_part:
             name = assertion.decl().name()
             if name == "=" and assertion.arg(0).decl().name() == "+":
                 name = "sum"
@@ -200,5 +214,58 @@ class SmtBackend(Backend):
             + (f", {sums} Sum == total" if sums else "")
             + f", {givens} given(s) as equalities"
             + (f", {others} narrowed domain(s)" if others else "")
+            + (f", {variant} variant rule assertion(s)" if variant else "")
             + f"; z3, logic {LOGICS[0]}"
         )
+
+
+def rule_terms(z3: Any, ctx: Any, xs: list[Any], rule: Any, size: int, number: int) -> list[Any]:
+    """The assertions of one variant rule (:mod:`sudokulab.models.rules`) over the cells'
+    integers; ``number`` names the rule's own variables apart."""
+    kind = rule.kind
+    if kind == "sumequals":
+        width = len(rule.targets)
+        weights = [10 ** (width - 1 - i) if rule.digits else 1 for i in range(width)]
+        left = z3.Sum([w * xs[c] for w, c in zip(weights, rule.targets, strict=True)])
+        return [left == z3.Sum([xs[c] for c in rule.terms])]
+    if kind == "littlekiller":
+        return [z3.Sum([xs[c] for c in rule.line]) == rule.total]
+    if kind == "parity":
+        x = xs[rule.cell]
+        return [z3.Or([x == v for v in range(1, size + 1) if v % 2 == (rule.parity == "odd")])]
+    if kind == "consecutive":
+        line = [xs[c] for c in rule.line]
+        low = z3.Int(f"run{number}", ctx)  # the run's smallest value (bounded: QF_FD)
+        window = [z3.And(low >= 1, low <= size - len(line) + 1), z3.Distinct(line)]
+        return window + [z3.And(x >= low, x <= low + len(line) - 1) for x in line]
+    if kind == "sandwich":
+        line = [xs[c] for c in rule.line]
+        terms = []
+        for i, x in enumerate(line):
+            before_one = z3.Or([y == 1 for y in line[:i]] or [z3.BoolVal(False, ctx)])
+            before_top = z3.Or([y == size for y in line[:i]] or [z3.BoolVal(False, ctx)])
+            after_one = z3.Or([y == 1 for y in line[i + 1 :]] or [z3.BoolVal(False, ctx)])
+            after_top = z3.Or([y == size for y in line[i + 1 :]] or [z3.BoolVal(False, ctx)])
+            inside = z3.Or(z3.And(before_one, after_top), z3.And(before_top, after_one))
+            terms.append(z3.If(inside, x, 0))
+        return [z3.Sum(terms) == rule.total]
+    a, b = xs[rule.a], xs[rule.b]
+    if kind == "less":
+        return [a < b]
+    if kind == "lessequal":
+        return [a <= b]
+    if kind == "notequal":
+        return [a != b]
+    if kind == "pairsum":
+        return [a + b == rule.total]
+    if kind == "difference":
+        return [z3.Or(a - b == rule.k, b - a == rule.k)]
+    if kind == "notdifference":
+        return [z3.And(a - b != rule.k, b - a != rule.k)]
+    if kind == "mindifference":
+        return [z3.Or(a - b >= rule.k, b - a >= rule.k)]
+    if kind == "ratio":
+        return [z3.Or(a == rule.r * b, b == rule.r * a)]
+    if kind == "notratio":
+        return [z3.And(a != rule.r * b, b != rule.r * a)]
+    raise ValueError(f"smt: no translation of {kind} constraints")

@@ -117,6 +117,8 @@ def solve_logic(
     (killer cages are refused: the ladder knows no sums)."""
     if puzzle.cages:
         raise ValueError("the logic solver does not handle killer cages")
+    if puzzle.rules:
+        raise ValueError("the logic solver does not handle variant rules")
     if puzzle.candidates is not None:
         raise ValueError("the logic solver does not take pencil-mark puzzles yet")
     board = Board(shape_of(puzzle.geometry), puzzle.givens)

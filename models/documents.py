@@ -12,7 +12,12 @@ Fields: ``size`` (inferred from the givens when absent), ``box`` ([rows, cols]),
 ``givens`` (a line of n*n cells, or n rows), ``x`` and ``hyper`` (flags), ``regions``
 (jigsaw: n rows of labels), ``units`` (extra units, lists of cells), ``cages`` (each
 ``cells`` and ``sum``), ``candidates`` (pencil marks: n characters per cell, as the
-one-line form), ``solution`` and ``name``. Cells are ``r1c1`` names or indices.
+one-line form), ``solution`` and ``name``, and the variant rules' fields
+(:mod:`.rule_fields`: ``thermometers``, ``arrows``, ``kropki``, ``xv``, ``whispers``,
+``renban``, ``region_sum_lines``, ``odd``, ``even``, ``sandwiches``, ``little_killers``,
+``anti_knight``, ``anti_king``, ``nonconsecutive``, ``rules``). Cells are ``r1c1``
+names or indices. An f-puzzles document (an object with a ``grid`` of cell objects) is
+read by :mod:`.fpuzzles`.
 
 A set of documents is JSON Lines (``.jsonl``): one document per line, blank lines
 ignored. A ``.json`` file holds one document or an array of them. Every error names the
@@ -31,6 +36,8 @@ from typing import Any
 from .entries import VALUES, Entry, ParseError, value_of
 from .geometry import BOX_SHAPES, SIZES, Geometry, size_for_cell_count
 from .puzzle import Cage, Grid, Puzzle, is_solution, marks_line, symbol
+from .rule_fields import read_rules, write_rules
+from .rules import broken, broken_by_givens
 from .variants import flags, region_labels, variant_geometry
 
 _SCHEMA = "puzzle.schema.json"
@@ -168,15 +175,20 @@ def puzzle_of(doc: dict[str, Any]) -> tuple[Puzzle, Grid | None]:
         field = "regions" if regions and "region" in str(err) else _field_of(err)
         raise ValueError(f"{field}: {err}") from None
     cages = _cages(doc.get("cages", []), geom)
+    fields = read_rules(doc, geom, lambda ref, field: _cell(ref, n, field))
     masks = _candidates(doc["candidates"], n) if "candidates" in doc else None
     try:
-        puzzle = Puzzle(geom, tuple(givens), cages, masks)
+        puzzle = Puzzle(geom, tuple(givens), cages, masks, tuple(fields))
     except ValueError as err:  # givens that are not the cells of one candidate
         raise ValueError(f"candidates: {err}") from None
     clashes = puzzle.clashes()
     if clashes:
         raise ValueError(f"givens: {clashes[0]}")
     _check_cage_givens(puzzle)
+    rule = broken_by_givens(puzzle.rules, puzzle.givens)
+    if rule is not None:
+        names = ", ".join(geom.cell_name(c) for c in dict.fromkeys(rule.cells))
+        raise ValueError(f"givens: {names} break {fields[rule]} ({rule.name})")
     solution = None
     if "solution" in doc:
         _, grid = _grid(doc["solution"], n, "solution")
@@ -262,6 +274,9 @@ def _broken(puzzle: Puzzle, grid: Grid) -> str:
         values = [grid[c] for c in cage.cells]
         if len(set(values)) != len(values) or sum(values) != cage.total:
             return f"cages[{i}] is not {cage.total} in distinct values"
+    rule = broken(puzzle.rules, grid)
+    if rule is not None:
+        return f"{rule.name} is broken"
     return "a given is changed"
 
 
@@ -271,6 +286,10 @@ _TOO_DEEP = "not a puzzle document: arrays or objects nested too deeply"
 
 def read_document(doc: Any, source: str, line: int) -> Entry:
     """One document as an Entry; DocumentError naming source, line and field."""
+    if isinstance(doc, dict) and "grid" in doc and "givens" not in doc:
+        from .fpuzzles import read_fpuzzles_document  # an f-puzzles file's JSON
+
+        return read_fpuzzles_document(doc, source, line)
     try:
         problem = _check_schema(doc)
         if problem is None:
@@ -375,6 +394,7 @@ def to_document(puzzle: Puzzle, solution: Grid | None = None, name: str | None =
             {"cells": [geom.cell_name(c) for c in cage.cells], "sum": cage.total}
             for cage in puzzle.cages
         ]
+    doc.update(write_rules(puzzle.rules, geom))
     doc["givens"] = "".join(symbol(v) if v else "." for v in puzzle.givens)
     if puzzle.candidates is not None:
         doc["candidates"] = marks_line(puzzle.candidates, geom.size)

@@ -39,7 +39,10 @@ Reading rules, applied the same way to every text:
   cell with none (all blanks, or a blank cell in a grid of candidates) is an error.
 - Clashing givens are not a parse error (see :meth:`Puzzle.clashes`).
 - A text starting with ``{`` or ``[`` (and any ``.json`` or ``.jsonl`` file) holds puzzle
-  documents (:mod:`sudokulab.models.documents`): variants, regions and cages.
+  documents (:mod:`sudokulab.models.documents`): variants, regions, cages, rules.
+- A text of f-puzzles links (``https://www.f-puzzles.com/?load=...``, SudokuPad's
+  ``fpuz...`` links) or their compressed puzzles, one a line, is read by
+  :mod:`sudokulab.models.fpuzzles`.
 
 Errors: by default the first bad line, grid or CSV row raises :class:`ParseError`. Given a
 list as ``errors``, :func:`read_text` and :func:`read_file` append each such error to it
@@ -692,6 +695,11 @@ def read_text(
         return _documents(text, source, first_line, errors)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     first = next((s for s in lines if s.strip() and not s.lstrip().startswith("#")), "")
+    if first.lstrip()[:4] in ("http", "fpuz", "N4Ig"):
+        from .fpuzzles import is_fpuzzles_text, read_fpuzzles_text
+
+        if is_fpuzzles_text(first):  # f-puzzles links, or their compressed puzzles
+            return read_fpuzzles_text(text, source, errors, first_line)
     if "," in first and not _csv_is_text(first.rstrip(), size):
         return _read_csv(lines, source, size, errors, first_line)
     return _read_lines(lines, source, size, errors, first_line)

@@ -29,6 +29,7 @@ import numpy as np
 from .entries import VALUES
 from .geometry import Geometry, geometry, size_for_cell_count
 from .puzzle import Cage, Puzzle, symbol
+from .rules import Rule
 
 #: Bytes of each value's character in a line: ``.`` for a blank, 1-9, then A-P.
 _SYMBOLS = np.frombuffer(
@@ -55,6 +56,8 @@ class Grids:
     #: Pencil marks: a ``(k, n*n)`` uint32 array of candidate masks (bit v-1 for value v)
     #: consistent with the givens, or None for plain puzzles.
     candidates: np.ndarray | None = None
+    #: Variant rules (:mod:`.rules`), shared by every puzzle of the block like the cages.
+    rules: tuple[Rule, ...] = ()
 
     def __post_init__(self) -> None:
         givens = np.ascontiguousarray(self.givens, dtype=np.uint8)
@@ -84,7 +87,11 @@ class Grids:
         first = puzzles[0]
         marked = first.candidates is not None
         for i, puzzle in enumerate(puzzles):
-            if puzzle.geometry != first.geometry or puzzle.cages != first.cages:
+            if (puzzle.geometry, puzzle.cages, puzzle.rules) != (
+                first.geometry,
+                first.cages,
+                first.rules,
+            ):
                 raise ValueError(f"puzzle {i} has another shape than puzzle 0")
             if (puzzle.candidates is not None) != marked:
                 raise ValueError(f"puzzle {i} has pencil marks and puzzle 0 not, or the reverse")
@@ -93,7 +100,7 @@ class Grids:
         masks = None
         if marked:
             masks = np.array([p.candidates for p in puzzles], dtype=np.uint32).reshape(-1, cells)
-        return cls(first.geometry, givens, first.cages, masks)
+        return cls(first.geometry, givens, first.cages, masks, first.rules)
 
     @classmethod
     def from_lines(cls, lines: Sequence[str], size: int | None = None) -> Grids:
@@ -120,26 +127,30 @@ class Grids:
         return self.geometry.size
 
     @property
-    def shape(self) -> tuple[Geometry, tuple[Cage, ...], bool]:
-        """What puzzles must share to join one block: geometry, cages, and whether they
-        carry pencil marks."""
-        return self.geometry, self.cages, self.candidates is not None
+    def shape(self) -> tuple[Geometry, tuple[Cage, ...], bool, tuple[Rule, ...]]:
+        """What puzzles must share to join one block: geometry, cages, whether they
+        carry pencil marks, and variant rules."""
+        return self.geometry, self.cages, self.candidates is not None, self.rules
 
     def puzzle(self, i: int) -> Puzzle:
         """Puzzle ``i`` as a :class:`Puzzle`."""
         marks = None if self.candidates is None else tuple(self.candidates[i].tolist())
-        return Puzzle(self.geometry, tuple(self.givens[i].tolist()), self.cages, marks)
+        givens = tuple(self.givens[i].tolist())
+        return Puzzle(self.geometry, givens, self.cages, marks, self.rules)
 
     def puzzles(self) -> list[Puzzle]:
         """Every puzzle of the block, in order."""
         if self.candidates is not None:
             return [self.puzzle(i) for i in range(len(self))]
-        return [Puzzle(self.geometry, tuple(row), self.cages) for row in self.givens.tolist()]
+        return [
+            Puzzle(self.geometry, tuple(row), self.cages, None, self.rules)
+            for row in self.givens.tolist()
+        ]
 
     def take(self, rows: np.ndarray | slice) -> Grids:
         """The block of some rows (a mask, indices or a slice)."""
         marks = None if self.candidates is None else self.candidates[rows]
-        return Grids(self.geometry, self.givens[rows], self.cages, marks)
+        return Grids(self.geometry, self.givens[rows], self.cages, marks, self.rules)
 
     def clashing(self) -> np.ndarray:
         """Per puzzle: do two givens share a unit and a value? (``Puzzle.clashes`` says
@@ -160,7 +171,8 @@ class Grids:
         The independent verifier of :func:`~.puzzle.is_solution`, in bulk: every cell
         filled with a value of the size, the givens kept, every cell one of its candidates
         (pencil marks), every unit a permutation, every cage's values different and adding
-        up to its total. A row of zeros (no solution) is False.
+        up to its total, every variant rule kept (a rule is checked in Python, row by row,
+        on the rows that passed the rest). A row of zeros (no solution) is False.
         """
         solutions = np.asarray(solutions, dtype=np.uint8)
         if solutions.shape != self.givens.shape:
@@ -182,6 +194,10 @@ class Grids:
             part = bits[list(cage.cells)]
             distinct = part.sum(axis=0, dtype=np.int64) == np.bitwise_or.reduce(part, axis=0)
             ok &= distinct & (values.sum(axis=1) == cage.total)
+        if self.rules:
+            for i in np.flatnonzero(ok).tolist():
+                grid = solutions[i].tolist()
+                ok[i] = all(rule.holds(grid) for rule in self.rules)
         return ok
 
 

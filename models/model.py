@@ -10,6 +10,45 @@ from dataclasses import dataclass
 
 from .geometry import Geometry
 from .puzzle import Puzzle, values_of
+from .rules import (
+    Consecutive,
+    Difference,
+    Less,
+    LessEqual,
+    LittleKiller,
+    MinDifference,
+    NotDifference,
+    NotEqual,
+    NotRatio,
+    PairSum,
+    Parity,
+    Ratio,
+    Rule,
+    Sandwich,
+    SumEquals,
+)
+
+__all__ = [
+    "AllDifferent",
+    "Consecutive",
+    "Constraint",
+    "Difference",
+    "Less",
+    "LessEqual",
+    "LittleKiller",
+    "MinDifference",
+    "Model",
+    "NotDifference",
+    "NotEqual",
+    "NotRatio",
+    "PairSum",
+    "Parity",
+    "Ratio",
+    "Sandwich",
+    "Sum",
+    "SumEquals",
+    "build_model",
+]
 
 
 @dataclass(frozen=True)
@@ -36,8 +75,9 @@ class Sum:
     kind = "sum"
 
 
-#: Every constraint type a model can hold.
-Constraint = AllDifferent | Sum
+#: Every constraint type a model can hold: units, cages and the variant rules
+#: (:mod:`.rules`), which the model takes from the puzzle unchanged.
+Constraint = AllDifferent | Sum | Rule
 
 
 @dataclass(frozen=True)
@@ -96,7 +136,8 @@ def _constraints_of(geometry: Geometry) -> tuple[Constraint, ...]:
 
 
 def build_model(puzzle: Puzzle) -> Model:
-    """The model of a puzzle: a variable per cell, AllDifferent per unit, Sum per cage."""
+    """The model of a puzzle: a variable per cell, AllDifferent per unit, Sum per cage,
+    and the puzzle's variant rules as they are."""
     if puzzle.candidates is not None:
         found: dict[int, tuple[int, ...]] = {}  # one tuple per distinct mask
         domains = tuple(
@@ -110,4 +151,4 @@ def build_model(puzzle: Puzzle) -> Model:
     if puzzle.cages:
         cages = (Sum(c.cells, c.total, f"cage {i}") for i, c in enumerate(puzzle.cages, 1))
         constraints += tuple(cages)
-    return Model(puzzle, domains, constraints)
+    return Model(puzzle, domains, constraints + puzzle.rules)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .display import Displayed
 from .geometry import Geometry, Unit, geometry, size_for_cell_count
+from .rules import Rule, broken
 
 #: A grid: one value per cell, row-major; 0 marks a blank.
 Grid = tuple[int, ...]
@@ -63,6 +64,9 @@ class Puzzle(Displayed):
     #: candidate is a given; marks that narrow no cell beyond that are the plain puzzle
     #: (stored as None, so a puzzle has one form).
     candidates: tuple[int, ...] | None = None
+    #: Variant rules beyond units and cages (:mod:`.rules`: thermometers, arrows, kropki
+    #: dots, anti-knight...), each a record the model takes as a constraint.
+    rules: tuple[Rule, ...] = field(default=())
 
     def __post_init__(self) -> None:
         n = self.geometry.size
@@ -74,6 +78,9 @@ class Puzzle(Displayed):
             raise ValueError(f"{name}: value {self.givens[cell]} is outside 1..{n}")
         if self.candidates is not None:
             self._check_candidates()
+        for rule in self.rules:
+            if any(not 0 <= c < n * n for c in rule.cells):
+                raise ValueError(f"{rule.name}: a cell outside the {n}x{n} grid")
 
     def _check_candidates(self) -> None:
         """Every cell has a candidate, none above n, the givens are the single ones; and
@@ -175,8 +182,8 @@ def marks_line(masks: Sequence[int], n: int) -> str:
 def is_solution(puzzle: Puzzle, grid: Grid | list[int] | None) -> bool:
     """True when ``grid`` fills every cell, keeps the givens, and each unit is a permutation.
 
-    Each killer cage must also hold pairwise different values adding up to its total, and
-    each cell of a pencil-mark puzzle one of its candidates.
+    Each killer cage must also hold pairwise different values adding up to its total,
+    each cell of a pencil-mark puzzle one of its candidates, and every variant rule hold.
     This is the independent verifier: it trusts no solver and knows only the rules.
     """
     if grid is None:
@@ -197,4 +204,4 @@ def is_solution(puzzle: Puzzle, grid: Grid | list[int] | None) -> bool:
         values = [grid[c] for c in cage.cells]
         if len(set(values)) != len(values) or sum(values) != cage.total:
             return False
-    return True
+    return broken(puzzle.rules, grid) is None

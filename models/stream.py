@@ -106,6 +106,7 @@ def _same_block(a: Entry, b: Entry) -> bool:
         a.source == b.source
         and a.puzzle.geometry == b.puzzle.geometry
         and a.puzzle.cages == b.puzzle.cages
+        and a.puzzle.rules == b.puzzle.rules
         and (a.puzzle.candidates is None) == (b.puzzle.candidates is None)
     )
 

@@ -12,6 +12,11 @@ Every variant but killer is more units in the geometry, so every backend that ta
 - **extra units**: any list of n-cell groups a user names (``unit 1``, ``unit 2``...).
 - **killer**: cages (:class:`~sudokulab.models.puzzle.Cage`), each a group of cells with
   pairwise different values adding up to a total; the model gets one ``Sum`` per cage.
+- **board-wide rules** (:data:`BOARD_RULES`): ``anti-knight`` and ``anti-king`` (two
+  cells a chess knight's or king's move apart differ: a ``NotEqual`` per such pair that
+  shares no unit) and ``nonconsecutive`` (orthogonal neighbours never differ by 1: a
+  ``NotDifference`` per pair). The other variant rules (thermometers, arrows, kropki...)
+  are clues of one puzzle, stated in its document (:mod:`.rules`).
 
 >>> g = variant_geometry(9, x=True, hyper=True)
 >>> len(g.units), [u.name for u in g.units[27:]]
@@ -24,6 +29,35 @@ from collections.abc import Sequence
 
 from .geometry import BOX_SHAPES, Geometry, Unit, _classic_units, geometry, make_geometry
 from .puzzle import Puzzle
+from .rules import NotDifference, NotEqual, Rule, king_pairs, knight_pairs, neighbour_pairs
+
+#: The variants that are rules over the whole board, by their ``--variant`` names.
+BOARD_RULES = ("anti-knight", "anti-king", "nonconsecutive")
+
+
+def board_rules(geom: Geometry, name: str) -> tuple[Rule, ...]:
+    """The rules of a board-wide variant (:data:`BOARD_RULES`) on a geometry.
+
+    Chess-move pairs whose cells already share a unit are left out: the unit keeps them
+    apart.
+
+    >>> len(board_rules(geometry(9), "anti-knight")), len(board_rules(geometry(9), "anti-king"))
+    (192, 128)
+    """
+    n = geom.size
+    if name == "nonconsecutive":
+        return tuple(NotDifference(a, b, 1, name) for a, b in neighbour_pairs(n))
+    if name not in ("anti-knight", "anti-king"):
+        raise ValueError(f"unknown board-wide variant {name!r}; known: {', '.join(BOARD_RULES)}")
+    pairs = knight_pairs(n) if name == "anti-knight" else king_pairs(n)
+    peers = geom.peers
+    return tuple(NotEqual(a, b, name) for a, b in pairs if b not in peers[a])
+
+
+def board_flags(rules: Sequence[Rule]) -> list[str]:
+    """The board-wide variants among a puzzle's rules, in :data:`BOARD_RULES` order."""
+    names = {rule.name for rule in rules}
+    return [name for name in BOARD_RULES if name in names]
 
 
 def diagonal_units(size: int) -> tuple[Unit, Unit]:
@@ -149,17 +183,19 @@ def region_labels(geom: Geometry) -> list[str]:
 def with_variant(
     puzzle: Puzzle, names: Sequence[str] = (), regions: Sequence[Sequence[str]] | None = None
 ) -> Puzzle:
-    """The puzzle with the named variants (``x``, ``hyper``) and jigsaw regions added.
+    """The puzzle with the named variants (``x``, ``hyper``, the board-wide rules of
+    :data:`BOARD_RULES`) and jigsaw regions added.
 
-    Rules the puzzle already has are kept, not doubled; its cages, givens and pencil marks
-    stay.
+    Rules the puzzle already has are kept, not doubled; its cages, givens, pencil marks
+    and other rules stay.
     """
     geom = puzzle.geometry
     have = flags(geom)
-    unknown = [n for n in names if n not in ("x", "hyper")]
+    unknown = [n for n in names if n not in ("x", "hyper", *BOARD_RULES)]
     if unknown:
         raise ValueError(
-            f"variant {unknown[0]!r} needs a puzzle document; plain grids take x, hyper"
+            f"variant {unknown[0]!r} needs a puzzle document; plain grids take x, hyper, "
+            + ", ".join(BOARD_RULES)
         )
     extra: list[Unit] = []
     if "x" in names and not have["x"]:
@@ -172,7 +208,12 @@ def with_variant(
             raise ValueError("the puzzle already has jigsaw regions")
         units = [u for u in units if u.kind != "box"] + list(region_units(geom.size, regions))
     new = make_geometry(geom.size, geom.box_rows, geom.box_cols, tuple(units) + tuple(extra))
-    return Puzzle(new, puzzle.givens, puzzle.cages, puzzle.candidates)
+    rules = puzzle.rules
+    present = board_flags(rules)
+    for name in BOARD_RULES:
+        if name in names and name not in present:
+            rules += board_rules(new, name)
+    return Puzzle(new, puzzle.givens, puzzle.cages, puzzle.candidates, rules)
 
 
 def read_regions(text: str, source: str = "<regions>") -> list[list[str]]:

@@ -87,7 +87,8 @@ def iter_blocks(
             continue
         idx, puzzle = item
         if run and (
-            (puzzle.geometry, puzzle.cages) != (run[0][1].geometry, run[0][1].cages)
+            (puzzle.geometry, puzzle.cages, puzzle.rules)
+            != (run[0][1].geometry, run[0][1].cages, run[0][1].rules)
             or len(run) >= PAIRS_PER_BLOCK
         ):
             yield _block(run)
@@ -174,6 +175,7 @@ def read_set(
                 None
                 if run[0].grids.candidates is None
                 else np.concatenate([b.grids.candidates for b in run]),
+                run[0].grids.rules,
             ),
         )
         for run in runs
@@ -255,7 +257,7 @@ def skip_reason(spec: BackendSpec, set_name: str, puzzles: Sequence[Puzzle]) -> 
     only, so one puzzle per shape (and kind: plain or pencil marks) is enough.
     """
     backend = get_backend(spec.backend)
-    shapes = {(p.geometry, p.cages, p.candidates is not None): p for p in puzzles}
+    shapes = {(p.geometry, p.cages, p.candidates is not None, p.rules): p for p in puzzles}
     for puzzle in shapes.values():
         lacking = unsupported(backend, build_model(puzzle))
         if lacking:

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 
 from ..backends import Backend, all_backends, get_backend
+from ..backends.base import unsupported
 from ..models import Geometry, Model, Puzzle, build_model
 from ..models.puzzle import symbol
 from .graph import graph_lines
@@ -126,6 +127,10 @@ def backend_lines(model: Model) -> list[str]:
         backend = get_backend(name)
         if not backend.available():
             out.append(f"{name}: not available (pip install {backend.requires})")
+            continue
+        refusal = unsupported(backend, model)
+        if refusal:  # what it would build leaves rules out: say so instead
+            out.append(f"{name}: refuses it ({refusal})")
             continue
         out.append(backend.describe(model))
     return out

@@ -366,6 +366,9 @@ def trace_puzzle(
 ) -> Trace:
     """Solve ``puzzle`` with the Python reference engine, recording every step (a
     pencil-mark puzzle from its candidates)."""
+    if puzzle.rules:  # told without them, the story would be another puzzle's
+        kinds = ", ".join(sorted({rule.kind for rule in puzzle.rules}))
+        raise ValueError(f"the engine does not propagate variant rules yet ({kinds})")
     geom = puzzle.geometry
     recorder = Recorder(max_steps)
     cages = tuple((cage.cells, cage.total) for cage in puzzle.cages)

@@ -144,8 +144,9 @@ def add_puzzle_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant",
         metavar="LIST",
-        help="add variant rules to every puzzle: x (diagonals), hyper (windoku), or x,hyper "
-        "(killer and jigsaw need a document or --regions)",
+        help="add variant rules to every puzzle, comma-separated: x (diagonals), hyper "
+        "(windoku), anti-knight, anti-king, nonconsecutive (killer, jigsaw and clues such as "
+        "thermometers or arrows need a document, an f-puzzles link or --regions)",
     )
     p.add_argument(
         "--regions",
@@ -263,7 +264,10 @@ def _is_set(arg: str) -> bool:
 
 
 def _looks_like_path(arg: str) -> bool:
-    """A folder separator or a file extension: the user meant a file, not a puzzle."""
+    """A folder separator or a file extension: the user meant a file, not a puzzle (a link
+    or an f-puzzles compressed text is a puzzle, whatever its slashes)."""
+    if arg.startswith(("http://", "https://", "fpuz", "N4Ig")):
+        return False
     return os.sep in arg or re.search(r"\.[A-Za-z]\w*$", arg) is not None
 
 
