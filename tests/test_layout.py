@@ -33,6 +33,7 @@ LAYERS = [
     ("sudokulab.backends",),
     ("sudokulab.api",),
     ("sudokulab.generate", "sudokulab.bench", "sudokulab.classroom"),
+    ("sudokulab.serve",),
     ("sudokulab.cli",),
 ]
 

@@ -25,6 +25,7 @@ COMMANDS = {
     "classroom": ("explain", "model"),
     "rate": ("rate",),
     "generate": ("generate",),
+    "serve": ("serve",),
 }
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 
