@@ -235,10 +235,12 @@ def test_the_page_and_its_assets_need_no_network(server):
 
 def test_thirty_sessions_at_once_all_get_their_answers(server):
     puzzles = [str(e.puzzle) for e in load("gen-classic-hard").entries]
+    # every level that propagates (plain backtracking takes seconds on some of these)
+    levels = [p for p in PROPAGATIONS if p != "none"]
     answers: dict[int, tuple[int, dict]] = {}
 
     def session(k: int) -> None:
-        body = {"puzzle": puzzles[k % len(puzzles)], "propagation": PROPAGATIONS[k % 5]}
+        body = {"puzzle": puzzles[k % len(puzzles)], "propagation": levels[k % len(levels)]}
         answers[k] = call(server, "/api/solve", body)
 
     threads = [threading.Thread(target=session, args=(k,)) for k in range(30)]
@@ -250,7 +252,7 @@ def test_thirty_sessions_at_once_all_get_their_answers(server):
     for k, (status, d) in answers.items():
         assert status == 200, d
         assert d["puzzle"] == puzzles[k % len(puzzles)]
-        assert d["settings"]["propagation"] == PROPAGATIONS[k % 5]
+        assert d["settings"]["propagation"] == levels[k % len(levels)]
         assert d["counters"]["solutions"] == 1
 
 
@@ -272,6 +274,17 @@ def test_a_long_request_does_not_hold_up_a_short_one(server):
     order.append("short")
     thread.join()
     assert order == ["short", "long"]
+
+
+def test_the_time_bound_stops_a_search_and_a_generation_and_the_server_goes_on():
+    hard = str(load("gen-classic-hard").entries[4].puzzle)  # long for plain backtracking
+    with running_server("--timeout", "0.5") as (url, _):
+        status, d = call(url, "/api/solve", {"puzzle": hard, "propagation": "none"})
+        assert status == 200 and d["counters"]["timedOut"]
+        assert ["outcome", "stopped by the timeout after 0 solution(s)"] in d["viewer"]["summary"]
+        status, d = call(url, "/api/generate", {"grade": "expert", "size": 16, "seed": 1})
+        assert status == 408 and "within the timeout of 0.5 s" in d["error"]
+        assert call(url, "/api/solve", {"puzzle": hard})[0] == 200
 
 
 def test_a_taken_port_is_one_line_and_status_2():

@@ -7,7 +7,8 @@ import errno
 import socket
 import sys
 
-from .common import EXIT_OK, Number, UsageError
+from ..serve.bounds import Bounds
+from .common import EXIT_OK, Number, UsageError, seconds
 
 SERVE_EXAMPLES = """\
 examples:
@@ -41,6 +42,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     p.add_argument(
         "--port", type=port_number, default=8000, help="port to bind (default: 8000; 0: any free)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        default=Bounds.timeout,
+        metavar="SECONDS",
+        help="seconds of work per request: per trace, per backend checked, per puzzle "
+        f"generated (default: {Bounds.timeout:g})",
     )
     p.set_defaults(handler=cmd_serve)
 
@@ -82,7 +91,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"sudokulab serve: http://{shown}:{port}/ (Ctrl-C stops it)", file=sys.stderr, flush=True)
-    config = uvicorn.Config(create_app(), log_level="warning", access_log=False)
+    app = create_app(Bounds(timeout=args.timeout))
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     with sock:
         server.run(sockets=[sock])

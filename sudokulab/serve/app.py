@@ -23,7 +23,8 @@ from starlette.staticfiles import StaticFiles
 
 from ..classroom.page_assets import MARKUP, SCRIPT, STYLE
 from . import work
-from .work import Bounds, Refused
+from .bounds import Bounds
+from .work import Refused
 
 STATIC = Path(__file__).parent / "static"
 #: Requests whose work runs at once (threads); more wait for a turn.

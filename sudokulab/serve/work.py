@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -28,20 +27,10 @@ from ..logic.rating import rate_run
 from ..models import SIZES, ParseError, Puzzle, read_text
 from ..models.puzzle import symbol
 from ..native import ORDERS, PROPAGATIONS
+from .bounds import Bounds
 
 #: The ways to solve on the page: the engine's traced search, or the logic solver's ladder.
 SOLVERS = ("engine", "logic")
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """What one request may ask for: the server refuses more with a 4xx and one line."""
-
-    max_size: int = 16  # the largest grid (n x n)
-    max_steps: int = 5000  # steps of a trace (or of a logic run) sent to the page
-    timeout: float = 5.0  # seconds of search per trace, per backend checked, per puzzle made
-    max_text: int = 4096  # characters of puzzle text
-    max_backends: int = 12  # backends in one check
 
 
 class Refused(Exception):
@@ -308,7 +297,8 @@ def make(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     try:
         made = next(generate(size, difficulty=grade, seed=seed, timeout=bounds.timeout))
     except GenerateError as err:
-        raise Refused(408 if "second" in str(err) else 422, f"generate: {err}") from None
+        timed_out = "within the timeout" in str(err)
+        raise Refused(408 if timed_out else 422, f"generate: {err}") from None
     return {"puzzle": str(made.puzzle), "size": size, "grade": made.grade, "seed": seed}
 
 
