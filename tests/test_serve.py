@@ -90,7 +90,12 @@ def test_options_come_from_the_engine_and_the_registry(server):
     assert status == 200
     assert o["propagations"] == list(PROPAGATIONS) and o["orders"] == list(ORDERS)
     assert [b["name"] for b in o["backends"]] == sudokulab.backend_names()
-    assert o["defaults"] == {"solver": "engine", "propagation": "hidden", "order": "mrv"}
+    assert o["defaults"] == {
+        "solver": "engine",
+        "propagation": "hidden",
+        "order": "mrv",
+        "variant": "classic",
+    }
     assert "gen-classic-easy" in dict(o["sets"])
     assert 25 not in o["sizes"] and 9 in o["sizes"]
 
@@ -109,7 +114,13 @@ def test_a_trace_is_the_explain_commands_story_and_counts(server):
         "solutions": 1,
         "timedOut": False,
     }
-    assert d["settings"] == {"solver": "engine", "propagation": "forward", "order": "mrv"}
+    assert d["settings"] == {
+        "solver": "engine",
+        "propagation": "forward",
+        "order": "mrv",
+        "variant": "classic",
+    }
+    assert d["variantCells"] == []
     rating = rate_puzzle(parse_puzzle(HARD))
     assert d["rating"]["grade"] == rating.grade and d["rating"]["hardest"] == rating.hardest
 
@@ -151,6 +162,26 @@ def test_the_logic_solver_tells_the_ladder_and_rates(server):
     assert len(d["viewer"]["steps"]) == len(run.steps) + 1  # the givens, then each step
     assert d["tree"] is None
     assert d["rating"]["grade"] == rate_puzzle(parse_puzzle(LOGIC)).grade
+
+
+def test_a_variant_reads_the_line_with_its_rules(server, capsys):
+    entry = load("gen-x").entries[0]
+    line = str(entry.puzzle)
+    status, d = call(server, "/api/solve", {"puzzle": line, "variant": "x"})
+    assert status == 200 and d["settings"]["variant"] == "x"
+    n = entry.puzzle.size
+    diagonals = {r * n + r for r in range(n)} | {r * n + n - 1 - r for r in range(n)}
+    assert d["variantCells"] == sorted(diagonals)
+    assert d["counters"]["solutions"] == 1
+    assert main(["explain", line, "--variant", "x"]) == 0
+    story = capsys.readouterr().out
+    assert [row["t"] for row in d["viewer"]["steps"]][-1] in story
+    # the same givens, clashing on a diagonal: the command line's words
+    clash = "1" + "." * 29 + "1" + "." * 50  # r1c1 and r4c4
+    status, d = call(server, "/api/solve", {"puzzle": clash, "variant": "x"})
+    assert main(["explain", clash, "--variant", "x"]) == 2
+    assert status == 400 and capsys.readouterr().err.strip() == f"sudokulab: {d['error']}"
+    assert call(server, "/api/solve", {"puzzle": clash})[0] == 200  # classic: no clash
 
 
 def test_bad_puzzles_get_the_command_lines_words_and_position(server, capsys):
@@ -217,6 +248,10 @@ def test_generate_by_grade_and_pick_from_a_set(server):
     assert status == 200 and d["grade"] == "easy"
     assert rate_puzzle(parse_puzzle(d["puzzle"])).grade == "easy"
     assert call(server, "/api/generate", {"grade": "godlike"})[0] == 422
+    status, d = call(server, "/api/generate", {"grade": "easy", "variant": "hyper", "seed": 3})
+    assert status == 200 and d["variant"] == "hyper"
+    status, solved = call(server, "/api/solve", {"puzzle": d["puzzle"], "variant": "hyper"})
+    assert status == 200 and solved["rating"]["grade"] == "easy"
     status, d = call(server, "/api/sets/gen-classic-hard/3")
     assert status == 200 and d["puzzle"] == str(load("gen-classic-hard").entries[2].puzzle)
     assert call(server, "/api/sets/gen-classic-hard/999")[0] == 404

@@ -140,6 +140,24 @@ def test_a_puzzle_in_the_url_opens_with_the_default_settings(page, server):
     assert page.errors == []
 
 
+def test_a_variant_in_the_url_shades_its_units(page, server):
+    from sudokulab.catalog import load
+
+    line = str(load("gen-x").entries[0].puzzle)
+    page.goto(f"{server}?puzzle={line}&variant=x")
+    ready(page)
+    assert role(page, "variant").input_value() == "x"
+    shaded = page.eval_on_selector_all(
+        '[data-role="viewer"] .slv-cell.extra', "els => els.map(e => +e.dataset.cell)"
+    )
+    assert sorted(shaded) == sorted(
+        {r * 9 + r for r in range(9)} | {r * 9 + 8 - r for r in range(9)}
+    )
+    role(page, "last").click()
+    assert is_solution(load("gen-x").entries[0].puzzle, shown_values(page))
+    assert page.errors == []
+
+
 def test_a_bad_puzzle_shows_its_error(page, server):
     page.goto(server)
     page.wait_for_selector('[data-role="app"][data-ready="true"]')

@@ -31,6 +31,9 @@ from .bounds import Bounds
 
 #: The ways to solve on the page: the engine's traced search, or the logic solver's ladder.
 SOLVERS = ("engine", "logic")
+#: The rules a puzzle's line can be read with: the classic ones, or with the diagonals
+#: (x), the four extra windows (hyper), or both (what ``--variant`` adds on the command line).
+VARIANTS = ("classic", "x", "hyper", "x,hyper")
 
 
 class Refused(Exception):
@@ -56,9 +59,15 @@ def options(bounds: Bounds) -> dict[str, Any]:
         "solvers": list(SOLVERS),
         "propagations": list(PROPAGATIONS),
         "orders": list(ORDERS),
-        "defaults": {"solver": "engine", "propagation": "hidden", "order": "mrv"},
+        "defaults": {
+            "solver": "engine",
+            "propagation": "hidden",
+            "order": "mrv",
+            "variant": "classic",
+        },
         "ladder": [[t.name, t.grade, t.score] for t in LADDER],
         "grades": list(GRADES),
+        "variants": list(VARIANTS),
         "sizes": [s for s in SIZES if s <= bounds.max_size],
         "backends": [
             {"name": name, "available": get_backend(name).available()} for name in backend_names()
@@ -119,6 +128,14 @@ def read_puzzle(body: dict[str, Any], bounds: Bounds) -> Puzzle:
     if len(entries) > 1:
         raise Refused(400, f"puzzle: the text holds {len(entries)} puzzles: give one")
     puzzle = entries[0].puzzle
+    variant = _choice(body, "variant", VARIANTS, "classic")
+    if variant != "classic":
+        from ..models.variants import with_variant
+
+        try:
+            puzzle = with_variant(puzzle, variant.split(","), None)
+        except ValueError as err:
+            raise Refused(400, f"variant: {err}") from None
     if puzzle.size > bounds.max_size:
         raise Refused(
             413,
@@ -129,6 +146,12 @@ def read_puzzle(body: dict[str, Any], bounds: Bounds) -> Puzzle:
     if clashes:
         raise Refused(400, "puzzle: invalid puzzle: " + "; ".join(map(str, clashes)))
     return puzzle
+
+
+def variant_cells(puzzle: Puzzle) -> list[int]:
+    """The cells of the variant's extra units (diagonals, windows), for the page to shade."""
+    units = puzzle.geometry.units
+    return sorted({c for u in units if u.kind not in ("row", "column", "box") for c in u.cells})
 
 
 def search_tree(trace: Trace) -> dict[str, Any]:
@@ -229,10 +252,12 @@ def solve(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
             "timedOut": trace.timed_out,
         }
     data.update(standalone=False, every=SNAPSHOT_EVERY)
+    settings["variant"] = _text(body, "variant", "classic")
     return {
         "puzzle": str(puzzle),
         "size": puzzle.size,
         "settings": settings,
+        "variantCells": variant_cells(puzzle),
         "viewer": data,
         "tree": tree,
         "counters": counters,
@@ -283,10 +308,11 @@ def check(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
 
 
 def make(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
-    """A new classic puzzle of the asked grade and size (sudokulab.generate)."""
+    """A new puzzle of the asked grade, size and variant (sudokulab.generate)."""
     from ..generate import GenerateError, generate
 
     grade = _choice(body, "grade", GRADES, "medium")
+    variant = _choice(body, "variant", VARIANTS[:3], "classic")
     size = body.get("size", 9)
     sizes = [s for s in SIZES if s <= bounds.max_size]
     if size not in sizes:
@@ -295,11 +321,17 @@ def make(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise Refused(422, "seed: give a whole number")
     try:
-        made = next(generate(size, difficulty=grade, seed=seed, timeout=bounds.timeout))
+        made = next(generate(size, variant, difficulty=grade, seed=seed, timeout=bounds.timeout))
     except GenerateError as err:
         timed_out = "within the timeout" in str(err)
         raise Refused(408 if timed_out else 422, f"generate: {err}") from None
-    return {"puzzle": str(made.puzzle), "size": size, "grade": made.grade, "seed": seed}
+    return {
+        "puzzle": str(made.puzzle),
+        "size": size,
+        "variant": variant,
+        "grade": made.grade,
+        "seed": seed,
+    }
 
 
 @cache

@@ -132,7 +132,7 @@
 
   // --- settings and the URL -------------------------------------------------------------
   function settings() {
-    var s = { solver: q("solver").value };
+    var s = { variant: q("variant").value, solver: q("solver").value };
     if (s.solver === "engine") {
       s.propagation = q("propagation").value;
       s.order = q("order").value;
@@ -157,7 +157,7 @@
     var engine = q("solver").value === "engine";
     APP.querySelectorAll(".engine-only").forEach(function (el) { el.hidden = !engine; });
   }
-  ["solver", "propagation", "order"].forEach(function (role) {
+  ["variant", "solver", "propagation", "order"].forEach(function (role) {
     q(role).addEventListener("change", function () {
       showSolverFields();
       remember();
@@ -188,6 +188,9 @@
     root.innerHTML = V.markup;
     live.appendChild(root);
     viewer = V.mount(data.viewer, root);
+    data.variantCells.forEach(function (c) {  // the diagonals or windows, shaded
+      root.querySelector('[data-role="grid"] [data-cell="' + c + '"]').classList.add("extra");
+    });
     APP.setAttribute("data-steps", data.viewer.steps.length);
     APP.setAttribute("data-puzzle", data.puzzle);
     var c = data.counters, parts = Object.keys(c).filter(function (k) { return k !== "timedOut"; })
@@ -299,6 +302,7 @@
   q("load").addEventListener("click", function () {
     var name = q("set").value, n = +q("set-number").value || 1;
     api("GET", "/api/sets/" + encodeURIComponent(name) + "/" + n).then(function (d) {
+      q("variant").value = "classic";  // the sets offered are classic puzzles
       q("puzzle").value = d.puzzle;
       lineToGrid();
       solve();
@@ -307,7 +311,8 @@
   q("generate").addEventListener("click", function () {
     APP.setAttribute("data-state", "loading");
     q("generate").disabled = true;
-    api("POST", "/api/generate", { grade: q("grade").value, size: size }).then(function (d) {
+    var body = { grade: q("grade").value, size: size, variant: q("variant").value };
+    api("POST", "/api/generate", body).then(function (d) {
       q("generate").disabled = false;
       q("puzzle").value = d.puzzle;
       lineToGrid();
@@ -321,7 +326,8 @@
     var table = q("check-results");
     table.textContent = "";
     table.setAttribute("data-state", "loading");
-    api("POST", "/api/check", { puzzle: q("puzzle").value.trim(), backends: chosen }).then(function (d) {
+    var body = { puzzle: q("puzzle").value.trim(), variant: q("variant").value, backends: chosen };
+    api("POST", "/api/check", body).then(function (d) {
       var head = document.createElement("tr");
       ["backend", "status", "count", "ms", "agrees"].forEach(function (h) {
         var th = document.createElement("th"); th.textContent = h; head.appendChild(th);
@@ -349,6 +355,9 @@
     fill(q("propagation"), o.propagations);
     fill(q("order"), o.orders);
     fill(q("grade"), o.grades);
+    fill(q("variant"), o.variants, o.variants.map(function (v) {
+      return { classic: "classic", x: "x (diagonals)", hyper: "hyper (windows)" }[v] || v;
+    }));
     fill(q("set"), o.sets.map(function (s) { return s[0]; }),
       o.sets.map(function (s) { return s[0] + " (" + s[1] + ")"; }));
     o.ladder.forEach(function (t) {
@@ -368,6 +377,7 @@
       q("backends").appendChild(label);
     });
     var params = new URLSearchParams(location.search), d = o.defaults;
+    q("variant").value = params.get("variant") || d.variant;
     q("solver").value = params.get("solver") || d.solver;
     q("propagation").value = params.get("propagation") || d.propagation;
     q("order").value = params.get("order") || d.order;
