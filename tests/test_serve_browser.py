@@ -226,6 +226,8 @@ def screenshot(path: str) -> None:
         role(page, "next-guess").click()
         role(page, "next-guess").click()
         role(page, "tree-toggle").click()
+        role(page, "check").click()
+        page.wait_for_selector('[data-role="check-results"][data-state="ready"]', timeout=60_000)
         page.screenshot(path=path, full_page=True)
         browser.close()
 
