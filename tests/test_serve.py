@@ -356,3 +356,14 @@ def test_the_port_is_free_again_after_the_server_stops():
     with socket.socket() as again:
         again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         again.bind(("127.0.0.1", port))
+
+
+def test_without_the_serve_extra_the_command_says_how_to_get_it():
+    code = "import sys; sys.modules['uvicorn'] = None\nfrom sudokulab.cli import main\n"
+    code += "sys.exit(main(['serve', '--port', '0']))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        "sudokulab: error: serve needs the serve extra (uvicorn is missing): "
+        "pip install 'sudokulab[serve]'\n"
+    )

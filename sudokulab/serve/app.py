@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from . import work
 from .bounds import Bounds
 from .work import Refused
 
+logger = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
 #: Requests whose work runs at once (threads); more wait for a turn.
 WORKERS = 8
@@ -67,6 +69,9 @@ def create_app(bounds: Bounds | None = None, workers: int = WORKERS) -> Starlett
             )
         except Refused as err:
             return JSONResponse(err.body(), err.status)
+        except Exception as err:  # a bug: said in one line to the page, the traceback logged
+            logger.exception("sudokulab serve: %s failed", getattr(function, "__name__", "work"))
+            return JSONResponse({"error": f"internal error: {type(err).__name__}: {err}"}, 500)
         finally:
             state["waiting"] -= 1
         return JSONResponse(answer)
