@@ -100,6 +100,18 @@ def test_type_a_puzzle_step_to_the_end_switch_propagation_and_share(page, server
     assert nodes.count() == expected["counters"]["guesses"] + 1
     assert page.locator('[data-role="tree-svg"] circle[data-end="dead"]').count() >= 1
     assert page.locator('[data-role="tree-svg"] circle[data-end="solution"]').count() == 1
+
+    def drawn(kind: str) -> int:
+        return page.locator(f'[data-role="tree-svg"] circle.{kind}').count()
+
+    # at the last step the whole tree is there; it grows again from the start
+    assert drawn("future") == 0 and drawn("dead") >= 1 and drawn("solution") == 1
+    role(page, "first").click()
+    assert drawn("future") == len(guesses) and drawn("dead") == drawn("solution") == 0
+    role(page, "next-guess").click()
+    assert drawn("future") == len(guesses) - 1 and drawn("current") == 1
+    role(page, "tree-whole").check()
+    assert drawn("future") == 0 and drawn("solution") == 1
     page.locator('[data-role="tree-svg"] circle[data-end="dead"]').first.click()
     assert viewer.get_attribute("data-step") == str(guesses[0])
 
@@ -223,8 +235,8 @@ def screenshot(path: str) -> None:
         page = browser.new_page(viewport={"width": 1500, "height": 1050})
         page.goto(f"{url}?puzzle={HARD}&propagation=forward")
         ready(page)
-        role(page, "next-guess").click()
-        role(page, "next-guess").click()
+        for _ in range(40):  # well into the search: the tree has grown a while
+            role(page, "next-guess").click()
         role(page, "tree-toggle").click()
         role(page, "check").click()
         page.wait_for_selector('[data-role="check-results"][data-state="ready"]', timeout=60_000)

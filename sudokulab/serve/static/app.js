@@ -225,11 +225,12 @@
   q("next-contradiction").addEventListener("click", function () { jump("contradiction", 1); });
 
   // --- the search tree ------------------------------------------------------------------
-  var SVG = "http://www.w3.org/2000/svg", circles = [];
+  var SVG = "http://www.w3.org/2000/svg", circles = [], lines = [];
   function drawTree() {
     var svg = q("tree-svg"), note = q("tree-note");
     svg.textContent = "";
     circles = [];
+    lines = [];
     var tree = result && result.tree;
     if (!tree) {
       note.textContent = "The logic solver does not search: it has no tree.";
@@ -255,14 +256,14 @@
       var line = document.createElementNS(SVG, "line");
       line.setAttribute("x1", px(n.parent)); line.setAttribute("y1", py(n.parent));
       line.setAttribute("x2", px(n.id)); line.setAttribute("y2", py(n.id));
-      if (n.path) line.setAttribute("class", "path");
+      line.setAttribute("data-node", n.id);
       svg.appendChild(line);
+      lines.push(line);
     });
     nodes.forEach(function (n) {
       var c = document.createElementNS(SVG, "circle");
       c.setAttribute("cx", px(n.id)); c.setAttribute("cy", py(n.id));
       c.setAttribute("r", leaves > 200 ? 3.5 : 6);
-      c.setAttribute("class", [n.end, n.path ? "path" : ""].join(" ").trim());
       c.setAttribute("data-node", n.id);
       c.setAttribute("data-end", n.end);
       c.setAttribute("data-step", n.step);
@@ -285,17 +286,45 @@
     q("tree").setAttribute("data-nodes", nodes.length);
     markTree();
   }
+  // The tree grows with the steps: a guess appears at its step, its contradiction or
+  // solution when the search reaches it (or all at once, "the whole tree").
   function markTree() {
     if (!viewer || !result || !result.tree) return;
-    var pos = viewer.pos(), nodes = result.tree.nodes, at = 0;
-    for (var i = 1; i < nodes.length && nodes[i].step <= pos; i++) at = i;
-    circles.forEach(function (c, i) { c.classList.toggle("current", i === at && pos >= 0); });
+    var whole = q("tree-whole").checked, pos = whole ? Infinity : viewer.pos();
+    var nodes = result.tree.nodes, at = 0, found = false;
+    for (var i = 1; i < nodes.length && nodes[i].step <= viewer.pos(); i++) at = i;
+    nodes.forEach(function (n) { if (n.end === "solution" && n.endStep <= pos) found = true; });
+    circles.forEach(function (c, i) {
+      var n = nodes[i], ended = n.end && n.endStep <= pos;
+      c.classList.toggle("future", n.step > pos);
+      c.classList.toggle("dead", !!ended && n.end === "dead");
+      c.classList.toggle("solution", !!ended && n.end === "solution");
+      c.classList.toggle("path", found && !!n.path);
+      c.classList.toggle("current", i === at && viewer.pos() >= 0);
+    });
+    lines.forEach(function (line) {
+      var n = nodes[+line.getAttribute("data-node")];
+      line.classList.toggle("future", n.step > pos);
+      line.classList.toggle("path", found && !!n.path);
+    });
+    var box = APP.querySelector(".tree-box"), c = circles[at];
+    if (!q("tree").hidden && c) {  // keep the current guess in sight
+      var x = +c.getAttribute("cx"), y = +c.getAttribute("cy");
+      if (x < box.scrollLeft || x > box.scrollLeft + box.clientWidth) {
+        box.scrollLeft = x - box.clientWidth / 2;
+      }
+      if (y < box.scrollTop || y > box.scrollTop + box.clientHeight) {
+        box.scrollTop = y - box.clientHeight / 2;
+      }
+    }
   }
+  q("tree-whole").addEventListener("change", markTree);
   q("tree-toggle").addEventListener("click", function () {
     var tree = q("tree"), open = tree.hidden;
     tree.hidden = !open;
     q("tree-toggle").setAttribute("aria-expanded", open);
     q("tree-toggle").textContent = open ? "hide the search tree" : "show the search tree";
+    markTree();
   });
 
   // --- sets, generation, check -----------------------------------------------------------
