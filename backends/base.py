@@ -67,7 +67,9 @@ def kind_name(kind: OptionKind) -> str:
         return "|".join(kind)
     if kind is WholeNumber:
         return "whole number (0 or more)"
-    return "whole number (1 or more)" if kind is PositiveNumber else kind.__name__
+    if kind is PositiveNumber:
+        return "whole number (1 or more)"
+    return getattr(kind, "label", kind.__name__)  # a kind may name itself (a probability)
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,11 @@ class Backend(Protocol):
     #: a solution), so that a block is checked for clashes after it, only where no
     #: solution verifies (:func:`sudokulab.solve_grids`); else they never reach it.
     takes_clashes: bool = False
+    #: Whether the backend is complete: it proves a puzzle has no solution, or one, and
+    #: counts them. An incomplete one (local search) answers ``solved`` with a verified
+    #: grid or ``timeout``, never ``unsolvable``, ``multiple`` or an exact count; the
+    #: cross-check and the bench take its timeouts as they take any timeout.
+    complete: bool = True
 
     def available(self) -> bool:
         """True when the backend can run here (its package is installed); cheap to call."""

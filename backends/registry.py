@@ -33,6 +33,7 @@ HOMES = {
     "dlx": "dlx:backends",
     "dlx-py": "dlx:backends",
     "constraint": "constraint:ConstraintBackend",
+    "local": "local:LocalBackend",
 }
 
 

@@ -9,9 +9,11 @@
 
 /* The knobs' names, and the same as interned str objects made at import (a caller's
  * literal is the same object, found by identity before any comparison of characters). */
-static const char *const prop_names[] = {"none", "forward", "singles", "hidden", "locked"};
+/* (in PROP_* order; the ladder's, the reference's PROPAGATIONS, is in the error message) */
+static const char *const prop_names[] = {"none",   "forward", "singles", "hidden",
+                                         "locked", "ac3",     "gac",     "sac"};
 static const char *const order_names[] = {"mrv", "first", "mrv-degree"};
-#define NPROPS 5
+#define NPROPS 8
 #define NORDERS 3
 static PyObject *prop_strs[NPROPS], *order_strs[NORDERS];
 
@@ -84,7 +86,7 @@ parse_knobs(PyObject *const *knob, Knobs *k)
     k->prop = PROP_HIDDEN;
     if (knob[K_PROP] != NULL &&
         (k->prop = parse_choice(knob[K_PROP], "propagation", prop_names, prop_strs, NPROPS,
-                                "none, forward, singles, hidden, locked")) < 0)
+                                "none, forward, ac3, singles, hidden, locked, gac, sac")) < 0)
         return -1;
     if (knob[K_ORDER] != NULL &&
         (k->order = parse_choice(knob[K_ORDER], "order", order_names, order_strs, NORDERS,
@@ -222,13 +224,14 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     const int ncells = t->ncells;
     size_t nstates = (size_t)ncells + 1; /* the root and one per branching depth */
     size_t qcap = 1 + (size_t)ncells + (size_t)t->nunits * (size_t)t->size;
-    size_t nwhere = k->prop >= PROP_HIDDEN ? (size_t)t->nunits * (size_t)t->size : 0;
+    const int hidden = k->prop == PROP_HIDDEN || k->prop == PROP_LOCKED;
+    size_t nwhere = hidden ? (size_t)t->nunits * (size_t)t->size : 0;
     /* one block per state, a multiple of 64 bytes (run_search copies one per guess) */
     size_t stride = sizeof(uint32_t) * ((size_t)ncells + nwhere) + (size_t)ncells;
     stride = (stride + 63) & ~(size_t)63;
     size_t bytes_states = stride * nstates;
 #if HAVE_BOARD9
-    if (t->board9 && k->prop >= PROP_HIDDEN && bytes_states < board9_states_bytes())
+    if (t->board9 && hidden && bytes_states < board9_states_bytes())
         bytes_states = board9_states_bytes(); /* run_board9's states, 32-byte aligned */
 #endif
     size_t bytes_frames = sizeof(Frame) * nstates;
@@ -238,9 +241,15 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     /* propagate_hidden's noted slots, per placed cell: its units' places of its other
      * values, and each peer's other units once (writes one past the count) */
     size_t nsusp = 2 * (size_t)t->nunits * (size_t)t->size + 1;
+    /* ac3's arcs (each peer pair, both ways), gac's units to filter, sac's probe state */
+    size_t narcs = k->prop == PROP_AC3 ? (size_t)t->peer_start[ncells] : 0;
+    size_t nudirty = k->prop >= PROP_GAC ? (size_t)t->nunits : 0;
+    size_t nprobe = k->prop == PROP_SAC ? (size_t)ncells : 0;
+    size_t bytes_cp = (2 * sizeof(int32_t) + 1) * narcs + (sizeof(int32_t) + 1) * nudirty +
+                      (sizeof(uint32_t) + 1) * nprobe;
     memset(a, 0, sizeof *a);
     a->block = arena_alloc(bytes_states + bytes_frames + bytes_queue + bytes_cages +
-                               sizeof(int32_t) * nsusp + 1,
+                               sizeof(int32_t) * nsusp + bytes_cp + 1,
                            &a->bytes);
     if (a->block == NULL) {
         PyErr_NoMemory();
@@ -260,6 +269,19 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     p += sizeof(int32_t) * nsusp;
     a->x.clist = (int32_t *)p;
     p += sizeof(int32_t) * (size_t)t->ncages;
+    a->x.arcq = (int32_t *)p;
+    p += 2 * sizeof(int32_t) * narcs;
+    a->x.ulist = (int32_t *)p;
+    p += sizeof(int32_t) * nudirty;
+    a->x.probe = (uint32_t *)p; /* masks, then placed */
+    p += (sizeof(uint32_t) + 1) * nprobe;
+    a->x.arcin = (uint8_t *)p;
+    memset(p, 0, narcs);
+    p += narcs;
+    a->x.udirty = (uint8_t *)p;
+    memset(p, 0, nudirty);
+    p += nudirty;
+    a->x.narcs = narcs;
     a->x.cdirty = (uint8_t *)p;
     memset(a->x.cdirty, 0, (size_t)t->ncages);
 
@@ -700,7 +722,7 @@ static PyMethodDef core_methods[] = {
      "C-contiguous uint8 array) of n*n values in 0..n per puzzle, or a sequence of ints "
      "(a list or tuple, read as they are: no bytes object to build first for one "
      "puzzle). propagation: none, "
-     "forward, singles, hidden or locked; order: mrv, first or mrv-degree; limit: "
+     "forward, ac3, singles, hidden, locked, gac or sac; order: mrv, first or mrv-degree; limit: "
      "solutions to count per puzzle, an int >= 1 or None; timeout: seconds per puzzle "
      "from its own start, or None; keep: solution grids to keep per puzzle; max_guesses: "
      "the guess budget per puzzle, an int >= 0 or None; candidates: None, or a buffer of "

@@ -7,7 +7,8 @@
  * follows its code step by step:
  *
  *   - candidates are bit masks (bit v-1 for value v) in uint32_t, so sizes up to 25;
- *   - the five propagation levels (none, forward, singles, hidden, locked) place a value and
+ *   - the propagation levels none, forward, singles, hidden, locked (and ac3, gac, sac, the
+ *     levels named as constraint programming names them: see engine.c) place a value and
  *     propagate with a LIFO queue of (cell, bit); under hidden each state also keeps the
  *     places left for each value in each unit, so a hidden single is found when they
  *     drop to one instead of by rescanning units (see propagate_hidden); there the root
@@ -87,6 +88,10 @@
 #define MAX_COMBOS (1 << 22) /* value sets over all cages of a shape */
 
 enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3, PROP_LOCKED = 4 };
+/* The levels named as constraint programming names them, after the others (the ladder's
+ * order is none, forward, ac3, singles, hidden, locked, gac, sac): none of them keeps
+ * where[] or runs the bitboard solver; each has its own root (root_cp in engine.c). */
+enum { PROP_AC3 = 5, PROP_GAC = 6, PROP_SAC = 7 };
 
 /* The classic 9x9 solver is compiled where GCC-style x86-64 vector code is (board9.c). */
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -185,6 +190,16 @@ typedef struct {
     uint8_t *cdirty;
     int32_t *clist;
     int nclist;
+    /* ac3: the ring of queued arcs (arc, cell: 2 * narcs) and whether each is queued */
+    int32_t *arcq;
+    uint8_t *arcin;
+    size_t narcs;
+    /* gac, sac: the units to filter again (a set and a list) */
+    uint8_t *udirty;
+    int32_t *ulist;
+    int nulist;
+    uint32_t *probe; /* sac: the state a probe works on (masks, then placed) */
+    struct Run *run; /* sac: the search's run, whose clock a node's probes read */
 } Ctx;
 
 
@@ -196,7 +211,7 @@ now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-typedef struct {
+typedef struct Run {
     /* in */
     const uint8_t *givens;
     const uint32_t *cands; /* the pencil marks, a mask per cell; NULL: every value */

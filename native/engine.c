@@ -1,6 +1,6 @@
 /*
  * The general engine: any shape the Tables take, each propagation level (none, forward,
- * singles, hidden), cages, MRV, and the depth-first search (run_search), step by step as
+ * singles, hidden, locked, and ac3, gac, sac), cages, MRV, and the depth-first search (run_search), step by step as
  * sudokulab/native/reference.py specifies it. See core.h for the whole core.
  */
 
@@ -712,6 +712,443 @@ place_locked(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell
            lock_fixpoint(x, masks, placed, where);
 }
 
+/*
+ * ac3, gac and sac: the levels named as constraint programming names them (the
+ * reference's _ac3, _propagate_gac and _shave). Their fixpoints are unique, so the order
+ * rules fire in here need not be the reference's; the probes of sac follow its order all
+ * the same (cells ascending, each cell's candidates ascending, sweeps until one removes
+ * nothing).
+ */
+
+/* ac3: queue the arcs (z, y) into y, each z a peer of y but skip, unless queued. Arc i is
+ * (peers[i], y) for i in y's peer list; the queue is a ring of (i, y) pairs, at most one
+ * entry per arc (arcin), so it never holds more than there are arcs. */
+typedef struct {
+    int32_t *q; /* 2 * cap: (arc, y) */
+    size_t cap, head, n;
+} Arcs;
+
+static inline void
+arcs_into(const TablesObject *t, uint8_t *arcin, Arcs *a, int y, int skip)
+{
+    for (int i = t->peer_start[y]; i < t->peer_start[y + 1]; i++) {
+        if (arcin[i] || t->peers[i] == skip)
+            continue;
+        arcin[i] = 1;
+        size_t at = a->head + a->n++;
+        at = at >= a->cap ? at - a->cap : at;
+        a->q[2 * at] = i;
+        a->q[2 * at + 1] = y;
+    }
+}
+
+/* AC-3 from the queued arcs and the marked cages (the reference's _ac3); 0 on a
+ * contradiction. The arcs left queued by one are unmarked before returning. */
+static int
+ac3_run(Ctx *x, uint32_t *masks, uint8_t *placed, Arcs *a)
+{
+    const TablesObject *t = x->t;
+    const int32_t *peers = t->peers, *cage_of = t->cage_of;
+    uint8_t *arcin = x->arcin;
+    int ok = 1;
+    for (;;) {
+        while (a->n) {
+            const int i = a->q[2 * a->head], y = a->q[2 * a->head + 1];
+            a->head = a->head + 1 == a->cap ? 0 : a->head + 1;
+            a->n--;
+            arcin[i] = 0;
+            const int c = peers[i];
+            const uint32_t b = masks[y];
+            if ((b & (b - 1)) || !(masks[c] & b))
+                continue; /* every value of c has a support in y */
+            const uint32_t m = masks[c] ^ b;
+            if (!m) {
+                ok = 0;
+                goto out;
+            }
+            masks[c] = m;
+            if (!(m & (m - 1)))
+                placed[c] = 1; /* one value left: assigned */
+            arcs_into(t, arcin, a, c, y);
+            if (cage_of[c] >= 0)
+                cage_mark(x, cage_of[c]);
+        }
+        const int g = cage_take(x);
+        if (g < 0)
+            return 1;
+        const int32_t *cells = t->cage_cells + t->cage_start[g];
+        const int n = t->cage_start[g + 1] - t->cage_start[g];
+        uint32_t before[MAX_SIZE];
+        for (int k = 0; k < n; k++)
+            before[k] = masks[cells[k]];
+        if (!prune_cage(x, masks, placed, NULL, NULL, g)) {
+            ok = 0;
+            goto out;
+        }
+        for (int k = 0; k < n; k++) {
+            const int c = cells[k];
+            const uint32_t m = masks[c];
+            if (m == before[k])
+                continue;
+            cage_mark(x, g);
+            if (!(m & (m - 1)))
+                placed[c] = 1;
+            arcs_into(t, arcin, a, c, -1);
+        }
+    }
+out:
+    for (; a->n; a->n--) { /* unmark what the contradiction left queued */
+        arcin[a->q[2 * a->head]] = 0;
+        a->head = a->head + 1 == a->cap ? 0 : a->head + 1;
+    }
+    cage_clear(x);
+    return ok;
+}
+
+static int
+place_ac3(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    if (!(masks[cell] & bit))
+        return 0;
+    masks[cell] = bit;
+    placed[cell] = 1;
+    cage_clear(x);
+    if (x->t->cage_of[cell] >= 0)
+        cage_mark(x, x->t->cage_of[cell]);
+    Arcs a = {x->arcq, x->narcs, 0, 0};
+    arcs_into(x->t, x->arcin, &a, cell, -1);
+    return ac3_run(x, masks, placed, &a);
+}
+
+/* gac: mark unit u for filtering (a set: marked once), forget the marks, take one. */
+static inline void
+unit_mark(Ctx *x, int u)
+{
+    if (!x->udirty[u]) {
+        x->udirty[u] = 1;
+        x->ulist[x->nulist++] = u;
+    }
+}
+
+static inline void
+unit_clear(Ctx *x)
+{
+    for (int i = 0; i < x->nulist; i++)
+        x->udirty[x->ulist[i]] = 0;
+    x->nulist = 0;
+}
+
+static inline void
+units_mark(Ctx *x, int c, int skip)
+{
+    const TablesObject *t = x->t;
+    for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
+        if (t->uo[k] != skip)
+            unit_mark(x, t->uo[k]);
+}
+
+/* Match cell i of a unit (dom: the open cells' candidates; own[v]: the cell matched to
+ * value v, -1 for none; mv[i]: cell i's value) along an augmenting path. */
+static int
+augment(int i, const uint32_t *dom, int *own, int *mv, uint32_t *seen)
+{
+    for (uint32_t c = dom[i] & ~*seen; c; c &= c - 1) {
+        const int v = __builtin_ctz(c);
+        if (*seen >> v & 1)
+            continue; /* seen deeper down this very loop */
+        *seen |= 1u << v;
+        if (own[v] < 0 || augment(own[v], dom, own, mv, seen)) {
+            own[v] = i;
+            mv[i] = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Régin's filtering of unit u over its open cells (the reference's gac_filter): a
+ * matching of every open cell to a distinct candidate, or 0 (a contradiction). The open
+ * cells' candidates are exactly the unit's missing values (the queue is empty when this
+ * runs, so no placed value is left in them), as many as the cells: the matching is
+ * perfect and no value is free, so an edge (i, v) not in it survives exactly when i and
+ * the cell matched to v lie in one strongly connected component of the graph i -> j
+ * (i has j's matched value). The components come from searches forward and backward on
+ * bit masks (at most 25 cells: a frontier is one word) rather than Tarjan's recursion.
+ */
+static int
+gac_unit(Ctx *x, uint32_t *masks, const uint8_t *placed, Queue *q, int u)
+{
+    const TablesObject *t = x->t;
+    const int size = t->size;
+    const int32_t *unit = t->units + (size_t)u * size;
+    int cell[MAX_SIZE], own[MAX_SIZE], mv[MAX_SIZE];
+    uint32_t dom[MAX_SIZE];
+    int n = 0;
+    for (int i = 0; i < size; i++)
+        if (!placed[unit[i]]) {
+            cell[n] = unit[i];
+            dom[n++] = masks[unit[i]];
+        }
+    if (n < 2)
+        return 1; /* one open cell: its candidates are the one missing value */
+    for (int v = 0; v < size; v++)
+        own[v] = -1;
+    uint32_t taken = 0; /* the values matched so far */
+    for (int i = 0; i < n; i++) { /* the lowest free candidate first, else augment */
+        const uint32_t free = dom[i] & ~taken;
+        if (free) {
+            const int v = __builtin_ctz(free);
+            own[v] = i;
+            mv[i] = v;
+            taken |= 1u << v;
+            continue;
+        }
+        uint32_t seen = 0;
+        if (!augment(i, dom, own, mv, &seen))
+            return 0; /* no matching covers the open cells */
+        for (int v = 0; v < size; v++)
+            taken |= (uint32_t)(own[v] >= 0) << v;
+    }
+    /* The graph on the open cells: i -> j when i has j's matched value (adj), and its
+     * reverse (radj). */
+    uint32_t adj[MAX_SIZE], radj[MAX_SIZE];
+    for (int i = 0; i < n; i++)
+        radj[i] = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t r = 0;
+        for (uint32_t c = dom[i] & ~(1u << mv[i]); c; c &= c - 1)
+            r |= 1u << own[__builtin_ctz(c)];
+        adj[i] = r;
+        for (; r; r &= r - 1)
+            radj[__builtin_ctz(r)] |= 1u << i;
+    }
+    /* The strongly connected components, forward and backward: the component of a cell
+     * s not yet in one is what s reaches and what reaches s, among the cells left (a
+     * path inside a component never leaves it). Each component's values are its cells'
+     * matched values. Most often the first is every cell: nothing to remove. */
+    const uint32_t all = (1u << n) - 1; /* n <= 25 */
+    uint32_t vals_of[MAX_SIZE];
+    for (uint32_t left = all; left;) {
+        const int s0 = __builtin_ctz(left);
+        uint32_t fwd = 1u << s0, bwd = fwd;
+        for (uint32_t front = fwd; front;) {
+            uint32_t next = 0;
+            for (uint32_t f = front; f; f &= f - 1)
+                next |= adj[__builtin_ctz(f)];
+            front = next & left & ~fwd;
+            fwd |= front;
+        }
+        for (uint32_t front = bwd; front;) {
+            uint32_t next = 0;
+            for (uint32_t f = front; f; f &= f - 1)
+                next |= radj[__builtin_ctz(f)];
+            front = next & left & ~bwd;
+            bwd |= front;
+        }
+        const uint32_t scc = fwd & bwd;
+        if (scc == all)
+            return 1; /* one component: every edge lies on an even alternating cycle */
+        uint32_t vals = 0;
+        for (uint32_t f = scc; f; f &= f - 1)
+            vals |= 1u << mv[__builtin_ctz(f)];
+        for (uint32_t f = scc; f; f &= f - 1)
+            vals_of[__builtin_ctz(f)] = vals;
+        left &= ~scc;
+    }
+    for (int i = 0; i < n; i++) {
+        const uint32_t keep = dom[i] & vals_of[i];
+        if (keep == dom[i])
+            continue;
+        const int c = cell[i];
+        masks[c] = keep;
+        if (!(keep & (keep - 1)) && !q_push(x, q, c, keep))
+            return 0;
+        units_mark(x, c, u);
+        if (t->cage_of[c] >= 0)
+            cage_mark(x, t->cage_of[c]);
+    }
+    return 1;
+}
+
+/* gac to a fixpoint from the queue (x->qseed entries) and the marked units and cages
+ * (the reference's _propagate_gac); 0 on a contradiction, every mark then forgotten. */
+static int
+gac_fixpoint(Ctx *x, uint32_t *masks, uint8_t *placed)
+{
+    const TablesObject *t = x->t;
+    const int32_t *peer_start = t->peer_start, *peers = t->peers, *cage_of = t->cage_of;
+    Queue q = {x->qcell, x->qbit, x->qseed, x->qcap};
+    for (;;) {
+        while (q.n) {
+            q.n--;
+            const int c = q.cell[q.n];
+            const uint32_t b = q.bit[q.n];
+            if (placed[c] && masks[c] == b)
+                continue;
+            if (placed[c] || !(masks[c] & b))
+                goto dead;
+            masks[c] = b;
+            placed[c] = 1;
+            units_mark(x, c, -1);
+            if (cage_of[c] >= 0)
+                cage_mark(x, cage_of[c]);
+            for (int k = peer_start[c]; k < peer_start[c + 1]; k++) {
+                const int p = peers[k];
+                uint32_t m = masks[p];
+                if (!(m & b))
+                    continue;
+                m ^= b;
+                if (!m)
+                    goto dead;
+                masks[p] = m;
+                if (!(m & (m - 1)) && !q_push(x, &q, p, m))
+                    goto dead; /* one candidate left: a naked single */
+                units_mark(x, p, -1);
+                if (cage_of[p] >= 0)
+                    cage_mark(x, cage_of[p]);
+            }
+        }
+        const int g = cage_take(x);
+        if (g >= 0) {
+            const int32_t *cells = t->cage_cells + t->cage_start[g];
+            const int n = t->cage_start[g + 1] - t->cage_start[g];
+            uint32_t before[MAX_SIZE];
+            for (int k = 0; k < n; k++)
+                before[k] = masks[cells[k]];
+            if (!prune_cage(x, masks, placed, NULL, &q, g))
+                goto dead;
+            for (int k = 0; k < n; k++)
+                if (masks[cells[k]] != before[k])
+                    units_mark(x, cells[k], -1);
+            continue;
+        }
+        if (!x->nulist)
+            return 1;
+        const int u = x->ulist[--x->nulist];
+        x->udirty[u] = 0;
+        if (!gac_unit(x, masks, placed, &q, u))
+            goto dead;
+    }
+dead:
+    unit_clear(x);
+    cage_clear(x);
+    return 0;
+}
+
+static int
+place_gac(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    x->qcell[0] = cell;
+    x->qbit[0] = bit;
+    x->qseed = 1;
+    return gac_fixpoint(x, masks, placed);
+}
+
+/* sac: singleton arc consistency over a gac fixpoint (the reference's _shave): each open
+ * cell's candidates, cells ascending and values ascending, are placed in the probe state
+ * and propagated; one that fails leaves the cell, gac propagates at once; sweeps repeat
+ * until one removes nothing. 0 on a contradiction, or when the clock, read after every
+ * probe (a node's shaving can take seconds on large grids), says stop (r->timed_out). */
+static int
+shave(Ctx *x, uint32_t *masks, uint8_t *placed)
+{
+    const TablesObject *t = x->t;
+    const int ncells = t->ncells;
+    uint32_t *pm = x->probe;
+    uint8_t *pp = (uint8_t *)(pm + ncells);
+    for (;;) {
+        int removed = 0;
+        for (int c = 0; c < ncells; c++) {
+            for (uint32_t todo = masks[c]; todo; todo &= todo - 1) {
+                const uint32_t b = todo & (0u - todo);
+                if (placed[c] || !(masks[c] & b))
+                    continue;
+                memcpy(pm, masks, sizeof(uint32_t) * (size_t)ncells);
+                memcpy(pp, placed, (size_t)ncells);
+                const int ok = place_gac(x, pm, pp, c, b);
+                if (x->overflow || core_check(x->run))
+                    return 0; /* the caller tells a deadline (r->timed_out) from a failure */
+                if (ok)
+                    continue;
+                removed = 1;
+                const uint32_t m = masks[c] & ~b; /* never 0: an open cell has two or more */
+                masks[c] = m;
+                x->qcell[0] = c;
+                x->qbit[0] = m;
+                x->qseed = !(m & (m - 1));
+                units_mark(x, c, -1);
+                if (t->cage_of[c] >= 0)
+                    cage_mark(x, t->cage_of[c]);
+                if (!gac_fixpoint(x, masks, placed))
+                    return 0;
+            }
+        }
+        if (!removed)
+            return 1;
+    }
+}
+
+static int
+place_sac(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    return place_gac(x, masks, placed, cell, bit) && shave(x, masks, placed);
+}
+
+/* The root under ac3, gac or sac (the reference's _root_cp): the givens set at once,
+ * then one fixpoint. 0 on a contradiction. */
+static int
+root_cp(Ctx *x, uint32_t *masks, uint8_t *placed, const uint8_t *givens, const uint32_t *cands)
+{
+    const TablesObject *t = x->t;
+    const int ncells = t->ncells;
+    for (int c = 0; c < ncells; c++) {
+        const uint32_t m = cands ? cands[c] : x->full;
+        const int g = givens[c];
+        if (!m || (g && !(m >> (g - 1) & 1)))
+            return 0; /* no candidate, or a given the marks exclude */
+        masks[c] = g ? 1u << (g - 1) : m;
+        placed[c] = 0;
+    }
+    cage_clear(x);
+    if (x->prop == PROP_AC3) {
+        /* Every arc; a cell with one value is assigned (without marks, the givens only,
+         * as under singles), and the cages of those cells marked (with marks, all). */
+        for (int c = 0; c < ncells; c++) {
+            const uint32_t m = masks[c];
+            if (cands ? !(m & (m - 1)) : givens[c] != 0) {
+                placed[c] = 1;
+                if (t->cage_of[c] >= 0)
+                    cage_mark(x, t->cage_of[c]);
+            }
+        }
+        if (cands)
+            for (int g = 0; g < t->ncages; g++)
+                cage_mark(x, g);
+        Arcs a = {x->arcq, x->narcs, 0, 0};
+        for (int y = 0; y < ncells; y++)
+            arcs_into(t, x->arcin, &a, y, -1);
+        return ac3_run(x, masks, placed, &a);
+    }
+    /* Every cell with one candidate queued (at most one entry a cell), every unit and
+     * every cage marked. */
+    size_t n = 0;
+    for (int c = 0; c < ncells; c++)
+        if (!(masks[c] & (masks[c] - 1))) {
+            x->qcell[n] = c;
+            x->qbit[n++] = masks[c];
+        }
+    x->qseed = n;
+    unit_clear(x);
+    for (int u = 0; u < t->nunits; u++)
+        unit_mark(x, u);
+    for (int g = 0; g < t->ncages; g++)
+        cage_mark(x, g);
+    if (!gac_fixpoint(x, masks, placed))
+        return 0;
+    return x->prop != PROP_SAC || shave(x, masks, placed);
+}
+
 static inline int
 place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
@@ -724,6 +1161,12 @@ place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint3
         return place_singles(x, masks, placed, cell, bit);
     case PROP_HIDDEN:
         return place_hidden(x, masks, placed, where, cell, bit);
+    case PROP_AC3:
+        return place_ac3(x, masks, placed, cell, bit);
+    case PROP_GAC:
+        return place_gac(x, masks, placed, cell, bit);
+    case PROP_SAC:
+        return place_sac(x, masks, placed, cell, bit);
     default:
         return place_locked(x, masks, placed, where, cell, bit);
     }
@@ -849,7 +1292,7 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     if (ncells < 1 || ncells > MAX_SIZE * MAX_SIZE)
         return 0; /* Tables never makes such a shape */
 #if HAVE_BOARD9
-    if (x->prop >= PROP_HIDDEN && x->t->board9 && r->cands == NULL)
+    if ((x->prop == PROP_HIDDEN || x->prop == PROP_LOCKED) && x->t->board9 && r->cands == NULL)
         return run_board9(x, r, states, stack); /* pencil marks: the general engine */
 #endif
 
@@ -862,6 +1305,18 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     uint8_t *placed = (uint8_t *)(where + nwhere);
     /* (Not for size 1: there the empty grid's cells are singles the reference never
      * places without a given, as nothing triggers propagation.) */
+    if (x->prop >= PROP_AC3) {
+        x->run = r;
+        if (!root_cp(x, masks, placed, r->givens, r->cands)) {
+            if (x->overflow)
+                return 0;
+            if (r->timed_out) /* sac's probes read the clock */
+                return 1;
+            r->complete = 1;
+            return 1;
+        }
+        goto search;
+    }
     if (x->prop >= PROP_HIDDEN && !x->t->ncages && x->size > 1) {
         if (!root_hidden(x, masks, placed, where, r->givens, r->cands) ||
             (x->prop == PROP_LOCKED && !lock_fixpoint(x, masks, placed, where))) {
@@ -957,6 +1412,8 @@ search:;
                 break;
             if (x->overflow)
                 return 0;
+            if (r->timed_out) /* sac's probes read the clock */
+                return 1;
         }
     }
 }

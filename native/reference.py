@@ -13,6 +13,15 @@ Propagation (what placing value ``v`` in a cell does), weakest first:
                  (plain backtracking; candidates are never pruned).
     ``forward``  forward checking: ``v`` is removed from the candidates of every peer; a
                  peer left with no candidate is a contradiction.
+    ``ac3``      AC-3 (Mackworth 1977) on the binary decomposition of every unit (and
+                 cage) into not-equal constraints between peers, with its queue of arcs
+                 (x, y): revising x against y removes from x the value y holds when y has
+                 one candidate left (the only value of x without a support in y); when x
+                 loses a value, the arcs (z, x) into it are queued again (but (y, x)); a
+                 cell left with one value is assigned (placed). The root queues every arc.
+                 Its fixpoint is exactly ``singles``' (so are its solutions, nodes,
+                 guesses and backtracks, on every puzzle), reached the textbook way;
+                 strictly stronger than ``forward``.
     ``singles``  forward, and every cell left with one candidate (a *naked single*) is
                  placed in turn, to a fixpoint.
     ``hidden``   singles, and every value with one place left in a unit (a *hidden
@@ -23,9 +32,36 @@ Propagation (what placing value ``v`` in a cell does), weakest first:
                  is removed from the other unit's remaining cells (a box and a row or
                  column: *pointing* when the box confines it, *claiming* when the line
                  does), to a fixpoint with the other rules.
+    ``gac``      generalised arc consistency on each unit's AllDifferent, by Régin's
+                 filtering (1994, see :func:`gac_filter`): a maximum matching of the
+                 unit's unplaced cells to its missing values, and every candidate no
+                 maximum matching gives its cell removed; a unit with no complete
+                 matching is a contradiction. With naked singles placed as under
+                 ``singles`` and cages pruned as under ``hidden``, to a fixpoint over the
+                 units (each unit whose cells changed filtered again). It subsumes hidden
+                 singles and naked and hidden subsets inside a unit, so it is strictly
+                 stronger than ``hidden``; it is incomparable with ``locked``, whose
+                 rule spans two units.
+    ``sac``      singleton arc consistency ("shaving") with ``gac`` inside: each
+                 candidate of each unplaced cell is placed in a copy of the state and
+                 propagated with gac; one that meets a contradiction is removed, and gac
+                 propagates at once. The probes go in sweeps over the cells in index
+                 order, each cell's candidates ascending (a cell placed, or a candidate
+                 removed, since the sweep began is skipped), until a whole sweep removes
+                 nothing. Probes are neither nodes nor guesses: they count in none of the
+                 seven counters. Strictly stronger than ``gac`` and than ``locked``.
     These rules only ever remove candidates, so the fixpoint (or the contradiction) does
     not depend on the order they are applied in: a second implementation may propagate in
-    any order and reach the same states.
+    any order and reach the same states. The engine maintains its level at every node of
+    the search: from ``ac3`` up it is what the textbook calls MAC (maintaining arc
+    consistency, here at the level chosen); with ``forward``, forward checking.
+
+    The root under ``ac3``, ``gac`` and ``sac`` sets every given at once and propagates
+    once (rather than given by given): under ``ac3`` a cell with one value is assigned
+    (without pencil marks the givens only, as under ``singles``) and the cages of those
+    cells are pruned (every cage with marks, as under ``singles``); under ``gac`` and
+    ``sac`` every cell with one candidate is queued, and every unit and every cage is
+    looked at, then ``sac`` shaves.
 
 Cages (killer Sudoku): a cage is a group of cells whose values are distinct and add up to
     its total. Its cells are peers of one another (distinct), and its *combinations* are
@@ -40,6 +76,8 @@ Cages (killer Sudoku): a cage is a group of cells whose values are distinct and 
                  (once); no feasible combination, or a cell left empty, is a contradiction.
     ``singles``/``hidden``  the same pruning joins the fixpoint for every cage whose cells
                  changed; a cell left with one candidate is a naked single as usual.
+    ``ac3``/``gac``/``sac``  the same, the cells a pruning narrows queued again (their
+                 arcs under ``ac3``, their units under ``gac``).
     This rule too only removes candidates and is monotone, so the fixpoint stays unique.
 
 Order (which cell the search branches on):
@@ -90,7 +128,9 @@ Two ways to stop a search early
     same budget stops the same search at the same point on every machine, in every
     implementation (the compiled core, and its bitboard solver, too). The deadline is
     read after the guess is counted and before it is placed, the budget before the guess
-    is counted; when both apply, whichever comes first stops the search.
+    is counted; when both apply, whichever comes first stops the search. Under ``sac`` the
+    deadline is also read after every probe (one node's shaving can take seconds on a
+    large grid), in both implementations.
 
 Statistics (defined so that another implementation can match them exactly)
     ``nodes``       states reached without contradiction: the root (when its propagation
@@ -113,7 +153,13 @@ Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
     ``prune_cage(cage, allowed, removed)`` (``removed``: (cell, mask) pairs, the values
     the cage's value sets no longer allow there) and ``contradiction("cage", cell, -1,
     bits, cage)`` (no value set of the cage fits: ``cell`` and ``bits`` are the refused
-    placement under ``none``, else -1 and the cage's placed values). With ``trace=None``
+    placement under ``none``, else -1 and the cage's placed values). Under ``ac3``,
+    ``revise(x, y, bit)`` (the arc (x, y) removed ``bit``, the value y holds, from x; a
+    cell so left with one value is reported as a naked ``place``); under ``gac`` and
+    ``sac``, ``gac(unit, matching, removed)`` (a filtering that removed something:
+    ``matching`` the (cell, bit) pairs of a maximum matching, ``removed`` (cell, mask)
+    pairs) and ``contradiction("nomatch", -1, unit, 0)``; under ``sac``, ``probe(cell,
+    bit, failed)`` for each probe (its own propagation is not traced). With ``trace=None``
     (the default) the checks sit outside the per-peer loops, so the search is not
     measurably slower.
 """
@@ -121,13 +167,18 @@ Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from math import comb
 from typing import Any
 
-PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden", "locked")
+PROPAGATIONS: tuple[str, ...] = (
+    "none", "forward", "ac3", "singles", "hidden", "locked", "gac", "sac"
+)  # fmt: skip
+#: The levels named as constraint programming names them (their own root, see the docstring).
+_CP_LEVELS = ("ac3", "gac", "sac")
 ORDERS: tuple[str, ...] = ("mrv", "first", "mrv-degree")
 
 #: Solutions kept by default: a count may run into millions, the grids are kept only up
@@ -194,6 +245,98 @@ def _bits(mask: int) -> list[int]:
         out.append(mask & -mask)
         mask &= mask - 1
     return out
+
+
+def gac_filter(domains: list[int]) -> tuple[list[int], list[int]] | None:
+    """Régin's filtering of one AllDifferent: each variable's domain (a mask) keeps the
+    values some maximum matching gives it; with the matching found, as one bit per
+    variable. None when no matching covers every variable (the constraint fails).
+
+    The variable-value graph has an edge (x, v) for each value v in x's domain. A
+    maximum matching is grown by augmenting paths; it is oriented x -> v along the
+    matching and v -> x along every other edge. An edge is in some maximum matching
+    exactly when it is in this one, or both its ends lie in one strongly connected
+    component (an even alternating cycle, found with Tarjan's algorithm), or it lies on
+    an even alternating path from a value no variable is matched to (its value end is
+    reachable from such a free value); every other edge is removed.
+
+    >>> gac_filter([0b011, 0b011, 0b111])  # x3 cannot take 1 or 2: both go to x1, x2
+    ([3, 3, 4], [2, 1, 4])
+    >>> gac_filter([0b1, 0b1]) is None
+    True
+    """
+    n = len(domains)
+    owner: dict[int, int] = {}  # value bit -> the variable matched to it
+    match = [0] * n
+
+    def augment(x: int, seen: set[int]) -> bool:
+        """Match x, re-matching others along an augmenting path if need be."""
+        for b in _bits(domains[x]):
+            if b not in seen:
+                seen.add(b)
+                if b not in owner or augment(owner[b], seen):
+                    owner[b], match[x] = x, b
+                    return True
+        return False
+
+    for x in range(n):
+        if not augment(x, set()):
+            return None
+    # Vertices: variables 0..n-1, values n + (bit index); out-edges as described above.
+    values = 0
+    for d in domains:
+        values |= d
+    vid = {b: n + b.bit_length() - 1 for b in _bits(values)}
+    out: dict[int, list[int]] = {x: [vid[match[x]]] for x in range(n)}
+    for b, v in vid.items():
+        out[v] = [x for x in range(n) if domains[x] & b and match[x] != b]
+    # Values reachable from a free value along alternating paths.
+    reach = {v for b, v in vid.items() if b not in owner}
+    stack = list(reach)
+    while stack:
+        for w in out[stack.pop()]:
+            if w not in reach:
+                reach.add(w)
+                stack.append(w)
+    comp = _tarjan(out)
+    kept = []
+    for x in range(n):
+        keep = match[x]
+        for b in _bits(domains[x] & ~match[x]):
+            if comp[x] == comp[vid[b]] or vid[b] in reach:
+                keep |= b
+        kept.append(keep)
+    return kept, match
+
+
+def _tarjan(out: dict[int, list[int]]) -> dict[int, int]:
+    """Tarjan's strongly connected components: each vertex's component number."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    comp: dict[int, int] = {}
+    stack: list[int] = []
+
+    def visit(v: int) -> None:
+        """Number v, explore its successors, close its component if v is its root."""
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in out[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w not in comp:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            while True:
+                w = stack.pop()
+                comp[w] = v
+                if w == v:
+                    break
+
+    for v in out:
+        if v not in index:
+            visit(v)
+    return comp
 
 
 def check_budget(max_guesses: int | None) -> None:
@@ -316,14 +459,21 @@ class Engine:
         self.trace = trace  # None, or an object with the methods in the module docstring
         self.propagation = propagation
         self.order = order
+        self._deadline: float | None = None  # the search's, for sac's probes
+        self._stopped = False  # a sac probe found the deadline passed
         self._place = {
             "none": self._place_check,
             "forward": self._place_forward,
             "singles": self._place_singles,
             "hidden": self._place_singles,
             "locked": self._place_singles,
+            "ac3": self._place_ac3,
+            "gac": self._place_gac,
+            "sac": self._place_sac,
         }[propagation]
-        self._hidden = propagation in ("hidden", "locked")
+        # Units whose candidates changed are tracked under hidden and locked (hidden
+        # singles) and under gac and sac (each is filtered again).
+        self._hidden = propagation in ("hidden", "locked", "gac", "sac")
         self._locked = propagation == "locked"
         # Under none every unplaced cell keeps all its candidates: mrv (and mrv-degree, see
         # the module docstring) picks the first unplaced cell, so skip the scan.
@@ -333,9 +483,9 @@ class Engine:
             self._choose = self._choose_degree if order == "mrv-degree" else self._choose_mrv
         # Under singles/hidden an unplaced cell always keeps two or more candidates, so a
         # cell with two is already the best MRV can find; under forward, one.
-        self._fewest_possible = 2 if propagation in ("singles", "hidden", "locked") else 1
+        self._fewest_possible = 1 if propagation in ("none", "forward") else 2
 
-    # -- placing a value: the five propagation levels ---------------------------------
+    # -- placing a value: none, forward, singles, hidden, locked -----------------------
 
     def _place_check(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
         """Plain backtracking: place ``bit`` unless a peer already holds it."""
@@ -601,6 +751,265 @@ class Engine:
                             why.setdefault(c, u)
         return True
 
+    # -- the levels named as constraint programming names them: ac3, gac, sac ---------
+
+    def _root_cp(
+        self, masks: list[int], givens: list[int] | tuple[int, ...], marks: bool
+    ) -> tuple[list[int], bytearray] | None:
+        """The root under ac3, gac or sac: every given set at once, then one fixpoint
+        (see the module docstring); None on a contradiction."""
+        t = self.tables
+        trace = self.trace
+        placed = bytearray(len(masks))
+        for cell, value in enumerate(givens):
+            if not value:
+                continue
+            bit = 1 << (value - 1)
+            if not masks[cell] & bit:
+                if trace is not None:
+                    trace.contradiction("clash", cell, -1, bit)
+                return None  # pencil marks that exclude the given
+            if trace is not None:
+                trace.place(cell, bit, "given", -1)
+            masks[cell] = bit
+        singles = [c for c, m in enumerate(masks) if not m & (m - 1)]
+        if self.propagation == "ac3":
+            if not marks:  # as under singles, a lone candidate no given made is not placed
+                singles = [c for c, v in enumerate(givens) if v]
+            # Textbook AC-3 starts from every arc; a cell with one value is assigned.
+            for c in singles:
+                placed[c] = 1
+            arcs = deque((x, y) for y in range(len(masks)) for x in t.peers[y])
+            if marks:
+                cages = set(range(len(t.cages)))
+            else:  # as under singles: the cages of the cells that changed
+                cages = {t.cage_of[c] for c in singles if t.cage_of is not None}
+                cages.discard(-1)
+            ok = self._ac3(masks, placed, arcs, cages)
+        else:
+            why = {c: -2 for c, v in enumerate(givens) if v} if trace is not None else {}
+            queue = [(c, masks[c]) for c in singles]
+            dirty = set(range(len(t.units)))
+            ok = self._propagate_gac(masks, placed, queue, dirty, set(range(len(t.cages))), why)
+            if ok and self.propagation == "sac":
+                ok = self._shave(masks, placed)
+        return (masks, placed) if ok else None
+
+    def _place_ac3(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
+        """AC-3: assign ``bit`` to ``cell``, queue the arcs into it, revise to a fixpoint.
+
+        Strictly stronger than ``forward``; the same fixpoint as ``singles``."""
+        if not masks[cell] & bit:
+            if self.trace is not None:
+                self.trace.contradiction("clash", cell, -1, bit)
+            return False
+        masks[cell] = bit
+        placed[cell] = 1
+        t = self.tables
+        cages = set() if t.cage_of is None or t.cage_of[cell] < 0 else {t.cage_of[cell]}
+        return self._ac3(masks, placed, deque((p, cell) for p in t.peers[cell]), cages)
+
+    def _ac3(self, masks: list[int], placed: bytearray, arcs: deque, cages: set[int]) -> bool:
+        """AC-3 on the not-equal arcs (x, y) of every pair of peers, from a queue of arcs
+        and the cages to prune; False on a contradiction.
+
+        Revising x against y removes from x the value y holds when y has one candidate
+        left (the only value of x without support in y); when x loses a value, every arc
+        (z, x) into it but (y, x) is queued again (once: the queue is a set), and a cell
+        left with one value is assigned (placed). When the queue is empty the cages whose
+        cells changed are pruned as under ``singles``, their narrowed cells' arcs queued.
+        """
+        t = self.tables
+        peers, cage_of, trace = t.peers, t.cage_of, self.trace
+        queued = set(arcs)
+        while True:
+            while arcs:
+                x, y = arcs.popleft()
+                queued.discard((x, y))
+                b = masks[y]
+                if b & (b - 1) or not masks[x] & b:
+                    continue  # every value of x has a support in y
+                m = masks[x] ^ b
+                if trace is not None:
+                    trace.revise(x, y, b)
+                if not m:
+                    if trace is not None:
+                        trace.contradiction("empty", x, -1, b)
+                    return False
+                masks[x] = m
+                if not m & (m - 1):
+                    placed[x] = 1
+                    if trace is not None:
+                        trace.place(x, m, "naked", -1)
+                for z in peers[x]:
+                    if z != y and (z, x) not in queued:
+                        queued.add((z, x))
+                        arcs.append((z, x))
+                if cage_of is not None and cage_of[x] >= 0:
+                    cages.add(cage_of[x])
+            if not cages:
+                return True
+            k = min(cages)
+            cages.discard(k)
+            before = [masks[c] for c in t.cages[k]]
+            if not self._prune_cage(masks, placed, k, None, None, None):
+                return False
+            for c, old in zip(t.cages[k], before, strict=True):
+                m = masks[c]
+                if m != old:
+                    cages.add(k)
+                    if not m & (m - 1):
+                        placed[c] = 1
+                        if trace is not None:
+                            trace.place(c, m, "naked", -1)
+                    for z in peers[c]:
+                        if (z, c) not in queued:
+                            queued.add((z, c))
+                            arcs.append((z, c))
+
+    def _place_gac(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
+        """Place ``bit``, then naked singles, cage pruning and GAC on every unit that
+        changed, to a fixpoint. Strictly stronger than ``hidden``; incomparable with
+        ``locked``."""
+        why: dict[int, int] = {cell: -2} if self.trace is not None else {}
+        return self._propagate_gac(masks, placed, [(cell, bit)], set(), set(), why)
+
+    def _propagate_gac(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        queue: list,
+        dirty: set[int],
+        dirty_cages: set[int],
+        why: dict[int, int],
+    ) -> bool:
+        """gac to a fixpoint from a queue of placements and the units and cages to look
+        at: the queue first (naked singles, as under ``singles``), then the cages, then
+        one unit at a time (lowest index first); False on a contradiction."""
+        t = self.tables
+        peers, units_of, cage_of, trace = t.peers, t.units_of, t.cage_of, self.trace
+        while True:
+            while queue:
+                c, b = queue.pop()
+                if placed[c] and masks[c] == b:
+                    continue
+                if placed[c] or not masks[c] & b:
+                    if trace is not None:
+                        trace.contradiction("clash", c, -1, b)
+                    return False
+                masks[c] = b
+                placed[c] = 1
+                if trace is not None:
+                    if why.pop(c, -1) != -2:
+                        trace.place(c, b, "naked", -1)
+                    trace.eliminate(c, b, [p for p in peers[c] if masks[p] & b])
+                dirty.update(units_of[c])
+                if cage_of is not None and cage_of[c] >= 0:
+                    dirty_cages.add(cage_of[c])
+                for p in peers[c]:
+                    m = masks[p]
+                    if m & b:
+                        m ^= b
+                        if not m:
+                            if trace is not None:
+                                trace.contradiction("empty", p, -1, b)
+                            return False
+                        masks[p] = m
+                        if not m & (m - 1):
+                            queue.append((p, m))
+                        dirty.update(units_of[p])
+                        if cage_of is not None and cage_of[p] >= 0:
+                            dirty_cages.add(cage_of[p])
+            if dirty_cages:
+                k = min(dirty_cages)
+                dirty_cages.discard(k)
+                if not self._prune_cage(masks, placed, k, queue, dirty, dirty_cages):
+                    return False
+                continue
+            if not dirty:
+                return True
+            u = min(dirty)
+            dirty.discard(u)
+            if not self._gac_unit(masks, placed, u, queue, dirty, dirty_cages):
+                return False
+
+    def _gac_unit(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        u: int,
+        queue: list,
+        dirty: set[int],
+        dirty_cages: set[int],
+    ) -> bool:
+        """Régin's filtering of unit ``u``'s AllDifferent over its unplaced cells (see
+        :func:`gac_filter`): a cell left with one value is queued, the other units and the
+        cage of every cell that lost one marked; False when no matching covers the cells."""
+        t = self.tables
+        cells = [c for c in t.units[u] if not placed[c]]
+        if not cells:
+            return True
+        filtered = gac_filter([masks[c] for c in cells])
+        trace = self.trace
+        if filtered is None:
+            if trace is not None:
+                trace.contradiction("nomatch", -1, u, 0)
+            return False
+        kept, matching = filtered
+        removed = [(c, masks[c] & ~m) for c, m in zip(cells, kept, strict=True) if m != masks[c]]
+        if not removed:
+            return True
+        if trace is not None:
+            trace.gac(u, tuple(zip(cells, matching, strict=True)), removed)
+        for c, gone in removed:
+            m = masks[c] & ~gone
+            masks[c] = m
+            if not m & (m - 1):
+                queue.append((c, m))
+            dirty.update(v for v in t.units_of[c] if v != u)
+            if t.cage_of is not None and t.cage_of[c] >= 0:
+                dirty_cages.add(t.cage_of[c])
+        return True
+
+    def _place_sac(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
+        """Place ``bit`` with gac, then shave to singleton arc consistency. Strictly
+        stronger than ``gac`` and than ``locked``."""
+        return self._place_gac(masks, placed, cell, bit) and self._shave(masks, placed)
+
+    def _shave(self, masks: list[int], placed: bytearray) -> bool:
+        """Singleton arc consistency over a gac fixpoint, probing in the module
+        docstring's order; False on a contradiction, or (``_stopped``) when the deadline
+        passes: the clock is read after every probe, a node's shaving can take seconds."""
+        t = self.tables
+        trace = self.trace
+        while True:
+            removed = False
+            for c in range(len(masks)):
+                for b in _bits(masks[c]):
+                    if placed[c] or not masks[c] & b:
+                        continue  # placed, or removed, since the sweep reached the cell
+                    self.trace = None  # a probe's own steps are not the search's
+                    try:
+                        failed = not self._place_gac(masks[:], placed[:], c, b)
+                    finally:
+                        self.trace = trace
+                    if self._deadline is not None and time.perf_counter() > self._deadline:
+                        self._stopped = True  # the search tells it from a contradiction
+                        return False
+                    if trace is not None:
+                        trace.probe(c, b, failed)
+                    if not failed:
+                        continue
+                    removed = True
+                    m = masks[c] & ~b  # never 0: an unplaced cell has two values or more
+                    masks[c] = m
+                    queue = [] if m & (m - 1) else [(c, m)]
+                    cages = set() if t.cage_of is None or t.cage_of[c] < 0 else {t.cage_of[c]}
+                    if not self._propagate_gac(masks, placed, queue, set(t.units_of[c]), cages, {}):
+                        return False
+            if not removed:
+                return True
+
     # -- choosing the cell to branch on ------------------------------------------------
 
     def _choose_first(self, masks: list[int], placed: bytearray) -> int:
@@ -664,6 +1073,8 @@ class Engine:
                         else:
                             trace.contradiction("empty", cell, -1, 0)
                     return None  # no candidate, or a given its marks exclude
+        if self.propagation in _CP_LEVELS:
+            return self._root_cp(masks, givens, candidates is not None)
         for cell, value in enumerate(givens):
             if value and not placed[cell]:
                 if trace is not None:
@@ -705,9 +1116,13 @@ class Engine:
         check_budget(max_guesses)
         solutions: list[tuple[int, ...]] = []
         found = nodes = guesses = backtracks = 0
+        self._deadline, self._stopped = deadline, False  # sac's probes read the clock
         start = self.root(givens, candidates)
         if start is None:
-            return Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
+            return Outcome(
+                solutions=(), count=0, complete=not self._stopped, timed_out=self._stopped,
+                nodes=0, guesses=0, backtracks=0,
+            )  # fmt: skip
         place, choose = self._place, self._choose
         clock = time.perf_counter
         budget = -1 if max_guesses is None else max_guesses  # -1: guesses never equal it
@@ -780,6 +1195,16 @@ class Engine:
                     masks, placed = frame[0], frame[1]
                 if place(masks, placed, frame[2], bit):
                     break
+                if self._stopped:
+                    return Outcome(
+                        solutions=tuple(solutions),
+                        count=found,
+                        nodes=nodes,
+                        guesses=guesses,
+                        backtracks=backtracks,
+                        complete=False,
+                        timed_out=True,
+                    )
             else:
                 return Outcome(
                     solutions=tuple(solutions),

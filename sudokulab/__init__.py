@@ -19,6 +19,8 @@ from .models import display as _display
 _HOMES = {
     "as_puzzle": ".api",
     "count": ".api",
+    "export": ".api",
+    "import_solution": ".api",
     "rate": ".api",
     "solve": ".api",
     "Result": ".backends",

@@ -391,3 +391,50 @@ def rate(puzzles: Puzzle | str | Iterable[Puzzle | str], jobs: int = 1) -> Any:
     if any("message" in row for row in rows):
         columns.append("message")
     return pd.DataFrame(rows, columns=columns)
+
+
+def export(puzzle: Puzzle | str, format: str = "dimacs", encoding: str | None = None) -> str:
+    """The puzzle's model as a file for an outside solver: ``format`` one of dimacs, opb,
+    mps, lp, smt2, mzn, xcsp3 (``sudokulab.interchange.FORMATS``), ``encoding`` one of the
+    format's (for dimacs the SAT backend's: optimized, extended, minimal; default the first).
+
+    The model is the one the backends solve. ValueError for clashing givens, an unknown
+    format or encoding, or a model the format cannot carry (``interchange.Refused``).
+
+    >>> print(export("1" + "." * 15, "dimacs", "minimal").splitlines()[0])
+    c sudokulab export, format dimacs, encoding minimal
+    """
+    from .interchange import export_model
+
+    puzzle = as_puzzle(puzzle)
+    clashes = puzzle.clashes()
+    if clashes:
+        raise ValueError(f"invalid puzzle: {'; '.join(map(str, clashes))}")
+    return export_model(build_model(puzzle), format, encoding)
+
+
+def import_solution(
+    puzzle: Puzzle | str,
+    text: str,
+    format: str,
+    encoding: str | None = None,
+    source: str = "<solution>",
+) -> Result:
+    """An outside solver's answer (its output ``text``) to the file :func:`export` wrote,
+    decoded and verified: a Result named ``import:FORMAT``, ``solved`` with the grid,
+    ``unsolvable`` when the solver says so, ``timeout`` when it gave up.
+
+    ParseError (placed in ``source``) when the text cannot be read; ``WrongSolution`` (a
+    ValueError naming the cell) when the grid breaks a rule or a given; the encoding must
+    be the one exported with.
+    """
+    from .interchange import SOLVED, UNSOLVABLE, read_answer
+
+    puzzle = as_puzzle(puzzle)
+    answer = read_answer(build_model(puzzle), text, format, encoding, source)
+    label = f"import:{format}"
+    if answer.status == SOLVED:
+        return Result(label, Status.SOLVED, (answer.grid,), count=1)
+    if answer.status == UNSOLVABLE:
+        return Result(label, Status.UNSOLVABLE, exact=True)
+    return Result(label, Status.TIMEOUT, message="the solver did not decide")

@@ -192,7 +192,7 @@ def test_an_option_without_help_is_caught():
 
 def test_the_cli_reference_shows_choices_defaults_and_examples():
     text = reference.markdown()
-    assert "| `--propagation {none,forward,singles,hidden,locked}` |" in text
+    assert "| `--propagation {none,forward,ac3,singles,hidden,locked,gac,sac}` |" in text
     assert "| `--number N` | the N-th puzzle of the input (default: `1`) |" in text
     assert "sudokulab data fetch top95 hardest easy50 --cache /tmp/sets" in text
     assert "## sudokulab data fetch {#sudokulab-data-fetch}" in text

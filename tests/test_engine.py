@@ -24,8 +24,11 @@ COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
 FAST = [
     (p, o)
     for p, o in COMBINATIONS
-    if p in ("singles", "hidden", "locked") or (p == "forward" and o != "first")
+    if p in ("singles", "hidden", "locked", "gac", "sac") or (p == "forward" and o != "first")
 ]
+#: ac3 reaches singles' fixpoint (tests/test_levels.py) by a queue of arcs, minutes on
+#: top95 in pure Python: left out of the top95 runs.
+AC3 = {(p, o) for p, o in COMBINATIONS if p == "ac3"}
 #: Guesses the slow combinations get per puzzle: a second or two of pure Python for the
 #: adversarial seed or the whole of top95, and the same stopping point on any machine.
 BUDGET = 20_000
@@ -72,7 +75,7 @@ def test_slow_combinations_solve_top95_within_a_budget(data_dir):
     ``hidden``, or is stopped exactly at the budget; which ones finish follows from the
     rules alone."""
     entries = read_file(data_dir / "norvig-pytudes" / "sudoku-top95.txt")
-    assert sorted(set(COMBINATIONS) - set(FAST)) == [
+    assert sorted(set(COMBINATIONS) - set(FAST) - AC3) == [
         ("forward", "first"),
         ("none", "first"),
         ("none", "mrv"),
@@ -82,7 +85,7 @@ def test_slow_combinations_solve_top95_within_a_budget(data_dir):
     for entry in entries:
         runs = {
             (p, o): solve(entry.puzzle, propagation=p, order=o, max_guesses=BUDGET)
-            for p, o in set(COMBINATIONS) - set(FAST)
+            for p, o in set(COMBINATIONS) - set(FAST) - AC3
         }
         for result in runs.values():
             if result.stats["budget_spent"]:
@@ -239,7 +242,7 @@ def test_budget_semantics_on_the_reference():
         full = engine.search([0] * 16, limit=None, keep=300)
         assert full.complete and full.count == 288 and not full.budget_spent
         # No budget at all, then a spread of budgets up to the whole search and past it.
-        step = max(1, full.guesses // 25)
+        step = max(1, full.guesses // (5 if propagation == "sac" else 25))  # sac: probes
         budgets = {*range(0, full.guesses, step), full.guesses - 1, full.guesses, full.guesses + 1}
         for budget in sorted(budgets):
             out = engine.search([0] * 16, limit=None, keep=300, max_guesses=budget)

@@ -58,6 +58,8 @@ def _available(spec: str) -> bool:
     backend = get_backend(parse_spec(spec).backend)
     if not backend.available():
         pytest.skip(f"{backend.name} is not installed")
+    if not backend.complete:  # it finds a 16x16 grid; tests/test_local.py stops it
+        pytest.skip(f"{backend.name} is incomplete: it answers without counting")
     return backend.name != "constraint"  # pure Python: nothing to stop
 
 

@@ -31,6 +31,7 @@ LAYERS = [
     ("sudokulab.models",),
     ("sudokulab.native", "sudokulab.logic", "sudokulab.catalog"),
     ("sudokulab.backends",),
+    ("sudokulab.interchange",),
     ("sudokulab.api",),
     ("sudokulab.generate", "sudokulab.bench", "sudokulab.classroom"),
     ("sudokulab.serve",),

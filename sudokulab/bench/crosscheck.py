@@ -37,8 +37,14 @@ _BY_COUNT = {0: "unsolvable", 1: "solved", 2: "multiple"}
 
 
 def available_specs() -> list[BackendSpec]:
-    """Every registered backend that can run here, in the default order."""
-    return [BackendSpec(name) for name, b in all_backends().items() if b.available()]
+    """Every registered complete backend that can run here, in the default order: an
+    incomplete one (local search) cannot answer a uniqueness check, so it takes part
+    only when named, and then its answers count as timeouts do."""
+    return [
+        BackendSpec(name)
+        for name, b in all_backends().items()
+        if b.available() and getattr(b, "complete", True)
+    ]
 
 
 def verdict(status: str, solution: object) -> tuple:

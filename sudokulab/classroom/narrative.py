@@ -27,9 +27,12 @@ from .trace import (
     Contradiction,
     Elimination,
     Event,
+    GacFilter,
     Guess,
     Locked,
     Placement,
+    Probe,
+    Revise,
     Solution,
     State,
     Summary,
@@ -83,6 +86,9 @@ def describe(
         )
     if isinstance(event, Locked):
         return locked_text(event, geom)
+    if isinstance(event, GacFilter):  # the matching's own telling is to come (issue 28)
+        gone = "; ".join(f"{geom.cell_name(c)} {_values(v)}" for c, v in event.removed)
+        return f"{geom.units[event.unit]}: no maximum matching of its open cells gives {gone}"
     name = geom.cell_name(event.cell) if getattr(event, "cell", -1) >= 0 else ""
     if isinstance(event, Placement):
         v = symbol(event.value)
@@ -91,6 +97,12 @@ def describe(
         if event.reason == "naked":
             return f"{name} = {v}: naked single, the only candidate left in {name}"
         return f"{name} = {v}: hidden single, the only place for {v} in {geom.units[event.unit]}"
+    if isinstance(event, Revise):
+        other = geom.cell_name(event.other)
+        return f"arc ({name}, {other}): {other} holds {symbol(event.value)}, so {name} loses it"
+    if isinstance(event, Probe):
+        verdict = "a contradiction: removed" if event.failed else "consistent"
+        return f"probe {name} = {symbol(event.value)}: {verdict}"
     if isinstance(event, Guess):
         options = _values(event.candidates)
         return f"guess {name} = {symbol(event.value)} (candidates {options}; depth {event.depth})"
@@ -126,6 +138,8 @@ def _contradiction(
         return f"{cage}{held} cannot be completed: no set of distinct values fits"
     if event.kind == "empty":
         return f"{name} has no candidates left"
+    if event.kind == "nomatch":
+        return f"no matching gives the open cells of {geom.units[event.unit]} distinct values"
     if event.kind == "noplace":
         unit = geom.units[event.unit]
         if event.cell < 0:
@@ -162,6 +176,10 @@ def steps(trace: Trace) -> list[Step]:
                 removed = tuple((c, v) for c, values in event.removed for v in values)
             elif isinstance(event, Locked):
                 removed = tuple((c, event.value) for c in event.cells)
+            elif isinstance(event, GacFilter):
+                removed = tuple((c, v) for c, values in event.removed for v in values)
+            elif isinstance(event, Revise) or (isinstance(event, Probe) and event.failed):
+                removed = ((event.cell, event.value),)
             out.append(Step(event, text, removed, state, event_cell(event), unit))
         before = state
     return out

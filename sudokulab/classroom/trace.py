@@ -90,9 +90,44 @@ class Locked:
 
 
 @dataclass(frozen=True)
+class Revise:
+    """AC-3 revised the arc (``cell``, ``other``): ``other`` holds ``value`` alone, so
+    ``value`` has no support there and leaves ``cell``'s candidates."""
+
+    cell: int
+    other: int
+    value: int
+    depth: int
+
+
+@dataclass(frozen=True)
+class GacFilter:
+    """Régin's filtering of ``unit``'s AllDifferent: ``matching`` (cell, value) is a
+    maximum matching of its open cells to its missing values; ``removed`` (cell, values)
+    are the values no maximum matching gives those cells."""
+
+    unit: int  # index into geometry.units
+    matching: tuple[tuple[int, int], ...]
+    removed: tuple[tuple[int, tuple[int, ...]], ...]
+    depth: int
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Singleton arc consistency tried ``value`` in ``cell`` and propagated with gac:
+    ``failed`` means it met a contradiction, so ``value`` left ``cell``'s candidates."""
+
+    cell: int
+    value: int
+    failed: bool
+    depth: int
+
+
+@dataclass(frozen=True)
 class Contradiction:
     """A dead state: a cell without candidates (``empty``), a value without a place in a
-    unit (``noplace``), a value a cell cannot take (``clash``), or a killer cage no value
+    unit (``noplace``), a unit whose open cells no matching gives distinct values
+    (``nomatch``, under gac), a value a cell cannot take (``clash``), or a killer cage no value
     set fits (``cage``: ``values`` are the refused value at ``cell``, or with ``cell``
     -1 the values already placed in the cage)."""
 
@@ -121,7 +156,19 @@ class Solution:
     depth: int
 
 
-Event = Placement | Elimination | CagePrune | Locked | Guess | Contradiction | Backtrack | Solution
+Event = (
+    Placement
+    | Elimination
+    | CagePrune
+    | Locked
+    | Revise
+    | GacFilter
+    | Probe
+    | Guess
+    | Contradiction
+    | Backtrack
+    | Solution
+)
 
 
 @dataclass(frozen=True)
@@ -139,6 +186,10 @@ class Summary:
     solutions: int
     cage_prunings: int = 0  # killer cages whose value sets removed candidates
     locked_candidates: int = 0  # values removed as locked candidates (propagation locked)
+    revisions: int = 0  # arcs whose revision removed a value (propagation ac3)
+    gac_filterings: int = 0  # units whose GAC filtering removed values (gac, sac)
+    probes: int = 0  # candidates tried by singleton arc consistency (sac)
+    failed_probes: int = 0  # of those, the ones removed
 
 
 @dataclass(frozen=True)
@@ -184,6 +235,10 @@ class Recorder:
                 "contradictions",
                 "cage",
                 "locked",
+                "revise",
+                "gac",
+                "probe",
+                "failed",
             ),
             0,
         )
@@ -238,6 +293,31 @@ class Recorder:
         self.counts["locked"] += 1
         self._keep(Locked(unit, other, bit.bit_length(), tuple(cells), self.depth))
 
+    def revise(self, cell: int, other: int, bit: int) -> None:
+        """AC-3's arc (``cell``, ``other``) removed ``bit`` from ``cell``."""
+        self.counts["revise"] += 1
+        self._keep(Revise(cell, other, bit.bit_length(), self.depth))
+
+    def gac(
+        self, unit: int, matching: tuple[tuple[int, int], ...], removed: list[tuple[int, int]]
+    ) -> None:
+        """GAC on ``unit`` (its ``matching``, (cell, bit)) removed ``removed`` (cell, mask)."""
+        self.counts["gac"] += 1
+        self._keep(
+            GacFilter(
+                unit,
+                tuple((c, b.bit_length()) for c, b in matching),
+                tuple((c, values_of(m)) for c, m in removed),
+                self.depth,
+            )
+        )
+
+    def probe(self, cell: int, bit: int, failed: bool) -> None:
+        """Singleton arc consistency tried ``bit`` in ``cell``; ``failed``: it is removed."""
+        self.counts["probe"] += 1
+        self.counts["failed"] += failed
+        self._keep(Probe(cell, bit.bit_length(), failed, self.depth))
+
     def contradiction(self, kind: str, cell: int, unit: int, bits: int, cage: int = -1) -> None:
         """The state is dead (see :class:`Contradiction`)."""
         self.counts["contradictions"] += 1
@@ -269,6 +349,10 @@ class Recorder:
             solutions=self.found,
             cage_prunings=c["cage"],
             locked_candidates=c["locked"],
+            revisions=c["revise"],
+            gac_filterings=c["gac"],
+            probes=c["probe"],
+            failed_probes=c["failed"],
         )
 
 
@@ -335,10 +419,12 @@ def replay(trace: Trace) -> Iterator[tuple[Event, State]]:
             bit = 1 << (event.value - 1)
             for p in event.cells:
                 masks[p] &= ~bit
-        elif isinstance(event, CagePrune):
+        elif isinstance(event, CagePrune | GacFilter):
             for p, values in event.removed:
                 for v in values:
                     masks[p] &= ~(1 << (v - 1))
+        elif isinstance(event, Revise) or (isinstance(event, Probe) and event.failed):
+            masks[event.cell] &= ~(1 << (event.value - 1))
         elif isinstance(event, Guess):
             if len(frames) < event.depth:
                 frames.append((masks[:], kinds[:]))

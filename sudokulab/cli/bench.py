@@ -58,8 +58,12 @@ exit status: 0 every row of the runs solved, verified and agreed on; 1 some row 
 
 
 def default_specs() -> list[str]:
-    """Every available backend, then the native presets (the approaches compared)."""
-    names = [name for name, b in all_backends().items() if b.available()]
+    """Every available complete backend, then the native presets (the approaches
+    compared); an incomplete one (local search, which would spend each unsolved
+    puzzle's whole timeout) only when named."""
+    names = [
+        name for name, b in all_backends().items() if b.available() and getattr(b, "complete", True)
+    ]
     return names + list(PRESETS)
 
 
@@ -71,7 +75,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         description="Run backend specs over puzzle sets (catalog names or files) with a "
         "hard per-puzzle timeout, keep every result in a SQLite store, then print the "
         "report and write it with plots next to the store. With no SET, the sets the "
-        "project ships; with no --backends, every available backend and native preset.",
+        "project ships; with no --backends, every available complete backend (not local) and "
+        "native preset.",
         epilog=BENCH_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -84,8 +89,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--backends",
         metavar="LIST",
-        help="comma-separated backend specs (default: every available backend, then the "
-        "native presets)",
+        help="comma-separated backend specs (default: every available complete backend, "
+        "then the native presets)",
     )
     p.add_argument(
         "--timeout",

@@ -20,6 +20,7 @@ GROUPS = {
     "classroom": ("explain", "model"),
     "rate": ("rate",),
     "generate": ("generate",),
+    "export": ("export", "import-solution"),
     "serve": ("serve",),
 }
 

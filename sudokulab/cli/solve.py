@@ -64,6 +64,7 @@ examples:
       | sudokulab solve
   sudokulab solve puzzles.txt --propagation none --order first --timeout 5 --stats
   sudokulab solve puzzle.txt --unique
+  sudokulab solve puzzle.txt --backend local:method=annealing,seed=7 --timeout 10
   sudokulab solve hardest --data-dir ../shared/data
 
 exit status: 0 every puzzle solved, 1 some puzzle had no solution, timed out or (with
@@ -186,7 +187,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--backends",
         type=specs_type,
         metavar="LIST",
-        help="comma-separated backend specs (default: every available backend)",
+        help="comma-separated backend specs (default: every available complete backend: "
+        "local search only when named)",
     )
     p.add_argument(
         "--timeout",
@@ -621,6 +623,8 @@ def cmd_backends(args: argparse.Namespace) -> int:
         if backend.stops_itself and killed:
             stops += f" (with {', '.join(killed)}: in a worker process, killed at the deadline)"
         print(f"{'':<12} accepts {', '.join(sorted(backend.kinds))}; timeout: {stops}")
+        if not getattr(backend, "complete", True):
+            print(f"{'':<12} incomplete: answers solved or timeout, never unsolvable or a count")
         if options:
             print(f"{'':<12} options: {options}")
     print("\npresets:")

@@ -1,0 +1,227 @@
+"""The MIP backend's 0-1 program as MPS and LP (OR-Tools' own writers) and as OPB (the
+pseudo-Boolean competition's format), and a MIP or PB solver's answer read back."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from ..backends import mip
+from ..models import Model
+from .common import SOLVED, UNKNOWN, UNSOLVABLE, Answer, decode, header_lines, unreadable
+from .dimacs import answer_of, read_competition
+
+#: The program's one encoding (the MIP backend's).
+ENCODINGS = ("binary",)
+
+LP_NUMBERING = (
+    "one binary x_rRcC_V per cell and value its domain allows: 1 when cell rRcC holds V "
+    "(a given's cell has one, fixed to 1);\nrows: one value per cell, each value once per unit "
+    "(at most once in a unit of fewer cells), each cage's values and total; no objective"
+)
+
+
+def program(model: Model) -> tuple[Any, list[tuple[int, int]]]:
+    """The MIP backend's program of ``model`` as OR-Tools' ``MPModelProto``, its variables
+    and rows named, and each variable's (cell, value) in the program's order."""
+    from ortools.linear_solver import linear_solver_pb2
+
+    solver, x, _ = mip.build(model)
+    proto = linear_solver_pb2.MPModelProto()
+    solver.ExportModelToProto(proto)
+    geom = model.geometry
+    of: list[tuple[int, int]] = [(0, 0)] * len(proto.variable)
+    for cell, values in enumerate(x):
+        for value, var in values.items():
+            of[var.index()] = (cell, value)
+            proto.variable[var.index()].name = f"x_{geom.cell_name(cell)}_{value}"
+    for row, name in zip(proto.constraint, _row_names(model, proto, of), strict=True):
+        row.name = name
+    return proto, of
+
+
+def _row_names(model: Model, proto: Any, of: list[tuple[int, int]]) -> list[str]:
+    """Each row's name from what it holds, in the program's order: a cell's row, then per
+    constraint the row of each value it holds and, for a cage, its total."""
+    geom = model.geometry
+    names: list[str] = []
+    constraints = iter(model.constraints)
+    current, last = None, 0
+    for row in proto.constraint:
+        cells = {of[i][0] for i in row.var_index}
+        values = {of[i][1] for i in row.var_index}
+        ones = all(c == 1 for c in row.coefficient)
+        if len(names) < len(model.domains):  # the program starts with a row per cell
+            names.append(f"cell_{geom.cell_name(next(iter(cells)))}")
+            continue
+        if not ones:  # a cage's total closes the cage's rows
+            names.append(f"{_word(current.name)}_total" if current else f"row{len(names) + 1}")
+            continue
+        value = next(iter(values))
+        while current is None or value <= last or not cells <= set(current.cells):
+            current = next(constraints, None)
+            last = 0
+            if current is None:
+                break
+        if current is None:
+            names.append(f"row{len(names) + 1}")
+            continue
+        last = value
+        names.append(f"{_word(current.name)}_v{value}")
+    return names
+
+
+def _word(name: str) -> str:
+    return re.sub(r"\W+", "_", name).strip("_")
+
+
+def _solver_of(model: Model, proto: Any) -> Any:
+    from ortools.linear_solver import pywraplp
+
+    solver = pywraplp.Solver.CreateSolver(mip.SOLVERS[mip.DEFAULT].pywraplp)
+    error = solver.LoadModelFromProtoKeepNames(proto)
+    assert not error, error
+    return solver
+
+
+def write_lp(model: Model, encoding: str) -> str:
+    """The program in CPLEX LP format, by OR-Tools' writer."""
+    proto, _ = program(model)
+    text = _solver_of(model, proto).ExportModelAsLpFormat(False)
+    head = header_lines(model, "lp", encoding, LP_NUMBERING)
+    return "".join(f"\\ {line}\n" for line in head) + text
+
+
+def write_mps(model: Model, encoding: str) -> str:
+    """The program in free MPS format, by OR-Tools' writer."""
+    proto, _ = program(model)
+    text = _solver_of(model, proto).ExportModelAsMpsFormat(False, False)
+    head = header_lines(model, "mps", encoding, LP_NUMBERING)
+    return "".join(f"* {line}\n" for line in head) + text
+
+
+def write_opb(model: Model, encoding: str) -> str:
+    """The program as OPB: each row as ``>=`` or ``=`` over x1..xN (the format has no
+    ``<=``: a row at most b is written as its negation at least -b)."""
+    proto, of = program(model)
+    geom = model.geometry
+    # A variable's bounds need no row: every one is 0-1, and the one a given fixes to 1 is
+    # its cell's only variable, so the cell's row (its sum is 1) already fixes it.
+    rows: list[str] = []
+    for row in proto.constraint:
+        terms = list(zip(row.coefficient, row.var_index, strict=True))
+        lb, ub = row.lower_bound, row.upper_bound
+        if lb == ub:
+            rows.append(f"{_terms(terms, 1)} = {_int(lb)} ;")
+            continue
+        if math.isfinite(lb) and lb > -1e30:
+            rows.append(f"{_terms(terms, 1)} >= {_int(lb)} ;")
+        if math.isfinite(ub) and ub < 1e30:
+            rows.append(f"{_terms(terms, -1)} >= {_int(-ub)} ;")
+    by_cell: dict[int, list[tuple[int, int]]] = {}
+    for i, (cell, value) in enumerate(of):
+        by_cell.setdefault(cell, []).append((value, i + 1))
+    numbering = [
+        "x<k> is the program's k-th variable, 1 when its cell holds its value (the MIP "
+        "backend's program: cells row-major, each cell's values ascending, a given's cell "
+        "one variable); a row at most b is written negated, at least -b;",
+        "each cell's variables, value by value:",
+    ]
+    for cell, pairs in sorted(by_cell.items()):
+        values = " ".join(str(v) for v, _ in pairs)
+        variables = " ".join(f"x{k}" for _, k in pairs)
+        numbering.append(f"{geom.cell_name(cell)} values {values}: {variables}")
+    head = header_lines(model, "opb", encoding, "\n".join(numbering))
+    first = f"* #variable= {len(proto.variable)} #constraint= {len(rows)}"
+    return "\n".join([first, *(f"* {line}" for line in head), *rows]) + "\n"
+
+
+def _int(number: float) -> int:
+    return int(round(number))
+
+
+def _terms(terms: list[tuple[float, int]], sign: int) -> str:
+    return " ".join(f"{sign * _int(c):+d} x{i + 1}" for c, i in terms)
+
+
+_NAME = re.compile(r"x_r(\d+)c(\d+)_(\d+)$")
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+_INFEASIBLE = re.compile(r"infeasible|no solution", re.IGNORECASE)
+_GAVE_UP = re.compile(r"time limit|interrupted|not solved|unknown|stopped", re.IGNORECASE)
+
+
+def read_mip(model: Model, text: str, encoding: str, source: str) -> Answer:
+    """A MIP solver's solution file for the LP or MPS of ``model``: every line naming a
+    variable ``x_rRcC_V`` with its value (HiGHS's, SCIP's and Gurobi's ``name value``,
+    CBC's ``index name value ...``; a variable not listed is 0), read up to a dual
+    section; a status line saying infeasible (or "no solution") is unsolvable."""
+    size = model.size
+    pairs: list[tuple[int, int]] = []
+    listed = False
+    status_lines: list[str] = []
+    blank = False
+    primal = None  # where HiGHS's table (its "pretty" style) right-aligns the values
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.lower().startswith(("# dual", "# basis", "rows")):
+            break  # HiGHS goes on with the rows, or the columns' dual values
+        spans = [(m.group(), m.end()) for m in re.finditer(r"\S+", raw)]
+        words = [w for w, _ in spans]
+        if "Primal" in words and "Name" in words:
+            primal = spans[words.index("Primal")][1]
+            continue
+        found = next((k for k, w in enumerate(words) if _NAME.match(w)), None)
+        if found is None:
+            if not listed and line:
+                status_lines.append(line)
+            continue
+        if primal is not None and not any(end == primal for _, end in spans):
+            blank = True  # HiGHS's table of an infeasible model: no values, no status
+            continue
+        listed = True
+        r, c, v = (int(g) for g in _NAME.match(words[found]).groups())
+        if not (1 <= r <= size and 1 <= c <= size and 1 <= v <= size):
+            raise unreadable(
+                f"{words[found]} is no variable of a {size}x{size} grid", source, number
+            )
+        if primal is not None:
+            value = next((w for w, end in spans if end == primal), "")
+        else:
+            value = words[found + 1] if found + 1 < len(words) else ""
+        if not _NUMBER.match(value):
+            raise unreadable(f"{words[found]} has no value", source, number)
+        if float(value) > 0.5:
+            pairs.append(((r - 1) * size + c - 1, v))
+    if not listed:
+        if any(_INFEASIBLE.search(line) for line in status_lines):
+            return Answer(UNSOLVABLE)
+        if any(_GAVE_UP.search(line) for line in status_lines):
+            return Answer(UNKNOWN)
+        if blank:
+            why = "the table lists no values and the file no status"
+            raise unreadable(f"{why}: write HiGHS's raw style (write_solution_style 0)", source)
+        why = "no variable x_rRcC_V with its value, and no status saying infeasible"
+        raise unreadable(why, source)
+    return Answer(SOLVED, decode(model, pairs))
+
+
+def read_opb(model: Model, text: str, encoding: str, source: str) -> Answer:
+    """A PB solver's answer (``s``/``v`` lines, ``v x1 -x2 ...``) to the OPB of ``model``."""
+
+    def literal(word: str) -> int | None:
+        m = re.fullmatch(r"(-?)x(\d+)", word)
+        return None if m is None else int(m.group(2)) * (-1 if m.group(1) else 1)
+
+    status, literals = read_competition(text, source, literal)
+    verdict = answer_of(status, source)
+    if verdict:
+        return Answer(verdict)
+    _, of = program(model)
+    pairs = []
+    for lit in literals:
+        if abs(lit) > len(of):
+            raise unreadable(f"x{abs(lit)}: the program has {len(of)} variables", source)
+        if lit > 0:
+            pairs.append(of[lit - 1])
+    return Answer(SOLVED, decode(model, pairs))
