@@ -26,7 +26,7 @@ pytest.importorskip("uvicorn")
 from sudokulab import is_solution, parse_puzzle  # noqa: E402
 from sudokulab.catalog import load  # noqa: E402
 from sudokulab.classroom.narrative import steps  # noqa: E402
-from sudokulab.classroom.trace import trace_puzzle  # noqa: E402
+from sudokulab.classroom.trace import Guess, trace_puzzle  # noqa: E402
 from sudokulab.cli import main  # noqa: E402
 from sudokulab.logic import solve_logic  # noqa: E402
 from sudokulab.logic.rating import rate_puzzle  # noqa: E402
@@ -123,6 +123,19 @@ def test_a_trace_is_the_explain_commands_story_and_counts(server):
     assert d["variantCells"] == []
     rating = rate_puzzle(parse_puzzle(HARD))
     assert d["rating"]["grade"] == rating.grade and d["rating"]["hardest"] == rating.hardest
+
+
+@pytest.mark.parametrize("propagation", PROPAGATIONS[1:])
+def test_every_level_of_the_engine_is_served_in_the_explain_commands_words(server, propagation):
+    status, d = call(server, "/api/solve", {"puzzle": HARD, "propagation": propagation})
+    assert status == 200 and d["settings"]["propagation"] == propagation
+    trace = trace_puzzle(parse_puzzle(HARD), propagation, "mrv")
+    assert [row["t"] for row in d["viewer"]["steps"]] == [s.text for s in steps(trace)]
+    kept = sum(isinstance(s.event, Guess) for s in steps(trace))  # the tree of the kept steps
+    assert len(d["tree"]["nodes"]) == kept + 1
+    assert d["tree"]["truncated"] == trace.truncated
+    if not trace.truncated:
+        assert kept == trace.summary.guesses
 
 
 def test_the_search_tree_has_a_node_per_guess_and_a_path_to_the_solution(server):
