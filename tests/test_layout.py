@@ -34,6 +34,7 @@ LAYERS = [
     ("sudokulab.interchange",),
     ("sudokulab.api",),
     ("sudokulab.generate", "sudokulab.bench", "sudokulab.classroom"),
+    ("sudokulab.serve",),
     ("sudokulab.cli",),
 ]
 

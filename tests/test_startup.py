@@ -27,6 +27,7 @@ COMMANDS = {
     "rate": ("rate",),
     "generate": ("generate",),
     "export": ("export", "import-solution"),
+    "serve": ("serve",),
 }
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 

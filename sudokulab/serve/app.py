@@ -1,0 +1,135 @@
+"""The Starlette application of ``sudokulab serve``: the page, its assets, the JSON API.
+
+Every request's work runs in a pool of threads (the native core and the solver packages
+release the GIL; the reference engine's traces are bounded in steps and seconds), so a
+class of browsers is served side by side and the event loop never waits on a solve. A
+request over a bound is answered with a 4xx and ``{"error": "one line"}``; when more
+requests wait than :data:`QUEUE` the newest get a 503 saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..classroom.page_assets import MARKUP, SCRIPT, STYLE
+from . import work
+from .bounds import Bounds
+from .work import Refused
+
+logger = logging.getLogger(__name__)
+STATIC = Path(__file__).parent / "static"
+#: Requests whose work runs at once (threads); more wait for a turn.
+WORKERS = 8
+#: Requests that may wait for a turn; past that the server says it is busy.
+QUEUE = 256
+#: The largest request body, in bytes.
+MAX_BODY = 64 * 1024
+
+#: The step-through viewer's script as a function the page calls with its data and root
+#: element: the same script the static pages inline (sudokulab.classroom.page_assets).
+VIEWER_JS = (
+    "window.SudokulabViewer = {markup: "
+    + json.dumps(MARKUP)
+    + ", mount: function (DATA, ROOT) {\n"
+    + SCRIPT
+    + "\nreturn {go: go, last: function () { return last; }, "
+    + "pos: function () { return pos; }};\n}};\n"
+)
+
+
+def create_app(bounds: Bounds | None = None, workers: int = WORKERS) -> Starlette:
+    """The application, with the given bounds on each request's work."""
+    bounds = bounds or Bounds()
+    state: dict[str, Any] = {"waiting": 0}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        state["limiter"] = anyio.CapacityLimiter(workers)
+        yield
+
+    async def run(function, *args) -> Response:
+        """``function(*args)``'s JSON answer from a worker thread, or its refusal."""
+        if state["waiting"] >= QUEUE:
+            return JSONResponse({"error": "the server is busy: try again shortly"}, 503)
+        state["waiting"] += 1
+        try:
+            answer = await anyio.to_thread.run_sync(
+                lambda: function(*args), limiter=state["limiter"]
+            )
+        except Refused as err:
+            return JSONResponse(err.body(), err.status)
+        except Exception as err:  # a bug: said in one line to the page, the traceback logged
+            logger.exception("sudokulab serve: %s failed", getattr(function, "__name__", "work"))
+            return JSONResponse({"error": f"internal error: {type(err).__name__}: {err}"}, 500)
+        finally:
+            state["waiting"] -= 1
+        return JSONResponse(answer)
+
+    async def body_of(request: Request) -> dict[str, Any]:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            raise Refused(413, f"request: the body is over the bound of {MAX_BODY} bytes")
+        raw = await request.body()
+        if len(raw) > MAX_BODY:
+            raise Refused(413, f"request: the body is over the bound of {MAX_BODY} bytes")
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError as err:
+            raise Refused(400, f"request: not JSON: {err}") from None
+        if not isinstance(body, dict):
+            raise Refused(400, "request: give a JSON object")
+        return body
+
+    def posting(function):
+        async def endpoint(request: Request) -> Response:
+            try:
+                body = await body_of(request)
+            except Refused as err:
+                return JSONResponse(err.body(), err.status)
+            return await run(function, body, bounds)
+
+        return endpoint
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    async def viewer_js(request: Request) -> Response:
+        return Response(VIEWER_JS, media_type="text/javascript")
+
+    async def viewer_css(request: Request) -> Response:
+        return Response(STYLE, media_type="text/css")
+
+    async def options(request: Request) -> Response:
+        return await run(work.options, bounds)
+
+    async def set_puzzle(request: Request) -> Response:
+        return await run(work.set_puzzle, request.path_params["name"], request.path_params["n"])
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": f"no such API path: {request.url.path}"}, 404)
+        return JSONResponse({"error": f"not found: {request.url.path}"}, 404)
+
+    routes = [
+        Route("/", page),
+        Route("/viewer.js", viewer_js),
+        Route("/viewer.css", viewer_css),
+        Route("/api/options", options),
+        Route("/api/sets/{name}/{n:int}", set_puzzle),
+        Route("/api/solve", posting(work.solve), methods=["POST"]),
+        Route("/api/check", posting(work.check), methods=["POST"]),
+        Route("/api/generate", posting(work.make), methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_found})

@@ -1,0 +1,387 @@
+"""What the live page asks for, answered from the API and the classroom's data.
+
+Each function takes plain values (as a JSON body holds them), checks them against the
+:class:`Bounds`, and returns a JSON-ready dict, or raises :class:`Refused` with the HTTP
+status and the one line to show. A bad puzzle is refused with the command line's words
+(``puzzle: line 1, column 4: 'x' is not a value or a blank``, ``puzzle: invalid puzzle:
+row 1: ...``) and the column, so the page can point at it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from functools import cache
+from typing import Any
+
+from .. import api
+from ..backends import get_backend
+from ..backends.registry import backend_names
+from ..classroom.logic_story import logic_steps, summary_rows
+from ..classroom.narrative import steps as story_steps
+from ..classroom.page import SNAPSHOT_EVERY, story_data, viewer_data
+from ..classroom.trace import Contradiction, Guess, Solution, Trace, trace_puzzle
+from ..logic import solve_logic
+from ..logic.ladder import GRADES, LADDER
+from ..logic.rating import rate_run
+from ..models import SIZES, ParseError, Puzzle, read_text
+from ..models.puzzle import symbol
+from ..native import ORDERS, PROPAGATIONS
+from .bounds import Bounds
+
+#: The ways to solve on the page: the engine's traced search, or the logic solver's ladder.
+SOLVERS = ("engine", "logic")
+#: The rules a puzzle's line can be read with: the classic ones, or with the diagonals
+#: (x), the four extra windows (hyper), or both (what ``--variant`` adds on the command line).
+VARIANTS = ("classic", "x", "hyper", "x,hyper")
+
+
+class Refused(Exception):
+    """A request the server will not run: its HTTP status, the line to show, and (for a
+    puzzle text) the column the line points at."""
+
+    def __init__(self, status: int, message: str, column: int | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.column = status, message, column
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body of the refusal."""
+        out: dict[str, Any] = {"error": self.message}
+        if self.column is not None:
+            out["column"] = self.column
+        return out
+
+
+def options(bounds: Bounds) -> dict[str, Any]:
+    """What the control panel offers, read at run time: the engine's levels and orders
+    (new ones appear with no change here), backends, grades, sizes, sets, bounds."""
+    return {
+        "solvers": list(SOLVERS),
+        "propagations": list(PROPAGATIONS),
+        "orders": list(ORDERS),
+        "defaults": {
+            "solver": "engine",
+            "propagation": "hidden",
+            "order": "mrv",
+            "variant": "classic",
+        },
+        "ladder": [[t.name, t.grade, t.score] for t in LADDER],
+        "grades": list(GRADES),
+        "variants": list(VARIANTS),
+        "sizes": [s for s in SIZES if s <= bounds.max_size],
+        "backends": [
+            {"name": name, "available": get_backend(name).available()} for name in backend_names()
+        ],
+        "sets": [[name, count] for name, count in shipped_sets()],
+        "bounds": {
+            "maxSize": bounds.max_size,
+            "maxSteps": bounds.max_steps,
+            "timeout": bounds.timeout,
+            "maxBackends": bounds.max_backends,
+        },
+    }
+
+
+def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = body.get(key, default)
+    if not isinstance(value, str):
+        raise Refused(422, f"{key}: give a string" if key in body else f"{key}: missing")
+    return value
+
+
+def _choice(body: dict[str, Any], key: str, choices: tuple[str, ...] | list[str], default: str):
+    value = _text(body, key, default)
+    if value not in choices:
+        raise Refused(422, f"{key}: unknown {value!r}: choose from {', '.join(choices)}")
+    return value
+
+
+def _whole(body: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
+    value = body.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Refused(422, f"{key}: give a whole number from {low} to {high}")
+    if value > high:
+        raise Refused(413, f"{key}: {value} is over the server's bound of {high}")
+    if value < low:
+        raise Refused(422, f"{key}: {value} is below {low}")
+    return value
+
+
+def read_puzzle(body: dict[str, Any], bounds: Bounds) -> Puzzle:
+    """The one puzzle of the body's ``puzzle`` text (``size`` optional), or Refused: the
+    command line's error text, with the column it points at."""
+    text = _text(body, "puzzle")
+    if len(text) > bounds.max_text:
+        raise Refused(413, f"puzzle: {len(text)} characters, over the bound of {bounds.max_text}")
+    size = body.get("size")
+    if size is not None and size not in SIZES:
+        raise Refused(422, f"size: {size!r} is not one of {', '.join(map(str, SIZES))}")
+    errors: list[ParseError] = []
+    try:
+        entries = read_text(text, source="puzzle", size=size, errors=errors)
+    except ParseError as err:
+        raise Refused(400, str(err), err.column) from None
+    if errors:
+        raise Refused(400, str(errors[0]), errors[0].column)
+    if not entries:
+        raise Refused(400, "puzzle: no puzzle found in the text")
+    if len(entries) > 1:
+        raise Refused(400, f"puzzle: the text holds {len(entries)} puzzles: give one")
+    puzzle = entries[0].puzzle
+    variant = _choice(body, "variant", VARIANTS, "classic")
+    if variant != "classic":
+        from ..models.variants import with_variant
+
+        try:
+            puzzle = with_variant(puzzle, variant.split(","), None)
+        except ValueError as err:
+            raise Refused(400, f"variant: {err}") from None
+    if puzzle.size > bounds.max_size:
+        raise Refused(
+            413,
+            f"puzzle: a {puzzle.size}x{puzzle.size} grid is over the server's bound of "
+            f"{bounds.max_size}x{bounds.max_size}",
+        )
+    clashes = puzzle.clashes()
+    if clashes:
+        raise Refused(400, "puzzle: invalid puzzle: " + "; ".join(map(str, clashes)))
+    return puzzle
+
+
+def variant_cells(puzzle: Puzzle) -> list[int]:
+    """The cells of the variant's extra units (diagonals, windows), for the page to shade."""
+    units = puzzle.geometry.units
+    return sorted({c for u in units if u.kind not in ("row", "column", "box") for c in u.cells})
+
+
+def search_tree(trace: Trace) -> dict[str, Any]:
+    """The search tree of the kept steps: a node per guess (the root is the state after
+    the givens), each with its parent, the step that made it, and how it ended (``dead``
+    at a contradiction, ``solution``; ``path`` on the way to a solution)."""
+    geom = trace.puzzle.geometry
+    nodes: list[dict[str, Any]] = [
+        {"id": 0, "parent": -1, "label": "start", "depth": 0, "step": -1, "end": ""}
+    ]
+    stack = [0]
+    for index, step in enumerate(story_steps(trace)):
+        event = step.event
+        if isinstance(event, Guess):
+            depth = min(event.depth, len(stack))
+            parent = stack[depth - 1]
+            node = {
+                "id": len(nodes),
+                "parent": parent,
+                "label": f"{geom.cell_name(event.cell)}={symbol(event.value)}",
+                "depth": depth,
+                "step": index,
+                "end": "",
+            }
+            nodes.append(node)
+            del stack[depth:]
+            stack.append(node["id"])
+        elif isinstance(event, Contradiction | Solution):
+            at = nodes[stack[min(event.depth, len(stack) - 1)]]
+            at["end"] = "dead" if isinstance(event, Contradiction) else "solution"
+            at["endStep"] = index
+            if isinstance(event, Solution):
+                parent = at["parent"]
+                while parent >= 0:
+                    nodes[parent]["path"] = True
+                    parent = nodes[parent]["parent"]
+                at["path"] = True
+    return {"nodes": nodes, "truncated": trace.truncated}
+
+
+def _rating(puzzle: Puzzle) -> dict[str, Any]:
+    """The logic solver's rating of the puzzle (a killer puzzle has none)."""
+    try:
+        run = solve_logic(puzzle)
+    except ValueError as err:
+        return {"error": str(err)}
+    return _rating_of(run)
+
+
+def _rating_of(run) -> dict[str, Any]:
+    rating = rate_run(run)
+    return {
+        "grade": rating.grade,
+        "score": round(rating.score, 1),
+        "hardest": rating.hardest,
+        "status": run.status,
+    }
+
+
+def solve(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
+    """A traced search (``solver`` engine) or a logic run (``logic``) as the viewer's
+    data, with the search tree, the counters, and the puzzle's rating."""
+    puzzle = read_puzzle(body, bounds)
+    solver = _choice(body, "solver", SOLVERS, "engine")
+    max_steps = _whole(body, "maxSteps", min(2000, bounds.max_steps), 1, bounds.max_steps)
+    start = time.perf_counter()
+    if solver == "logic":
+        try:
+            run = solve_logic(puzzle, max_steps=max_steps)
+        except ValueError as err:
+            raise Refused(400, f"logic: {err}") from None
+        rows = [list(row) for row in summary_rows(run)]
+        data = story_data(puzzle, logic_steps(run), rows, False, f"{puzzle}  ·  logic solver")
+        settings = {"solver": solver}
+        tree = None
+        rating = _rating_of(run)
+        counters = {"steps": len(run.steps)}
+    else:
+        propagation = _choice(body, "propagation", PROPAGATIONS, "hidden")
+        order = _choice(body, "order", ORDERS, "mrv")
+        try:
+            trace = trace_puzzle(
+                puzzle, propagation, order, max_steps=max_steps, timeout=bounds.timeout
+            )
+        except ValueError as err:  # pencil marks
+            raise Refused(400, f"puzzle: {err}") from None
+        data = viewer_data(trace)
+        settings = {"solver": solver, "propagation": propagation, "order": order}
+        tree = search_tree(trace)
+        rating = _rating(puzzle)
+        s = trace.summary
+        counters = {
+            "nodes": s.nodes,
+            "guesses": s.guesses,
+            "backtracks": s.backtracks,
+            "contradictions": s.contradictions,
+            "solutions": s.solutions,
+            "timedOut": trace.timed_out,
+        }
+    data.update(standalone=False, every=SNAPSHOT_EVERY)
+    settings["variant"] = _text(body, "variant", "classic")
+    return {
+        "puzzle": str(puzzle),
+        "size": puzzle.size,
+        "settings": settings,
+        "variantCells": variant_cells(puzzle),
+        "viewer": data,
+        "tree": tree,
+        "counters": counters,
+        "rating": rating,
+        "seconds": round(time.perf_counter() - start, 4),
+    }
+
+
+def check(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
+    """The puzzle on each chosen backend, as ``check`` runs them (the same isolation and
+    deadlines as ``solve``): each one's status, solutions counted up to two, and times."""
+    puzzle = read_puzzle(body, bounds)
+    names = body.get("backends")
+    known = backend_names()
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise Refused(422, "backends: give a list of backend names")
+    if len(names) > bounds.max_backends:
+        raise Refused(413, f"backends: {len(names)} is over the bound of {bounds.max_backends}")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        choose = ", ".join(known)
+        raise Refused(422, f"backends: unknown {', '.join(unknown)}: choose from {choose}")
+    rows = []
+    for name in dict.fromkeys(names):
+        _warm_up(name, bounds)
+        result = api.solve(puzzle, name, limit=2, timeout=bounds.timeout)
+        rows.append(
+            {
+                "backend": name,
+                "status": result.status.value,
+                "count": result.count,
+                "solution": "".join(map(symbol, result.solutions[0])) if result.solutions else "",
+                "build": round(result.build_time, 6),
+                "solve": round(result.solve_time, 6),
+                "message": result.message,
+            }
+        )
+
+    # Backends may find several solutions in other orders: they agree on the verdict, and
+    # on the solution when it is unique. A timeout or an error has no verdict to compare.
+    def verdict(row: dict[str, Any]) -> tuple[str, str]:
+        return row["status"], row["solution"] if row["status"] == "solved" else ""
+
+    decided = [row for row in rows if row["status"] not in ("timeout", "error")]
+    verdicts = {verdict(row) for row in decided}
+    for row in rows:
+        row["agrees"] = None if row not in decided else len(verdicts) == 1
+    return {"puzzle": str(puzzle), "rows": rows, "agree": len(verdicts) <= 1}
+
+
+#: Backends that have run once in this server (their packages imported, their caches set).
+_warmed: set[str] = set()
+#: A 4x4 puzzle to warm a backend up with.
+_TINY = "1.....1..1.....1"
+
+
+def _warm_up(name: str, bounds: Bounds) -> None:
+    """Run a backend once on a tiny puzzle before its first timed check, so that the
+    times a class compares are of solving, not of importing a solver package."""
+    if name not in _warmed:
+        api.solve(_TINY, name, limit=1, timeout=bounds.timeout)
+        _warmed.add(name)
+
+
+def make(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
+    """A new puzzle of the asked grade, size and variant (sudokulab.generate)."""
+    from ..generate import GenerateError, generate
+
+    grade = _choice(body, "grade", GRADES, "medium")
+    variant = _choice(body, "variant", VARIANTS[:3], "classic")
+    size = body.get("size", 9)
+    sizes = [s for s in SIZES if s <= bounds.max_size]
+    if size not in sizes:
+        raise Refused(422, f"size: {size!r} is not one of {', '.join(map(str, sizes))}")
+    seed = body.get("seed", random.randrange(2**31))
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise Refused(422, "seed: give a whole number")
+    try:
+        made = next(generate(size, variant, difficulty=grade, seed=seed, timeout=bounds.timeout))
+    except GenerateError as err:
+        timed_out = "within the timeout" in str(err)
+        raise Refused(408 if timed_out else 422, f"generate: {err}") from None
+    return {
+        "puzzle": str(made.puzzle),
+        "size": size,
+        "variant": variant,
+        "grade": made.grade,
+        "seed": seed,
+    }
+
+
+@cache
+def _shipped() -> dict[str, tuple[str, ...]]:
+    """The classic puzzles of each set shipped with the package (read once)."""
+    from ..catalog import entries, load
+
+    out = {}
+    for info in entries():
+        if not info.shipped:
+            continue
+        try:
+            puzzles = [e.puzzle for e in load(info.name).entries]
+        except Exception:  # a set that cannot be read here is left out, not fatal
+            continue
+        lines = tuple(
+            str(p)
+            for p in puzzles
+            if not p.cages and all(u.kind in ("row", "column", "box") for u in p.geometry.units)
+        )
+        if lines and len(lines) == len(puzzles):
+            out[info.name] = lines
+    return out
+
+
+def shipped_sets() -> list[tuple[str, int]]:
+    """The shipped sets of classic puzzles the page offers, with their sizes."""
+    return [(name, len(lines)) for name, lines in _shipped().items()]
+
+
+def set_puzzle(name: str, number: int) -> dict[str, Any]:
+    """The ``number``-th (from 1) puzzle of a shipped set."""
+    lines = _shipped().get(name)
+    if lines is None:
+        raise Refused(404, f"set: no shipped set of classic puzzles named {name!r}")
+    if not 1 <= number <= len(lines):
+        raise Refused(404, f"set: {name} holds {len(lines)} puzzles, not a number {number}")
+    return {"puzzle": lines[number - 1], "set": name, "number": number}
