@@ -61,7 +61,7 @@ class Engine:
     >>> from sudokulab.models import geometry
     >>> units = tuple(u.cells for u in geometry(4).units)
     >>> engine = Engine(4, units, propagation="hidden", order="mrv")
-    >>> out = engine.search([1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1], limit=2)
+    >>> out = engine.search([1, 2, 0, 0, 0, 0, 1, 0, 3, 1, 0, 0, 0, 0, 0, 1], limit=2)
     >>> out.solutions, out.complete
     (((1, 2, 4, 3, 4, 3, 1, 2, 3, 1, 2, 4, 2, 4, 3, 1),), True)
     """

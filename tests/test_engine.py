@@ -326,3 +326,19 @@ def test_a_count_keeps_only_the_first_grids():
     out = Engine(4, units).search([0] * 16, limit=None, keep=10)
     assert out.count == 288 and out.complete and len(out.solutions) == 10
     assert out.solutions == Engine(4, units).search([0] * 16, limit=10).solutions
+
+
+@pytest.mark.parametrize("name", ["reference", "compiled"])
+def test_the_engine_docstring_examples_hold(name):
+    """The examples in the native modules' docstrings run as written (they had drifted:
+    an example puzzle with two solutions was shown as unique)."""
+    import doctest
+    import importlib
+
+    from sudokulab import native
+
+    if name == "compiled" and native.ENGINE != "c":
+        pytest.skip("the compiled core is not built")
+    module = importlib.import_module(f"sudokulab.native.{name}")
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
