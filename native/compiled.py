@@ -23,6 +23,11 @@ from typing import Any
 from . import _core, reference
 from .reference import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Cage, Outcome
 
+#: The propagation levels the core's dom-wdeg runs under: it blames each contradiction as
+#: the reference does, propagating its guesses in the reference's order, which it has for
+#: these levels.
+WDEG_PROPAGATIONS = ("none", "forward", "singles", "hidden", "locked")
+
 #: One puzzle's counters in the core's bytes, and how to read them (at an offset).
 _FORMAT = f"={len(COUNTERS)}q"
 _counters = struct.Struct(_FORMAT).unpack_from
@@ -72,11 +77,25 @@ class Engine:
         propagation: str = "hidden",
         order: str = "mrv",
         cages: Sequence[Cage] = (),
+        *,
+        values: str = "natural",
+        backjump: bool = False,
     ) -> None:
-        reference.check_knobs(propagation, order)
+        reference.check_knobs(propagation, order, values)
+        if backjump:
+            raise ValueError(
+                "backjumping runs in the reference engine only (native-py), not the compiled core"
+            )
+        if order == "dom-wdeg" and propagation not in WDEG_PROPAGATIONS:
+            raise ValueError(
+                f"order 'dom-wdeg' runs under propagation {', '.join(WDEG_PROPAGATIONS)} in "
+                f"the compiled core, not {propagation!r} (the reference runs it: native-py)"
+            )
         self.tables = tables(size, units, cages)  # the core's Tables
         self.propagation = propagation
         self.order = order
+        self.values = values
+        self.backjump = False
         self._cells = self.tables.size**2
 
     def search(
@@ -101,7 +120,7 @@ class Engine:
         grids, counters = _core.search(
             self.tables, givens, propagation=self.propagation, order=self.order,
             limit=limit, timeout=timeout, keep=keep, max_guesses=max_guesses,
-            candidates=candidates,
+            candidates=candidates, values=self.values,
         )  # fmt: skip
         return _outcome(grids, counters, 0, 0, cells)[0]
 
@@ -126,6 +145,7 @@ class Engine:
         found, counters = _core.search(
             self.tables, grids, propagation=self.propagation, order=self.order, limit=limit,
             timeout=timeout, keep=1, max_guesses=max_guesses, candidates=candidates,
+            values=self.values,
         )  # fmt: skip
         counters = np.frombuffer(counters, dtype=np.int64).reshape(-1, len(COUNTERS))
         found = np.frombuffer(found, dtype=np.uint8).reshape(-1, self._cells)

@@ -87,6 +87,8 @@
 #define MAX_COMBOS (1 << 22) /* value sets over all cages of a shape */
 
 enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3, PROP_LOCKED = 4 };
+/* The orders, as _core.c's order_names lists them. */
+enum { ORDER_MRV = 0, ORDER_FIRST = 1, ORDER_DEGREE = 2, ORDER_WDEG = 3 };
 
 /* The classic 9x9 solver is compiled where GCC-style x86-64 vector code is (board9.c). */
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -185,6 +187,16 @@ typedef struct {
     uint8_t *cdirty;
     int32_t *clist;
     int nclist;
+    /* dom-wdeg (engine.c, wdeg_place and choose_wdeg): each constraint's weight (units,
+     * then cages), its unplaced cells at the node, the reference's dirty units and cages
+     * (one byte each), and what removed candidates last (a cell; -2 - unit for locked
+     * candidates; -1 nothing yet) */
+    int wdeg;
+    uint32_t *weights;
+    int32_t *live;
+    uint8_t *dirty;
+    int remover;
+    int lcv; /* values=lcv: the least constraining candidate first (next_guess_lcv) */
 } Ctx;
 
 

@@ -128,7 +128,11 @@ from math import comb
 from typing import Any
 
 PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden", "locked")
-ORDERS: tuple[str, ...] = ("mrv", "first", "mrv-degree")
+ORDERS: tuple[str, ...] = ("mrv", "first", "mrv-degree", "dom-wdeg")
+#: The value orders: the order in which a branching cell's candidates are tried.
+VALUES: tuple[str, ...] = ("natural", "lcv")
+#: The propagation levels backjumping defines its conflict sets for (see the docstring).
+BACKJUMP_PROPAGATIONS: tuple[str, ...] = ("none", "forward")
 
 #: Solutions kept by default: a count may run into millions, the grids are kept only up
 #: to this many (each is counted all the same).
@@ -159,6 +163,8 @@ class Outcome:
     nodes: int
     guesses: int
     backtracks: int
+    backjumps: int = 0  # backjumping only: dead ends that jumped back more than one level
+    skipped: int = 0  # backjumping only: the levels those jumps passed over
 
 
 #: The int64 counters each puzzle gets from :meth:`Engine.search_grids` (and the compiled
@@ -222,14 +228,25 @@ def check_candidates(candidates: Any, size: int, cells: int) -> list[int]:
     return masks
 
 
-def check_knobs(propagation: str, order: str) -> None:
-    """ValueError naming the choices when a propagation or order is unknown."""
+def check_knobs(propagation: str, order: str, values: str = "natural") -> None:
+    """ValueError naming the choices when a propagation, order or value order is unknown."""
     if propagation not in PROPAGATIONS:
         raise ValueError(
             f"unknown propagation {propagation!r}: choose one of {', '.join(PROPAGATIONS)}"
         )
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}: choose one of {', '.join(ORDERS)}")
+    if values not in VALUES:
+        raise ValueError(f"unknown values {values!r}: choose one of {', '.join(VALUES)}")
+
+
+def check_backjump(propagation: str) -> None:
+    """ValueError naming the supported levels when backjumping is asked under another."""
+    if propagation not in BACKJUMP_PROPAGATIONS:
+        raise ValueError(
+            f"backjumping defines its conflict sets under propagation "
+            f"{' and '.join(BACKJUMP_PROPAGATIONS)} only, not {propagation!r}"
+        )
 
 
 def combinations_of(size: int, cells: int, total: int) -> tuple[int, ...]:
@@ -310,12 +327,23 @@ class Engine:
         order: str = "mrv",
         cages: tuple[Cage, ...] = (),
         trace: Any = None,
+        *,
+        values: str = "natural",
+        backjump: bool = False,
     ) -> None:
-        check_knobs(propagation, order)
+        check_knobs(propagation, order, values)
+        if backjump:
+            check_backjump(propagation)
         self.tables = tables(size, units, cages)
         self.trace = trace  # None, or an object with the methods in the module docstring
         self.propagation = propagation
         self.order = order
+        self.values = values
+        self.backjump = backjump
+        self._cages = cages
+        #: dom-wdeg: the constraint weights of the search under way (units, then cages);
+        #: None in the engine a caller holds, which makes a weighted one per search.
+        self._weights: list[int] | None = None
         self._place = {
             "none": self._place_check,
             "forward": self._place_forward,
@@ -327,7 +355,9 @@ class Engine:
         self._locked = propagation == "locked"
         # Under none every unplaced cell keeps all its candidates: mrv (and mrv-degree, see
         # the module docstring) picks the first unplaced cell, so skip the scan.
-        if propagation == "none" or order == "first":
+        if order == "dom-wdeg":
+            self._choose = self._choose_wdeg
+        elif propagation == "none" or order == "first":
             self._choose = self._choose_first
         else:
             self._choose = self._choose_degree if order == "mrv-degree" else self._choose_mrv
@@ -576,7 +606,8 @@ class Engine:
         units = self.tables.units
         full = self.tables.full
         trace = self.trace
-        for u in dirty:
+        # dom-wdeg blames the first contradiction met: units in order, as the core scans them
+        for u in dirty if self._weights is None else sorted(dirty):
             once = twice = 0
             for c in units[u]:
                 m = masks[c]
@@ -641,6 +672,54 @@ class Engine:
                 best, fewest, most = c, k, degree
         return best
 
+    def _choose_wdeg(self, masks: list[int], placed: bytearray) -> int:
+        """dom/wdeg: the unplaced cell with the least candidates per weighted degree (the
+        weights of its constraints that still have another unplaced cell), compared by
+        cross-multiplication; the lowest index on ties; -1 when every cell is placed."""
+        t = self.tables
+        weights = self._weights
+        assert weights is not None  # only the per-search engine of _weighted chooses so
+        nunits = len(t.units)
+        live = [sum(not placed[c] for c in unit) >= 2 for unit in t.units]
+        live += [sum(not placed[c] for c in cage) >= 2 for cage in t.cages]
+        best, fewest, heaviest = -1, 0, 0
+        for c, m in enumerate(masks):
+            if placed[c]:
+                continue
+            wdeg = sum(weights[u] for u in t.units_of[c] if live[u])
+            if t.cage_of is not None and t.cage_of[c] >= 0 and live[nunits + t.cage_of[c]]:
+                wdeg += weights[nunits + t.cage_of[c]]
+            k = m.bit_count()
+            # k / wdeg < fewest / heaviest, without division (a weighted degree may be 0)
+            if best < 0 or k * heaviest < fewest * wdeg:
+                best, fewest, heaviest = c, k, wdeg
+        return best
+
+    def _least_constraining(
+        self, masks: list[int], placed: bytearray, cell: int, untried: int
+    ) -> int:
+        """lcv: the value of ``untried`` in the fewest unplaced peers' candidates (the one
+        that removes the fewest), the lowest on ties."""
+        open_peers = [p for p in self.tables.peers[cell] if not placed[p]]
+        best, fewest = 0, -1
+        for bit in _bits(untried):
+            k = sum(1 for p in open_peers if masks[p] & bit)
+            if fewest < 0 or k < fewest:
+                best, fewest = bit, k
+        return best
+
+    def _weighted(self) -> Engine:
+        """An engine of the same knobs for one dom-wdeg search: fresh weights (each 1), and
+        a tracer that raises the weight of each contradiction's constraint."""
+        t = self.tables
+        weights = [1] * (len(t.units) + len(t.cages))
+        engine = Engine(
+            t.size, t.units, self.propagation, self.order, self._cages,
+            _Blame(t, weights, self.trace), values=self.values, backjump=self.backjump,
+        )  # fmt: skip
+        engine._weights = weights
+        return engine
+
     # -- search ------------------------------------------------------------------------
 
     def root(
@@ -703,6 +782,10 @@ class Engine:
         if keep < 0:
             raise ValueError(f"keep must be at least 0, got {keep}")
         check_budget(max_guesses)
+        if self.order == "dom-wdeg" and self._weights is None:
+            return self._weighted().search(givens, limit, deadline, keep, max_guesses, candidates)
+        if self.backjump:
+            return self._search_backjump(givens, limit, deadline, keep, max_guesses, candidates)
         solutions: list[tuple[int, ...]] = []
         found = nodes = guesses = backtracks = 0
         start = self.root(givens, candidates)
@@ -712,6 +795,7 @@ class Engine:
         clock = time.perf_counter
         budget = -1 if max_guesses is None else max_guesses  # -1: guesses never equal it
         trace = self.trace
+        lcv = self.values == "lcv"
         # A frame is [masks, placed, cell, candidates not yet tried] of a branching cell.
         stack: list[list] = []
         masks, placed = start
@@ -759,6 +843,8 @@ class Engine:
                         budget_spent=True,
                     )
                 bit = untried & -untried
+                if lcv and untried != bit:
+                    bit = self._least_constraining(frame[0], frame[1], frame[2], untried)
                 untried ^= bit
                 frame[3] = untried
                 guesses += 1
@@ -789,6 +875,173 @@ class Engine:
                     backtracks=backtracks,
                     complete=True,
                 )
+
+    def _search_backjump(
+        self,
+        givens: list[int] | tuple[int, ...],
+        limit: int | None,
+        deadline: float | None,
+        keep: int,
+        max_guesses: int | None,
+        candidates: Any,
+    ) -> Outcome:
+        """:meth:`search` with conflict-directed backjumping (FC-CBJ, see the module
+        docstring): the same solutions and count, in the same order, with as many nodes
+        or fewer."""
+        solutions: list[tuple[int, ...]] = []
+        found = nodes = guesses = backtracks = backjumps = skipped = 0
+        start = self.root(givens, candidates)
+        if start is None:
+            return Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
+        choose = self._choose
+        clock = time.perf_counter
+        budget = -1 if max_guesses is None else max_guesses
+        trace = self.trace
+        lcv = self.values == "lcv"
+
+        def outcome(**flags: bool) -> Outcome:
+            return Outcome(
+                solutions=tuple(solutions), count=found, nodes=nodes, guesses=guesses,
+                backtracks=backtracks, backjumps=backjumps, skipped=skipped, **flags,
+            )  # fmt: skip
+
+        masks, placed = start
+        # culprits[cell]: the levels (bit k for level k, the k-th frame) that the cell's
+        # state rests on; the root is level 0 and never blamed (nothing above it to undo).
+        culprits = [0] * len(masks)
+        # A frame: [masks, placed, culprits, cell, untried candidates, conflict set].
+        stack: list[list] = []
+        while True:
+            nodes += 1
+            cell = choose(masks, placed)
+            if trace is not None:
+                trace.node(len(stack))
+                if cell < 0:
+                    trace.solution(masks)
+            if cell < 0:
+                found += 1
+                if found <= keep:
+                    solutions.append(tuple(m.bit_length() for m in masks))
+                if limit is not None and found >= limit:
+                    return outcome(complete=False)
+                # Every level on the way to a solution is to be tried again in turn: a jump
+                # over one would lose the solutions under its other values.
+                for depth, frame in enumerate(stack, 1):
+                    frame[5] |= (1 << depth) - 2
+            else:
+                stack.append([masks, placed, culprits, cell, masks[cell], 0])
+            while stack:
+                frame = stack[-1]
+                level = len(stack)
+                untried = frame[4]
+                if not untried:
+                    # A dead end: jump back to the deepest level its conflict set names.
+                    conflict = (frame[5] | frame[2][frame[3]]) & ~(1 << level) & ~1
+                    to = conflict.bit_length() - 1 if conflict else 0
+                    if trace is not None and to < level - 1:
+                        trace.backjump(level, to, _levels(conflict))
+                    if to < level - 1:
+                        backjumps += 1
+                        skipped += level - 1 - to
+                    while len(stack) > to:
+                        gone = stack.pop()
+                        backtracks += 1
+                        if trace is not None:
+                            trace.backtrack(gone[3], len(stack) + 1)
+                    if stack:
+                        stack[-1][5] |= conflict & ~(1 << to)
+                    continue
+                if guesses == budget:
+                    return outcome(complete=False, budget_spent=True)
+                bit = untried & -untried
+                if lcv and untried != bit:
+                    bit = self._least_constraining(frame[0], frame[1], frame[3], untried)
+                untried ^= bit
+                frame[4] = untried
+                guesses += 1
+                if trace is not None:
+                    trace.guess(frame[3], bit, frame[0][frame[3]], level)
+                if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
+                    return outcome(complete=False, timed_out=True)
+                if untried:
+                    masks, placed, culprits = frame[0][:], frame[1][:], frame[2][:]
+                else:
+                    masks, placed, culprits = frame[0], frame[1], frame[2]
+                blame = self._place_blamed(masks, placed, culprits, frame[3], bit, level)
+                if blame is None:
+                    break
+                frame[5] |= blame
+            else:
+                return outcome(complete=True)
+
+    def _place_blamed(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        culprits: list[int],
+        cell: int,
+        bit: int,
+        level: int,
+    ) -> int | None:
+        """Place ``bit`` in ``cell`` at ``level`` as ``none`` or ``forward`` does, keeping
+        each cell's culprits: None, or on a contradiction the levels it rests on."""
+        t = self.tables
+        trace = self.trace
+        me = 1 << level
+        k = t.cage_of[cell] if t.cage_of is not None else -1
+        if self.propagation == "none":
+            clash = [culprits[p] for p in t.peers[cell] if placed[p] and masks[p] == bit]
+            if clash:
+                if trace is not None:
+                    trace.contradiction("clash", cell, -1, bit)
+                return min(clash)  # the earliest: a given (0) blames no level
+            if k >= 0:
+                held, blame = bit, 0
+                for c in t.cages[k]:
+                    if placed[c]:
+                        held |= masks[c]
+                        blame |= culprits[c]
+                if not any(combo & held == held for combo in t.combos[k]):
+                    if trace is not None:
+                        trace.contradiction("cage", cell, -1, bit, k)
+                    return blame
+            masks[cell] = bit
+            placed[cell] = 1
+            culprits[cell] = me
+            return None
+        if not masks[cell] & bit:
+            if trace is not None:
+                trace.contradiction("clash", cell, -1, bit)
+            return culprits[cell]
+        masks[cell] = bit
+        placed[cell] = 1
+        culprits[cell] |= me
+        peers = t.peers[cell]
+        if trace is not None:
+            trace.eliminate(cell, bit, [p for p in peers if masks[p] & bit])
+        for p in peers:
+            m = masks[p]
+            if m & bit:
+                m ^= bit
+                if not m:  # a wipe-out: p's values went to the levels that pruned it
+                    if trace is not None:
+                        trace.contradiction("empty", p, -1, bit)
+                    return culprits[p]
+                masks[p] = m
+                culprits[p] |= me
+        if k < 0:
+            return None
+        # The cage's pruning rests on every cage cell's state: its culprits are theirs.
+        blame = me
+        for c in t.cages[k]:
+            blame |= culprits[c]
+        before = [masks[c] for c in t.cages[k]]
+        if not self._prune_cage(masks, placed, k, None, None, None):
+            return blame
+        for c, m in zip(t.cages[k], before, strict=True):
+            if masks[c] != m:
+                culprits[c] |= blame
+        return None
 
     def search_grids(
         self,
@@ -840,6 +1093,66 @@ class Engine:
                 len(out.solutions),
             )  # fmt: skip
         return solutions, counters
+
+
+def _levels(conflict: int) -> tuple[int, ...]:
+    """The levels of a conflict set (bit k for level k), ascending."""
+    return tuple(bit.bit_length() - 1 for bit in _bits(conflict))
+
+
+def _ignore(*args: Any) -> None:
+    """A tracer method nobody listens to."""
+
+
+class _Blame:
+    """The tracer a dom-wdeg search runs behind: each contradiction raises the weight of
+    the constraint the module docstring blames it on; every event goes on to ``inner``
+    (the caller's tracer, or None)."""
+
+    def __init__(self, tables: Tables, weights: list[int], inner: Any) -> None:
+        self.tables = tables
+        self.weights = weights
+        self.inner = inner
+        #: what removed candidates last: a placed cell (>= 0), or ~b for unit b (locked)
+        self.remover: int | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        """Events the blame does not read: passed on, or dropped without a tracer."""
+        return _ignore if self.inner is None else getattr(self.inner, name)
+
+    def eliminate(self, cell: int, bit: int, cells: list[int]) -> None:
+        self.remover = cell
+        if self.inner is not None:
+            self.inner.eliminate(cell, bit, cells)
+
+    def lock(self, unit: int, other: int, bit: int, cells: list[int]) -> None:
+        self.remover = ~other
+        if self.inner is not None:
+            self.inner.lock(unit, other, bit, cells)
+
+    def contradiction(self, kind: str, cell: int, unit: int, bits: int, cage: int = -1) -> None:
+        self.weights[self.blamed(kind, cell, unit, cage)] += 1
+        if self.inner is not None:
+            self.inner.contradiction(kind, cell, unit, bits, cage)
+
+    def blamed(self, kind: str, cell: int, unit: int, cage: int) -> int:
+        """The constraint (a unit, or the number of units plus a cage) a contradiction is
+        blamed on."""
+        t = self.tables
+        if kind == "cage":
+            return len(t.units) + cage
+        if kind == "noplace":
+            return unit
+        remover = self.remover
+        if kind == "empty" and remover is not None:
+            if remover < 0:  # locked candidates removed the value from unit ~remover
+                return ~remover
+            shared = [u for u in t.units_of[cell] if u in t.units_of[remover]]
+            if shared:
+                return shared[0]
+            if t.cage_of is not None and t.cage_of[cell] >= 0:
+                return len(t.units) + t.cage_of[cell]  # peers through their cage only
+        return t.units_of[cell][0]
 
 
 def check_grids(grids: Any, size: int) -> Any:
