@@ -27,6 +27,10 @@ Propagation (what placing value ``v`` in a cell does), weakest first:
     not depend on the order they are applied in: a second implementation may propagate in
     any order and reach the same states.
 
+    In the textbook's words (Russell and Norvig's CSP chapter), ``none`` is backtracking,
+    ``forward`` is forward checking, and every level above is MAC, *maintaining* that
+    level's consistency after each guess of the search (and at the root).
+
 Cages (killer Sudoku): a cage is a group of cells whose values are distinct and add up to
     its total. Its cells are peers of one another (distinct), and its *combinations* are
     precomputed: every set of distinct values of the cage's size with the cage's sum, as a
@@ -49,10 +53,41 @@ Order (which cell the search branches on):
     ``mrv-degree``  the fewest candidates as ``mrv``; among the cells that tie, the one
                with the most unplaced peers (the *degree* heuristic: the guess that
                constrains the most cells), then the lowest index.
+    ``dom-wdeg``  Boussemart, Hemery, Lecoutre and Sais (2004): every constraint (each
+               unit, each cage) has a weight, 1 at the start of each puzzle's search,
+               raised by 1 each time propagation meets a contradiction blamed on it
+               (below); the weights last the whole search of the puzzle. The branching
+               cell minimises candidates / wdeg, wdeg being the sum of the weights of the
+               cell's constraints that still have another unplaced cell, compared by
+               cross-multiplication (no floats; a wdeg of 0 counts as infinitely many
+               candidates per weight); the lowest index on ties. It runs under every
+               level, ``none`` included (there its weights alone decide).
     Under ``none`` no candidate is ever removed, so ``mrv`` ties everywhere and picks the
     same cell as ``first``; so does ``mrv-degree`` (its tie-break is for pruned
     candidates: with none pruned, cells far from every placed one would go first and
     plain backtracking would see its conflicts last).
+
+Blame (dom-wdeg: which constraint a contradiction raises, one per contradiction)
+    ``empty``    a cell left without candidates: the first unit (lowest index) it shares
+                 with the placed cell whose value removed its last candidate, or their
+                 cage when they share no unit; when locked candidates removed it, the unit
+                 they were removed from; at the root, the cell's first unit.
+    ``noplace``  a value without a place in a unit (or two values with one place): that
+                 unit.
+    ``clash``    a value a cell cannot take (a placed peer holds it, or propagation left
+                 it no longer a candidate): the cell's first unit.
+    ``cage``     no value set of a cage fits: that cage.
+    Which contradiction a propagation meets first depends on the order it applies its
+    rules in, so under dom-wdeg the hidden singles of the changed units are looked for in
+    unit order, and the compiled core propagates a dom-wdeg search's guesses in this
+    module's order (its fast paths have their own). The weights live in a tracer the
+    search runs behind (:class:`_Blame`), which sees every contradiction where it is met.
+
+Values (the order a branching cell's candidates are tried in, ``values``)
+    ``natural``  ascending.
+    ``lcv``      least constraining value first: the candidate found in the fewest
+                 unplaced peers' candidates (the one whose placement removes the fewest),
+                 ascending on ties; counted in the state of the branching node.
 
 Pencil marks (``candidates``: one mask per cell, or None)
     Without them every cell starts with every value. With them each cell starts with its
@@ -69,11 +104,38 @@ Pencil marks (``candidates``: one mask per cell, or None)
 Search
     Depth-first with an explicit stack. The root is the empty grid (or the marks) with
     every given placed (in cell order, each with the chosen propagation). At each state
-    the search picks one cell and tries its candidates in ascending order; each
+    the search picks one cell and tries its candidates in the value order; each
     candidate is placed in a copy of the state and propagated. If every candidate of that
     one cell fails, the state is dead (no other cell needs to be tried). A state with
     every cell placed is a solution; the search goes on until ``limit`` solutions are
     found, the space is exhausted, the deadline passes, or the guess budget is spent.
+
+Backjumping (``backjump=True``: conflict-directed backjumping, Prosser 1993, FC-CBJ)
+    The chronological search above returns from a dead end to the branching cell just
+    above it. With backjumping each branching level k (the k-th frame; the root is level
+    0) keeps a conflict set: the earlier levels its failures rest on. Each cell keeps its
+    *culprits*, the levels its state rests on: under ``none`` the level that placed it;
+    under ``forward`` the levels whose placements removed its candidates (and placed it),
+    and for a cage's pruning the culprits of every cell of the cage with the pruning
+    level. A candidate that fails at once adds to its level's conflict set: under
+    ``none`` the earliest level holding a peer with that value (a given: none), or the
+    culprits of the cage's placed cells; under ``forward`` the culprits of the cell left
+    empty, or of the cage's cells. When every candidate of level k has failed, its
+    conflict set together with the branching cell's own culprits names the levels to
+    blame; the search jumps back to the deepest of them, h (abandoning levels k .. h+1,
+    each a backtrack), merges the set without h into level h's, and tries h's next
+    candidate; an empty set ends the search (the root alone is to blame). A jump of more
+    than one level counts in ``backjumps``, the levels it passes over in ``skipped``,
+    and the tracer hears ``backjump(from_depth, to_depth, conflict_set)`` (the levels,
+    ascending) before the backtracks. After a solution every level on its path is given
+    all the levels above it, so no jump passes over a level with untried candidates whose
+    subtree may hold solutions: the same solutions in the same order and the same count
+    as the chronological search, with as many nodes or fewer, under every cell order that
+    reads the state alone (dom-wdeg learns from the contradictions it meets, and a search
+    that meets fewer learns other weights: the same solutions and count, maybe in another
+    order). Conflict sets are defined for ``none`` and ``forward`` (the other
+    levels' eliminations would need an explanation each): another level is a ValueError.
+    The compiled core does not backjump (a ValueError: the reference's search only).
 
 Two ways to stop a search early
     ``deadline`` (seconds on ``time.perf_counter``) is read every 256 guesses: where it
@@ -99,6 +161,8 @@ Statistics (defined so that another implementation can match them exactly)
                     succeeded or not.
     ``backtracks``  branching cells abandoned after all their candidates were tried: each
                     time the search returns past a cell to the choice before it.
+    ``backjumps``   (backjumping) dead ends that jumped back more than one level.
+    ``skipped``     (backjumping) the levels those jumps passed over.
     Solutions are grids, returned in the order the search finds them.
 
 Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
@@ -109,7 +173,8 @@ Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
     ``node(depth)``, ``guess(cell, bit, candidates, depth)``, ``contradiction(kind, cell,
     unit, bit)`` (kind ``"empty"``: a cell without candidates; ``"noplace"``: a value
     without a place in a unit; ``"clash"``: a value a cell cannot take),
-    ``backtrack(cell, depth)`` and ``solution(masks)``; with cages also
+    ``backtrack(cell, depth)``, ``solution(masks)`` and, when backjumping,
+    ``backjump(from_depth, to_depth, conflict_set)``; with cages also
     ``prune_cage(cage, allowed, removed)`` (``removed``: (cell, mask) pairs, the values
     the cage's value sets no longer allow there) and ``contradiction("cage", cell, -1,
     bits, cage)`` (no value set of the cage fits: ``cell`` and ``bits`` are the refused

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from sudokulab import native, read_file
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, Outcome
+from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, VALUES, Outcome
 
 _core = pytest.importorskip(
     "sudokulab.native._core",
@@ -30,11 +30,23 @@ compiled = pytest.importorskip("sudokulab.native.compiled")
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "data" / "seeds.csv"
-COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
+# dom-wdeg: the levels the core runs it under (the reference runs it under every level)
+COMBINATIONS = [
+    (p, o) for p, o in product(PROPAGATIONS, ORDERS)
+    if o != "dom-wdeg" or p in compiled.WDEG_PROPAGATIONS
+]  # fmt: skip
 # Where the pure-Python reference needs minutes on the hard sets: both implementations
 # get a budget of guesses per puzzle, and must stop at the same guess with the same
 # outcome (a few milliseconds of reference search per puzzle).
-SLOW = {(p, o) for p, o in COMBINATIONS if p == "none" or (o == "first" and p != "hidden")}
+SLOW = {
+    (p, o)
+    for p, o in COMBINATIONS
+    if p == "none"
+    or (o == "first" and p != "hidden")
+    or (o == "dom-wdeg" and p in ("forward", "singles"))
+}
+# Every knob, the value order too: what the random puzzles below draw from.
+KNOBS = [(p, o, v) for p, o in COMBINATIONS for v in VALUES]
 BUDGET = 5_000
 SETS = {
     "top95": "sudoku-top95.txt",
@@ -48,11 +60,17 @@ def units_of(size: int) -> tuple[tuple[int, ...], ...]:
 
 
 @cache
-def engines(size: int, units: tuple[tuple[int, ...], ...], propagation: str, order: str):
+def engines(
+    size: int,
+    units: tuple[tuple[int, ...], ...],
+    propagation: str,
+    order: str,
+    values: str = "natural",
+):
     """The compiled engine (whatever ENGINE the seam chose) and the reference's."""
     return (
-        compiled.Engine(size, units, propagation, order),
-        reference.Engine(size, units, propagation, order),
+        compiled.Engine(size, units, propagation, order, values=values),
+        reference.Engine(size, units, propagation, order, values=values),
     )
 
 
@@ -64,10 +82,13 @@ def c_search(
     return engine.search(givens, limit, None, keep, max_guesses)
 
 
-def compare(size, units, givens, propagation, order, limit=1, max_guesses=None, keep=KEEP):
+def compare(
+    size, units, givens, propagation, order, limit=1, max_guesses=None, keep=KEEP,
+    values="natural",
+):  # fmt: skip
     """Both implementations on one grid with one guess budget; asserts identity (a search
     the budget stops included); the outcome."""
-    fast, slow = engines(size, units, propagation, order)
+    fast, slow = engines(size, units, propagation, order, values)
     ref = slow.search(givens, limit, None, keep, max_guesses)
     out = fast.search(givens, limit, None, keep, max_guesses)
     assert out == ref, (propagation, order, max_guesses, givens)
@@ -113,6 +134,18 @@ def eased(givens, solution, extra: int) -> list[int]:
     for cell in [c for c, v in enumerate(out) if not v][:extra]:
         out[cell] = solution[cell]
     return out
+
+
+@pytest.mark.parametrize("propagation", PROPAGATIONS)
+@pytest.mark.parametrize("order", ["mrv", "dom-wdeg"])
+def test_identical_with_lcv_on_a_public_set(data_dir, propagation, order):
+    # The value order under every level: the first puzzles of top95, with a budget.
+    if (propagation, order) not in COMBINATIONS:
+        pytest.skip(f"the core does not run {order} under {propagation}")
+    units = units_of(9)
+    for entry in read_file(data_dir / "norvig-pytudes" / SETS["top95"])[:12]:
+        givens = entry.puzzle.givens
+        compare(9, units, givens, propagation, order, 2, 2_000, values="lcv")
 
 
 @pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
@@ -465,7 +498,7 @@ def test_bad_search_arguments_raise():
     size=st.sampled_from([4, 9, 16]),
     seed=st.integers(0, 2**32 - 1),
     blank=st.floats(0.0, 0.8),
-    knobs=st.sampled_from(COMBINATIONS),
+    knobs=st.sampled_from(KNOBS),
     limit=st.sampled_from([1, 2, 3, None]),
 )
 def test_property_random_puzzles_are_identical(size, seed, blank, knobs, limit):
@@ -475,4 +508,8 @@ def test_property_random_puzzles_are_identical(size, seed, blank, knobs, limit):
     if limit is None and size > 4:
         limit = 50
     # Both get the same budget of guesses: identical, stopped or not.
-    compare(size, units_of(size), givens, *knobs, limit=limit, max_guesses=BUDGET, keep=20)
+    propagation, order, values = knobs
+    compare(
+        size, units_of(size), givens, propagation, order, limit=limit, max_guesses=BUDGET,
+        keep=20, values=values,
+    )  # fmt: skip
