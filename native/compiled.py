@@ -23,10 +23,8 @@ from typing import Any
 from . import _core, reference
 from .reference import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Cage, Outcome
 
-#: The propagation levels the core's dom-wdeg runs under: it blames each contradiction as
-#: the reference does, propagating its guesses in the reference's order, which it has for
-#: these levels.
-WDEG_PROPAGATIONS = ("none", "forward", "singles", "hidden", "locked")
+#: The propagation levels the core's dom-wdeg runs under (see the reference's).
+WDEG_PROPAGATIONS = reference.CORE_WDEG_PROPAGATIONS
 
 #: One puzzle's counters in the core's bytes, and how to read them (at an offset).
 _FORMAT = f"={len(COUNTERS)}q"

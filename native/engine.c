@@ -791,9 +791,12 @@ blame(Ctx *x, int kind, int cell, int unit, int cage)
         if (con < 0 && t->cage_of[cell] >= 0)
             con = t->nunits + t->cage_of[cell]; /* peers through their cage only */
     }
-    if (con < 0)
+    if (con < 0 && t->uo_start[cell] < t->uo_start[cell + 1])
         con = t->uo[t->uo_start[cell]];
-    x->weights[con]++;
+    else if (con < 0 && t->cage_of[cell] >= 0)
+        con = t->nunits + t->cage_of[cell]; /* a cell in no unit: its cage */
+    if (con >= 0)
+        x->weights[con]++;
 }
 
 /* The reference's _prune_cage with its dirty sets (queue NULL: forward's, once). */

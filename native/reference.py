@@ -77,6 +77,8 @@ Blame (dom-wdeg: which constraint a contradiction raises, one per contradiction)
     ``clash``    a value a cell cannot take (a placed peer holds it, or propagation left
                  it no longer a candidate): the cell's first unit.
     ``cage``     no value set of a cage fits: that cage.
+    A cell in no unit (a shape of loose units) blames its cage when the rule says its
+    first unit; with no cage either, nothing.
     Which contradiction a propagation meets first depends on the order it applies its
     rules in, so under dom-wdeg the hidden singles of the changed units are looked for in
     unit order, and the compiled core propagates a dom-wdeg search's guesses in this
@@ -196,6 +198,9 @@ PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden", "locked
 ORDERS: tuple[str, ...] = ("mrv", "first", "mrv-degree", "dom-wdeg")
 #: The value orders: the order in which a branching cell's candidates are tried.
 VALUES: tuple[str, ...] = ("natural", "lcv")
+#: The levels the compiled core runs dom-wdeg under: it propagates its guesses in this
+#: module's order to blame the same contradictions, and has that order for these.
+CORE_WDEG_PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden", "locked")
 #: The propagation levels backjumping defines its conflict sets for (see the docstring).
 BACKJUMP_PROPAGATIONS: tuple[str, ...] = ("none", "forward")
 
@@ -1196,13 +1201,15 @@ class _Blame:
             self.inner.lock(unit, other, bit, cells)
 
     def contradiction(self, kind: str, cell: int, unit: int, bits: int, cage: int = -1) -> None:
-        self.weights[self.blamed(kind, cell, unit, cage)] += 1
+        blamed = self.blamed(kind, cell, unit, cage)
+        if blamed is not None:
+            self.weights[blamed] += 1
         if self.inner is not None:
             self.inner.contradiction(kind, cell, unit, bits, cage)
 
-    def blamed(self, kind: str, cell: int, unit: int, cage: int) -> int:
+    def blamed(self, kind: str, cell: int, unit: int, cage: int) -> int | None:
         """The constraint (a unit, or the number of units plus a cage) a contradiction is
-        blamed on."""
+        blamed on; None for a cell in no unit (a shape of loose units) and no cage."""
         t = self.tables
         if kind == "cage":
             return len(t.units) + cage
@@ -1217,7 +1224,11 @@ class _Blame:
                 return shared[0]
             if t.cage_of is not None and t.cage_of[cell] >= 0:
                 return len(t.units) + t.cage_of[cell]  # peers through their cage only
-        return t.units_of[cell][0]
+        if t.units_of[cell]:
+            return t.units_of[cell][0]
+        if t.cage_of is not None and t.cage_of[cell] >= 0:
+            return len(t.units) + t.cage_of[cell]
+        return None
 
 
 def check_grids(grids: Any, size: int) -> Any:

@@ -9,18 +9,17 @@ import subprocess
 import sys
 import time
 from functools import cache
-from itertools import product
 from pathlib import Path
 
 import pytest
-from helpers import random_solution, two_solution_grid
+from helpers import core_combinations, random_solution, two_solution_grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudokulab import native, read_file
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, VALUES, Outcome
+from sudokulab.native.reference import KEEP, PROPAGATIONS, VALUES, Outcome
 
 _core = pytest.importorskip(
     "sudokulab.native._core",
@@ -31,10 +30,7 @@ compiled = pytest.importorskip("sudokulab.native.compiled")
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "data" / "seeds.csv"
 # dom-wdeg: the levels the core runs it under (the reference runs it under every level)
-COMBINATIONS = [
-    (p, o) for p, o in product(PROPAGATIONS, ORDERS)
-    if o != "dom-wdeg" or p in compiled.WDEG_PROPAGATIONS
-]  # fmt: skip
+COMBINATIONS = core_combinations()
 # Where the pure-Python reference needs minutes on the hard sets: both implementations
 # get a budget of guesses per puzzle, and must stop at the same guess with the same
 # outcome (a few milliseconds of reference search per puzzle).
@@ -180,7 +176,11 @@ def test_identical_counts_on_small_grids(propagation, order):
     assert compare(9, units_of(9), two, propagation, order, limit=None).count == 2
 
 
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
+# Plain backtracking under dom-wdeg leaves out the stuck cell below: the last of its row,
+# it has the least weighted degree and comes last, after a search of the whole grid.
+@pytest.mark.parametrize(
+    ("propagation", "order"), [k for k in COMBINATIONS if k != ("none", "dom-wdeg")]
+)
 def test_unsolvable_and_clashing_givens(propagation, order):
     units = units_of(9)
     # r1c1..r1c8 hold 1..8 and r2c9 holds 9: no clash, but r1c9 has no candidate.
