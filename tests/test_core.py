@@ -41,8 +41,8 @@ SLOW = {
     or (o == "first" and p != "hidden")
     or (o == "dom-wdeg" and p in ("forward", "singles"))
 }
-# Every knob, the value order too: what the random puzzles below draw from.
-KNOBS = [(p, o, v) for p, o in COMBINATIONS for v in VALUES]
+# Every knob, the value order too: what the random puzzles below draw from (with a budget).
+KNOBS = [(p, o, v) for p, o in [*COMBINATIONS, ("none", "dom-wdeg")] for v in VALUES]
 BUDGET = 5_000
 SETS = {
     "top95": "sudoku-top95.txt",
@@ -136,7 +136,7 @@ def eased(givens, solution, extra: int) -> list[int]:
 @pytest.mark.parametrize("order", ["mrv", "dom-wdeg"])
 def test_identical_with_lcv_on_a_public_set(data_dir, propagation, order):
     # The value order under every level: the first puzzles of top95, with a budget.
-    if (propagation, order) not in COMBINATIONS:
+    if order == "dom-wdeg" and propagation not in compiled.WDEG_PROPAGATIONS:
         pytest.skip(f"the core does not run {order} under {propagation}")
     units = units_of(9)
     for entry in read_file(data_dir / "norvig-pytudes" / SETS["top95"])[:12]:
@@ -176,11 +176,7 @@ def test_identical_counts_on_small_grids(propagation, order):
     assert compare(9, units_of(9), two, propagation, order, limit=None).count == 2
 
 
-# Plain backtracking under dom-wdeg leaves out the stuck cell below: the last of its row,
-# it has the least weighted degree and comes last, after a search of the whole grid.
-@pytest.mark.parametrize(
-    ("propagation", "order"), [k for k in COMBINATIONS if k != ("none", "dom-wdeg")]
-)
+@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
 def test_unsolvable_and_clashing_givens(propagation, order):
     units = units_of(9)
     # r1c1..r1c8 hold 1..8 and r2c9 holds 9: no clash, but r1c9 has no candidate.
