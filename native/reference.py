@@ -1215,6 +1215,8 @@ class _Blame:
             return len(t.units) + cage
         if kind == "noplace":
             return unit
+        if cell < 0:  # a kind told by its unit alone
+            return unit if unit >= 0 else None
         remover = self.remover
         if kind == "empty" and remover is not None:
             if remover < 0:  # locked candidates removed the value from unit ~remover
