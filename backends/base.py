@@ -409,8 +409,12 @@ def unsupported(backend: Backend, model: Model) -> str:
     return message + "".join(f": {reason}" for reason in reasons if reason)
 
 
-def check_options(backend: Backend, options: dict[str, Any]) -> dict[str, Any]:
-    """The options converted to their kinds; ValueError naming anything unknown or bad."""
+def check_options(
+    backend: Backend, options: dict[str, Any], *, together: bool = True
+) -> dict[str, Any]:
+    """The options converted to their kinds; ValueError naming anything unknown or bad
+    (and, with ``together``, options that exclude each other: the backend's
+    ``check_together``)."""
     checked = {}
     for key, value in options.items():
         if key not in backend.options:
@@ -430,6 +434,11 @@ def check_options(backend: Backend, options: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(
                 f"backend {backend.name!r}: {key}={value!r} is not a valid {kind_name(kind)}"
             ) from None
+    check = getattr(backend, "check_together", None) if together else None
+    if check is not None:
+        problem = check(checked)
+        if problem:
+            raise ValueError(f"backend {backend.name!r}: {problem}")
     return checked
 
 

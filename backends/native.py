@@ -35,9 +35,10 @@ def default_knobs(units: tuple[tuple[int, ...], ...], cages: tuple) -> tuple[str
 
 
 class NativeBackend(Backend):
-    """Our propagate-and-backtrack engine; options ``propagation``, ``order`` and
-    ``max_guesses``; the default propagation and order depend on the shape
-    (:func:`default_knobs`).
+    """Our propagate-and-backtrack engine; options ``propagation``, ``order``, ``values``
+    (the value order: ``natural`` or ``lcv``) and ``max_guesses``, and for ``native-py``
+    ``backjump`` (conflict-directed backjumping, a search of the reference engine only);
+    the default propagation and order depend on the shape (:func:`default_knobs`).
 
     ``max_guesses`` is a budget of work (see :mod:`sudokulab.native.reference`): a search
     that would need more guesses stops with status ``timeout``, at the same guess on
@@ -48,6 +49,7 @@ class NativeBackend(Backend):
     options = {
         "propagation": reference.PROPAGATIONS,
         "order": reference.ORDERS,
+        "values": reference.VALUES,
         "max_guesses": WholeNumber,
     }
     stops_itself = True  # the search looks at the clock (and counts its guesses) itself
@@ -60,6 +62,24 @@ class NativeBackend(Backend):
         self.name = name
         self._engine_class = engine_class  # native.Engine or reference.Engine
         self.engine = engine  # "python" or "c": which implementation runs
+        if engine_class is reference.Engine:  # backjumping is the reference's search only
+            self.options = {**self.options, "backjump": bool}
+
+    def check_together(self, options: dict[str, Any]) -> str:
+        """What is wrong with the options together ("" when nothing): dom-wdeg under a
+        level the compiled core does not run it under, backjumping under a level it has
+        no conflict sets for (the default levels included)."""
+        propagation, order = options.get("propagation"), options.get("order")
+        if options.get("backjump") and propagation not in reference.BACKJUMP_PROPAGATIONS:
+            levels = " or ".join(reference.BACKJUMP_PROPAGATIONS)
+            return f"backjump=true needs propagation={levels}, not {propagation or 'the default'}"
+        wdeg_levels = reference.CORE_WDEG_PROPAGATIONS
+        if self.engine == "c" and order == "dom-wdeg" and propagation not in (None, *wdeg_levels):
+            return (
+                f"order=dom-wdeg runs under propagation {', '.join(wdeg_levels)} here, not "
+                f"{propagation} (native-py runs it under every level)"
+            )
+        return ""
 
     def available(self) -> bool:
         """Always available: the Python reference needs nothing but Python."""
@@ -81,14 +101,15 @@ class NativeBackend(Backend):
         propagation = options.get("propagation") or default[0]
         order = options.get("order") or default[1]
         budget = options.get("max_guesses")
+        more = _more_knobs(options)
         interrupt.on_interrupt(native.interrupt)  # Ctrl-C stops it in any thread
         start = time.perf_counter()
-        engine = _engine(self._engine_class, model.size, units, propagation, order, cages)
+        engine = _engine(self._engine_class, model.size, units, propagation, order, cages, *more)
         marks = model.puzzle.candidates if model.narrowed else None
         out = engine.search(
             model.givens, request.limit, request.deadline, max_guesses=budget, candidates=marks
         )
-        return self._result(out, time.perf_counter() - start, propagation, order, budget)
+        return self._result(out, time.perf_counter() - start, propagation, order, budget, more)
 
     def search_grids(self, grids: Grids, request: Request) -> Answers:
         """A block of puzzles in one engine call (``Engine.search_grids``):
@@ -107,8 +128,9 @@ class NativeBackend(Backend):
         propagation = options.get("propagation") or default[0]
         order = options.get("order") or default[1]
         budget = options.get("max_guesses")
+        more = _more_knobs(options)
         interrupt.on_interrupt(native.interrupt)
-        engine = _engine(self._engine_class, model.size, units, propagation, order, cages)
+        engine = _engine(self._engine_class, model.size, units, propagation, order, cages, *more)
         build = (time.perf_counter() - start) / len(grids)
         solutions, counters = engine.search_grids(
             grids.givens,
@@ -124,6 +146,8 @@ class NativeBackend(Backend):
             count, (flags & COMPLETE) != 0, (flags & (TIMED_OUT | BUDGET_SPENT)) != 0
         )
         common = {"engine": self.engine, "propagation": propagation, "order": order}
+        if more:  # a block's rows carry no jump counts: the knobs only
+            common.update(values=more[0], backjump=more[1])
         if budget is not None:
             common["max_guesses"] = budget
         spent = np.flatnonzero(flags & BUDGET_SPENT)
@@ -154,7 +178,13 @@ class NativeBackend(Backend):
         )
 
     def _result(
-        self, out: Any, elapsed: float, propagation: str, order: str, budget: int | None
+        self,
+        out: Any,
+        elapsed: float,
+        propagation: str,
+        order: str,
+        budget: int | None,
+        more: tuple = (),
     ) -> Result:
         """The engine's outcome as a Result: a spent budget is a timeout, as a deadline is."""
         stats = {
@@ -168,6 +198,8 @@ class NativeBackend(Backend):
         }
         if budget is not None:
             stats["max_guesses"] = budget
+        if more:
+            stats.update(_more_stats(more, out))
         return Result(
             backend=self.name,
             status=status_of(out.count, out.complete, out.timed_out or out.budget_spent),
@@ -195,10 +227,31 @@ def _engine(
     propagation: str,
     order: str,
     cages: tuple[Cage, ...],
+    values: str = "natural",
+    backjump: bool = False,
 ) -> Any:
     """The engine of a shape and knobs, made once: it keeps nothing from one search to
     the next, so every solve of that shape shares it."""
-    return engine_class(size, units, propagation, order, cages)
+    if values == "natural" and not backjump:  # the knobs every engine class takes
+        return engine_class(size, units, propagation, order, cages)
+    return engine_class(size, units, propagation, order, cages, values=values, backjump=backjump)
+
+
+def _more_knobs(options: Any) -> tuple:
+    """(values, backjump) when either is asked (both then), else (): the engine's keyword
+    knobs, and what the stats report of them."""
+    values, backjump = options.get("values"), options.get("backjump")
+    if values is None and not backjump:
+        return ()
+    return (values or "natural", bool(backjump))
+
+
+def _more_stats(more: tuple, out: Any) -> dict[str, Any]:
+    """The value order and backjumping in a result's stats, with the jumps it made."""
+    stats: dict[str, Any] = {"values": more[0], "backjump": more[1]}
+    if more[1]:
+        stats.update(backjumps=out.backjumps, skipped=out.skipped)
+    return stats
 
 
 def backends() -> list[NativeBackend]:

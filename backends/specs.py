@@ -72,8 +72,9 @@ class BackendSpec:
         return self.label or self.backend
 
 
-def parse_spec(text: str) -> BackendSpec:
-    """One spec from text; ValueError naming what is wrong."""
+def parse_spec(text: str, *, together: bool = True) -> BackendSpec:
+    """One spec from text; ValueError naming what is wrong (with ``together=False``, not
+    the options that exclude each other: a command that adds options checks them all)."""
     text = text.strip()
     name, _, rest = text.partition(":")
     name = name.strip()
@@ -91,7 +92,7 @@ def parse_spec(text: str) -> BackendSpec:
         if not eq or not key.strip():
             raise ValueError(f"option {piece!r} in spec {text!r} is not key=value")
         options[key.strip()] = value.strip()
-    options = check_options(get_backend(backend), options)
+    options = check_options(get_backend(backend), options, together=together)
     return BackendSpec(backend, options, text)
 
 
@@ -135,8 +136,9 @@ def slow_reason(spec: BackendSpec, size: int, clues: int) -> str:
 def as_spec(spec: str | BackendSpec, **options: Any) -> BackendSpec:
     """A spec from text or a spec, with extra options layered on top."""
     if isinstance(spec, str):
-        spec = parse_spec(spec)
+        spec = parse_spec(spec, together=not options)
     if not options:
+        check_options(get_backend(spec.backend), spec.options)  # (a spec_type's, unchecked)
         return spec
     merged = check_options(get_backend(spec.backend), {**spec.options, **options})
     return BackendSpec(spec.backend, merged, spec.label)

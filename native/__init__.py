@@ -44,6 +44,7 @@ from .reference import (
     ORDERS,
     PROPAGATIONS,
     TIMED_OUT,
+    VALUES,
     Outcome,
 )
 
@@ -105,5 +106,6 @@ __all__ = [
     "Engine",
     "Outcome",
     "TIMED_OUT",
+    "VALUES",
     "interrupt",
 ]

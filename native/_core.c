@@ -12,16 +12,19 @@
 /* (in PROP_* order; the ladder's, the reference's PROPAGATIONS, is in the error message) */
 static const char *const prop_names[] = {"none",   "forward", "singles", "hidden",
                                          "locked", "ac3",     "gac",     "sac"};
-static const char *const order_names[] = {"mrv", "first", "mrv-degree"};
+static const char *const order_names[] = {"mrv", "first", "mrv-degree", "dom-wdeg"};
+static const char *const values_names[] = {"natural", "lcv"};
 #define NPROPS 8
-#define NORDERS 3
-static PyObject *prop_strs[NPROPS], *order_strs[NORDERS];
+#define NORDERS 4
+#define NVALUES 2
+static PyObject *prop_strs[NPROPS], *order_strs[NORDERS], *values_strs[NVALUES];
 
 /* search's keyword arguments, in this order in parse_knobs, and interned the same way. */
-enum { K_PROP, K_ORDER, K_LIMIT, K_TIMEOUT, K_KEEP, K_MAX_GUESSES, K_CANDIDATES, NKNOBS };
+enum { K_PROP, K_ORDER, K_LIMIT, K_TIMEOUT, K_KEEP, K_MAX_GUESSES, K_CANDIDATES, K_VALUES,
+       NKNOBS };
 static const char *const knob_names[NKNOBS] = {"propagation", "order",       "limit",
                                                "timeout",     "keep",        "max_guesses",
-                                               "candidates"};
+                                               "candidates",  "values"};
 static PyObject *knob_strs[NKNOBS];
 
 static int
@@ -46,6 +49,7 @@ parse_choice(PyObject *obj, const char *what, const char *const *names, PyObject
 /* The knobs of a search, checked. */
 typedef struct {
     int prop, order;
+    int values; /* 0 natural, 1 lcv */
     long long limit; /* 0: no limit */
     int has_timeout;
     int64_t timeout_ns;
@@ -90,8 +94,21 @@ parse_knobs(PyObject *const *knob, Knobs *k)
         return -1;
     if (knob[K_ORDER] != NULL &&
         (k->order = parse_choice(knob[K_ORDER], "order", order_names, order_strs, NORDERS,
-                                 "mrv, first, mrv-degree")) < 0)
+                                 "mrv, first, mrv-degree, dom-wdeg")) < 0)
         return -1;
+    if (knob[K_VALUES] != NULL &&
+        (k->values = parse_choice(knob[K_VALUES], "values", values_names, values_strs, NVALUES,
+                                  "natural, lcv")) < 0)
+        return -1;
+    if (k->order == ORDER_WDEG && k->prop > PROP_LOCKED) {
+        /* its blame follows the contradictions of these levels, met in the reference's order */
+        PyErr_Format(PyExc_ValueError,
+                     "order 'dom-wdeg' runs under propagation none, forward, singles, hidden "
+                     "or locked in the compiled core, not %R (the reference runs it: "
+                     "native-py)",
+                     knob[K_PROP]);
+        return -1;
+    }
     long long n;
     int huge;
     k->limit = 1;
@@ -247,9 +264,12 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     size_t nprobe = k->prop == PROP_SAC ? (size_t)ncells : 0;
     size_t bytes_cp = (2 * sizeof(int32_t) + 1) * narcs + (sizeof(int32_t) + 1) * nudirty +
                       (sizeof(uint32_t) + 1) * nprobe;
+    /* dom-wdeg: each constraint's weight and unplaced cells; the reference's dirty sets */
+    size_t ncons = (size_t)t->nunits + (size_t)t->ncages;
+    size_t bytes_wdeg = (sizeof(uint32_t) + sizeof(int32_t) + 1) * ncons;
     memset(a, 0, sizeof *a);
     a->block = arena_alloc(bytes_states + bytes_frames + bytes_queue + bytes_cages +
-                               sizeof(int32_t) * nsusp + bytes_cp + 1,
+                               sizeof(int32_t) * nsusp + bytes_cp + bytes_wdeg + 1,
                            &a->bytes);
     if (a->block == NULL) {
         PyErr_NoMemory();
@@ -273,7 +293,11 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     p += 2 * sizeof(int32_t) * narcs;
     a->x.ulist = (int32_t *)p;
     p += sizeof(int32_t) * nudirty;
-    a->x.probe = (uint32_t *)p; /* masks, then placed */
+    a->x.weights = (uint32_t *)p;
+    p += sizeof(uint32_t) * ncons;
+    a->x.live = (int32_t *)p;
+    p += sizeof(int32_t) * ncons;
+    a->x.probe = (uint32_t *)p; /* masks, then placed: the last 4-byte items */
     p += (sizeof(uint32_t) + 1) * nprobe;
     a->x.arcin = (uint8_t *)p;
     memset(p, 0, narcs);
@@ -284,6 +308,7 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     a->x.narcs = narcs;
     a->x.cdirty = (uint8_t *)p;
     memset(a->x.cdirty, 0, (size_t)t->ncages);
+    a->x.dirty = (uint8_t *)p + t->ncages; /* units, then cages: run_search clears them */
 
     Ctx *x = &a->x;
     x->t = t;
@@ -299,6 +324,8 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     x->pick9 = x->mrv && x->floor == 2 && t->size >= 2 && t->size <= 9 && !t->ncages;
     x->qcap = qcap;
     x->nwhere = nwhere;
+    x->wdeg = k->order == ORDER_WDEG;
+    x->lcv = k->values == 1;
     return 0;
 }
 
@@ -716,13 +743,15 @@ static PyMethodDef core_methods[] = {
      "(within 256 guesses): each raises KeyboardInterrupt. Searches started later run."},
     {"search", (PyCFunction)(void (*)(void))core_search, METH_FASTCALL | METH_KEYWORDS,
      "search(tables, givens, /, *, propagation='hidden', order='mrv', limit=1, timeout=None, "
-     "keep=1, max_guesses=None, candidates=None)\n--\n\n"
+     "keep=1, max_guesses=None, candidates=None, values='natural')\n--\n\n"
      "Search k grids of the tables' shape, one after the other without the GIL (see "
      "sudokulab.native.reference; one puzzle is k = 1). givens: a buffer (bytes, or a "
      "C-contiguous uint8 array) of n*n values in 0..n per puzzle, or a sequence of ints "
      "(a list or tuple, read as they are: no bytes object to build first for one "
      "puzzle). propagation: none, "
-     "forward, ac3, singles, hidden, locked, gac or sac; order: mrv, first or mrv-degree; limit: "
+     "forward, ac3, singles, hidden, locked, gac or sac; order: mrv, first, mrv-degree or "
+     "dom-wdeg (the general engine, under none to locked); values: natural (ascending) or lcv "
+     "(least constraining value first; the general engine); limit: "
      "solutions to count per puzzle, an int >= 1 or None; timeout: seconds per puzzle "
      "from its own start, or None; keep: solution grids to keep per puzzle; max_guesses: "
      "the guess budget per puzzle, an int >= 0 or None; candidates: None, or a buffer of "
@@ -756,6 +785,10 @@ PyInit__core(void)
     for (int i = 0; i < NORDERS; i++)
         if (order_strs[i] == NULL &&
             (order_strs[i] = PyUnicode_InternFromString(order_names[i])) == NULL)
+            return NULL;
+    for (int i = 0; i < NVALUES; i++)
+        if (values_strs[i] == NULL &&
+            (values_strs[i] = PyUnicode_InternFromString(values_names[i])) == NULL)
             return NULL;
     for (int i = 0; i < NKNOBS; i++)
         if (knob_strs[i] == NULL &&

@@ -23,6 +23,9 @@ from typing import Any
 from . import _core, reference
 from .reference import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Cage, Outcome
 
+#: The propagation levels the core's dom-wdeg runs under (see the reference's).
+WDEG_PROPAGATIONS = reference.CORE_WDEG_PROPAGATIONS
+
 #: One puzzle's counters in the core's bytes, and how to read them (at an offset).
 _FORMAT = f"={len(COUNTERS)}q"
 _counters = struct.Struct(_FORMAT).unpack_from
@@ -73,11 +76,25 @@ class Engine:
         propagation: str = "hidden",
         order: str = "mrv",
         cages: Sequence[Cage] = (),
+        *,
+        values: str = "natural",
+        backjump: bool = False,
     ) -> None:
-        reference.check_knobs(propagation, order)
+        reference.check_knobs(propagation, order, values)
+        if backjump:
+            raise ValueError(
+                "backjumping runs in the reference engine only (native-py), not the compiled core"
+            )
+        if order == "dom-wdeg" and propagation not in WDEG_PROPAGATIONS:
+            raise ValueError(
+                f"order 'dom-wdeg' runs under propagation {', '.join(WDEG_PROPAGATIONS)} in "
+                f"the compiled core, not {propagation!r} (the reference runs it: native-py)"
+            )
         self.tables = tables(size, units, cages)  # the core's Tables
         self.propagation = propagation
         self.order = order
+        self.values = values
+        self.backjump = False
         self._cells = self.tables.size**2
 
     def search(
@@ -102,7 +119,7 @@ class Engine:
         grids, counters = _core.search(
             self.tables, givens, propagation=self.propagation, order=self.order,
             limit=limit, timeout=timeout, keep=keep, max_guesses=max_guesses,
-            candidates=candidates,
+            candidates=candidates, values=self.values,
         )  # fmt: skip
         return _outcome(grids, counters, 0, 0, cells)[0]
 
@@ -128,6 +145,7 @@ class Engine:
         found, counters = _core.search(
             self.tables, grids, propagation=self.propagation, order=self.order, limit=limit,
             timeout=timeout, keep=1, max_guesses=max_guesses, candidates=candidates,
+            values=self.values,
         )  # fmt: skip
         # Read-only views of the core's two bytes objects, each built in one call (a whole
         # set's pass can take tens of microseconds: frombuffer and reshape cost a tenth).

@@ -92,6 +92,8 @@ enum { PROP_NONE = 0, PROP_FORWARD = 1, PROP_SINGLES = 2, PROP_HIDDEN = 3, PROP_
  * order is none, forward, ac3, singles, hidden, locked, gac, sac): none of them keeps
  * where[] or runs the bitboard solver; each has its own root (root_cp in engine.c). */
 enum { PROP_AC3 = 5, PROP_GAC = 6, PROP_SAC = 7 };
+/* The orders, as _core.c's order_names lists them. */
+enum { ORDER_MRV = 0, ORDER_FIRST = 1, ORDER_DEGREE = 2, ORDER_WDEG = 3 };
 
 /* The classic 9x9 solver is compiled where GCC-style x86-64 vector code is (board9.c). */
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -200,6 +202,16 @@ typedef struct {
     int nulist;
     uint32_t *probe; /* sac: the state a probe works on (masks, then placed) */
     struct Run *run; /* sac: the search's run, whose clock a node's probes read */
+    /* dom-wdeg (engine.c, wdeg_place and choose_wdeg): each constraint's weight (units,
+     * then cages), its unplaced cells at the node, the reference's dirty units and cages
+     * (one byte each), and what removed candidates last (a cell; -2 - unit for locked
+     * candidates; -1 nothing yet) */
+    int wdeg;
+    uint32_t *weights;
+    int32_t *live;
+    uint8_t *dirty;
+    int remover;
+    int lcv; /* values=lcv: the least constraining candidate first (next_guess_lcv) */
 } Ctx;
 
 

@@ -1204,10 +1204,336 @@ choose_degree(const Ctx *x, const uint32_t *masks, const uint8_t *placed)
     return best;
 }
 
+/*
+ * dom-wdeg, as the reference's _Blame and _choose_wdeg define it. Its guesses propagate
+ * here in the reference's own order (wdeg_place), not the fast paths': a contradiction
+ * is blamed on one constraint, and which contradiction comes first depends on the order.
+ */
+
+/* Raise the weight of the constraint a contradiction is blamed on: kind 'e' (a cell left
+ * empty), 'n' (a value with no place in unit), 'c' (a clash at cell), 'g' (cage). */
+static void
+blame(Ctx *x, int kind, int cell, int unit, int cage)
+{
+    const TablesObject *t = x->t;
+    int con = -1;
+    if (kind == 'g') {
+        con = t->nunits + cage;
+    } else if (kind == 'n') {
+        con = unit;
+    } else if (kind == 'e' && x->remover < -1) {
+        con = -2 - x->remover; /* locked candidates removed the value from this unit */
+    } else if (kind == 'e' && x->remover >= 0) {
+        const int r = x->remover;
+        for (int k = t->uo_start[cell]; k < t->uo_start[cell + 1] && con < 0; k++)
+            for (int j = t->uo_start[r]; j < t->uo_start[r + 1]; j++)
+                if (t->uo[j] == t->uo[k]) {
+                    con = t->uo[k]; /* the first unit the two cells share */
+                    break;
+                }
+        if (con < 0 && t->cage_of[cell] >= 0)
+            con = t->nunits + t->cage_of[cell]; /* peers through their cage only */
+    }
+    if (con < 0 && t->uo_start[cell] < t->uo_start[cell + 1])
+        con = t->uo[t->uo_start[cell]];
+    else if (con < 0 && t->cage_of[cell] >= 0)
+        con = t->nunits + t->cage_of[cell]; /* a cell in no unit: its cage */
+    if (con >= 0)
+        x->weights[con]++;
+}
+
+/* The reference's _prune_cage with its dirty sets (queue NULL: forward's, once). */
+static int
+wdeg_prune(Ctx *x, uint32_t *masks, const uint8_t *placed, Queue *q, int g)
+{
+    const TablesObject *t = x->t;
+    const int32_t *cells = t->cage_cells + t->cage_start[g];
+    const int n = t->cage_start[g + 1] - t->cage_start[g];
+    uint32_t held = 0, anywhere = 0, allowed = 0;
+    for (int i = 0; i < n; i++) {
+        if (placed[cells[i]])
+            held |= masks[cells[i]];
+        else
+            anywhere |= masks[cells[i]];
+    }
+    int feasible = 0;
+    for (int k = t->combo_start[g]; k < t->combo_start[g + 1]; k++) {
+        const uint32_t combo = t->combos[k];
+        if ((combo & held) != held)
+            continue;
+        const uint32_t need = combo ^ held;
+        if ((need & anywhere) != need)
+            continue;
+        int fits = 1;
+        for (int i = 0; i < n && fits; i++)
+            if (!placed[cells[i]] && !(masks[cells[i]] & need))
+                fits = 0;
+        if (fits) {
+            feasible = 1;
+            allowed |= need;
+        }
+    }
+    if (!feasible) {
+        blame(x, 'g', -1, -1, g);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        const int c = cells[i];
+        uint32_t m = masks[c];
+        if (placed[c] || !(m & ~allowed))
+            continue;
+        m &= allowed;
+        masks[c] = m;
+        if (q == NULL)
+            continue;
+        if (!(m & (m - 1)) && !q_push(x, q, c, m))
+            return 0;
+        if (x->prop >= PROP_HIDDEN)
+            for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
+                x->dirty[t->uo[k]] = 1;
+        x->dirty[t->nunits + g] = 1;
+    }
+    return 1;
+}
+
+/* The reference's _hidden_singles over the dirty units, in unit order (and cleared). */
+static int
+wdeg_hidden(Ctx *x, const uint32_t *masks, const uint8_t *placed, Queue *q)
+{
+    const TablesObject *t = x->t;
+    for (int u = 0; u < t->nunits; u++) {
+        if (!x->dirty[u])
+            continue;
+        x->dirty[u] = 0;
+        const int32_t *unit = t->units + (size_t)u * x->size;
+        uint32_t once = 0, twice = 0;
+        for (int i = 0; i < x->size; i++) {
+            twice |= once & masks[unit[i]];
+            once |= masks[unit[i]];
+        }
+        if (once != x->full) {
+            blame(x, 'n', -1, u, -1);
+            return 0;
+        }
+        const uint32_t only = once & ~twice;
+        for (int i = 0; only && i < x->size; i++) {
+            const uint32_t m = masks[unit[i]] & only;
+            if (!m || placed[unit[i]])
+                continue;
+            if (m & (m - 1)) {
+                blame(x, 'n', unit[i], u, -1);
+                return 0;
+            }
+            if (!q_push(x, q, unit[i], m))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The reference's _locked_candidates: one pass over the pairs of units, in order. */
+static int
+wdeg_locked(Ctx *x, uint32_t *masks, const uint8_t *placed, Queue *q, int *changed)
+{
+    const TablesObject *t = x->t;
+    const int size = x->size;
+    for (int i = 0; i < t->nlock; i++) {
+        const int32_t *a = t->units + t->lock_a[i], *b = t->units + t->lock_b[i];
+        uint32_t inside = 0, outside = 0;
+        for (int j = 0; j < size; j++) {
+            if (t->lock_ina[i] >> j & 1)
+                inside |= masks[a[j]];
+            else
+                outside |= masks[a[j]];
+        }
+        const uint32_t locked = inside & ~outside;
+        if (!locked)
+            continue;
+        x->remover = -2 - t->lock_b[i] / size;
+        for (int j = 0; j < size; j++) {
+            const int c = b[j];
+            uint32_t m = masks[c];
+            if ((t->lock_inb[i] >> j & 1) || !(m & locked) || placed[c])
+                continue;
+            m &= ~locked;
+            if (!m) {
+                blame(x, 'e', c, -1, -1);
+                return 0;
+            }
+            masks[c] = m;
+            *changed = 1;
+            if (!(m & (m - 1)) && !q_push(x, q, c, m))
+                return 0;
+            for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
+                x->dirty[t->uo[k]] = 1;
+            if (t->cage_of[c] >= 0)
+                x->dirty[t->nunits + t->cage_of[c]] = 1;
+        }
+    }
+    return 1;
+}
+
+/* Place bit in cell at the chosen level in the reference's order, blaming the first
+ * contradiction as its _Blame does; 0 on a contradiction. */
+static int
+wdeg_place(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
+{
+    const TablesObject *t = x->t;
+    const int nunits = t->nunits, hidden = x->prop >= PROP_HIDDEN;
+    const int g0 = t->cage_of[cell];
+    if (x->prop == PROP_NONE) {
+        for (int k = t->peer_start[cell]; k < t->peer_start[cell + 1]; k++)
+            if (placed[t->peers[k]] && masks[t->peers[k]] == bit) {
+                blame(x, 'c', cell, -1, -1);
+                return 0;
+            }
+        if (g0 >= 0 && !cage_admits(t, masks, placed, g0, bit)) {
+            blame(x, 'g', cell, -1, g0);
+            return 0;
+        }
+        masks[cell] = bit;
+        placed[cell] = 1;
+        return 1;
+    }
+    if (x->prop == PROP_FORWARD) {
+        if (!(masks[cell] & bit)) {
+            blame(x, 'c', cell, -1, -1);
+            return 0;
+        }
+        masks[cell] = bit;
+        placed[cell] = 1;
+        x->remover = cell;
+        for (int k = t->peer_start[cell]; k < t->peer_start[cell + 1]; k++) {
+            const int p = t->peers[k];
+            if (!(masks[p] & bit))
+                continue;
+            if (!(masks[p] ^= bit)) {
+                blame(x, 'e', p, -1, -1);
+                return 0;
+            }
+        }
+        return g0 < 0 || wdeg_prune(x, masks, placed, NULL, g0);
+    }
+    /* singles, hidden, locked: the reference's _propagate */
+    Queue q = {x->qcell, x->qbit, 0, x->qcap};
+    memset(x->dirty, 0, (size_t)nunits + (size_t)t->ncages);
+    q_push(x, &q, cell, bit);
+    for (;;) {
+        while (q.n) {
+            q.n--;
+            const int c = q.cell[q.n];
+            const uint32_t b = q.bit[q.n];
+            if (placed[c] ? masks[c] != b : !(masks[c] & b)) {
+                blame(x, 'c', c, -1, -1);
+                return 0;
+            }
+            if (placed[c])
+                continue;
+            masks[c] = b;
+            placed[c] = 1;
+            x->remover = c;
+            if (hidden)
+                for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
+                    x->dirty[t->uo[k]] = 1;
+            if (t->cage_of[c] >= 0)
+                x->dirty[nunits + t->cage_of[c]] = 1;
+            for (int k = t->peer_start[c]; k < t->peer_start[c + 1]; k++) {
+                const int p = t->peers[k];
+                uint32_t m = masks[p];
+                if (!(m & b))
+                    continue;
+                m ^= b;
+                if (!m) {
+                    blame(x, 'e', p, -1, -1);
+                    return 0;
+                }
+                masks[p] = m;
+                if (!(m & (m - 1)) && !q_push(x, &q, p, m))
+                    return 0;
+                if (hidden)
+                    for (int j = t->uo_start[p]; j < t->uo_start[p + 1]; j++)
+                        x->dirty[t->uo[j]] = 1;
+                if (t->cage_of[p] >= 0)
+                    x->dirty[nunits + t->cage_of[p]] = 1;
+            }
+        }
+        int any = 0;
+        for (int u = 0; u < nunits && !any; u++)
+            any = x->dirty[u];
+        if (any) {
+            if (!wdeg_hidden(x, masks, placed, &q))
+                return 0;
+            if (q.n)
+                continue;
+        }
+        int g = -1;
+        for (int k = 0; k < t->ncages && g < 0; k++)
+            if (x->dirty[nunits + k])
+                g = k;
+        if (g >= 0) {
+            x->dirty[nunits + g] = 0;
+            if (!wdeg_prune(x, masks, placed, &q, g))
+                return 0;
+            continue;
+        }
+        if (x->prop != PROP_LOCKED)
+            return 1;
+        int changed = 0;
+        if (!wdeg_locked(x, masks, placed, &q, &changed))
+            return 0;
+        if (!changed)
+            return 1; /* nothing was locked: the fixpoint */
+    }
+}
+
+/* dom-wdeg: the unplaced cell with the fewest candidates per weighted degree (the weights
+ * of its constraints with another unplaced cell), by cross-multiplication; the lowest
+ * index on ties; -1 when every cell is placed. */
+static int
+choose_wdeg(const Ctx *x, const uint32_t *masks, const uint8_t *placed)
+{
+    const TablesObject *t = x->t;
+    const int nunits = t->nunits;
+    for (int u = 0; u < nunits; u++) {
+        int n = 0;
+        for (int i = 0; i < x->size; i++)
+            n += !placed[t->units[(size_t)u * x->size + i]];
+        x->live[u] = n;
+    }
+    for (int g = 0; g < t->ncages; g++) {
+        int n = 0;
+        for (int k = t->cage_start[g]; k < t->cage_start[g + 1]; k++)
+            n += !placed[t->cage_cells[k]];
+        x->live[nunits + g] = n;
+    }
+    int best = -1;
+    uint64_t fewest = 0, heaviest = 0;
+    for (int c = 0; c < x->ncells; c++) {
+        if (placed[c])
+            continue;
+        uint64_t wdeg = 0;
+        for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
+            if (x->live[t->uo[k]] >= 2)
+                wdeg += x->weights[t->uo[k]];
+        const int g = t->cage_of[c];
+        if (g >= 0 && x->live[nunits + g] >= 2)
+            wdeg += x->weights[nunits + g];
+        const uint64_t k = (uint64_t)popcount32(masks[c]);
+        if (best < 0 || k * heaviest < fewest * wdeg) {
+            best = c;
+            fewest = k;
+            heaviest = wdeg;
+        }
+    }
+    return best;
+}
+
 /* The cell to branch on, or -1 when every cell is placed. */
 static inline int
 choose(const Ctx *x, const uint32_t *masks, const uint8_t *placed)
 {
+    if (x->wdeg)
+        return choose_wdeg(x, masks, placed);
     if (x->degree)
         return choose_degree(x, masks, placed);
     if (x->pick9) {
@@ -1279,6 +1605,54 @@ keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
     return 1;
 }
 
+/* next_guess with values=lcv: the untried candidate of the top frame found in the fewest
+ * unplaced peers' candidates (in the frame's state), the lowest on ties. */
+static int
+next_guess_lcv(const Ctx *x, Run *r, Frame *stack, int *sp, uint32_t *bit,
+               const char *states, size_t stride)
+{
+    for (;;) {
+        if (*sp == 0) {
+            r->complete = 1;
+            return 0;
+        }
+        Frame *f = &stack[*sp - 1];
+        const uint32_t untried = f->untried;
+        if (!untried) {
+            (*sp)--;
+            r->backtracks++;
+            continue;
+        }
+        if (r->guesses == r->max_guesses) {
+            r->budget_spent = 1;
+            return 0;
+        }
+        uint32_t pick = untried & (~untried + 1u);
+        if (untried != pick) {
+            const uint32_t *masks = (const uint32_t *)(states + (size_t)f->state * stride);
+            const uint8_t *placed = (const uint8_t *)(masks + x->ncells + x->nwhere);
+            const TablesObject *t = x->t;
+            int fewest = INT_MAX;
+            for (uint32_t u = untried; u; u &= u - 1) {
+                const uint32_t b = u & (~u + 1u);
+                int n = 0;
+                for (int k = t->peer_start[f->cell]; k < t->peer_start[f->cell + 1]; k++)
+                    n += !placed[t->peers[k]] && (masks[t->peers[k]] & b);
+                if (n < fewest) {
+                    fewest = n;
+                    pick = b;
+                }
+            }
+        }
+        *bit = pick;
+        f->untried = untried ^ pick;
+        r->guesses++;
+        if (!(r->guesses & CLOCK_EVERY) && core_check(r))
+            return 0;
+        return 1;
+    }
+}
+
 /* The search proper; runs without the GIL. Returns 0 on an internal error. */
 int
 run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
@@ -1292,7 +1666,8 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     if (ncells < 1 || ncells > MAX_SIZE * MAX_SIZE)
         return 0; /* Tables never makes such a shape */
 #if HAVE_BOARD9
-    if ((x->prop == PROP_HIDDEN || x->prop == PROP_LOCKED) && x->t->board9 && r->cands == NULL)
+    if ((x->prop == PROP_HIDDEN || x->prop == PROP_LOCKED) && x->t->board9 && r->cands == NULL &&
+        !x->wdeg && !x->lcv)
         return run_board9(x, r, states, stack); /* pencil marks: the general engine */
 #endif
 
@@ -1372,6 +1747,10 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     }
 
 search:;
+    if (x->wdeg) /* every constraint's weight starts at 1, for each puzzle */
+        for (int i = 0; i < x->t->nunits + x->t->ncages; i++)
+            x->weights[i] = 1;
+    x->remover = -1;
     int sp = 0; /* frames on the stack */
     for (;;) {
         /* (masks, placed) is a consistent state: a node. */
@@ -1394,7 +1773,8 @@ search:;
         /* Find the next candidate whose propagation succeeds. */
         for (;;) {
             uint32_t bit;
-            if (!next_guess(r, stack, &sp, &bit))
+            if (!(x->lcv ? next_guess_lcv(x, r, stack, &sp, &bit, states, stride)
+                         : next_guess(r, stack, &sp, &bit)))
                 return 1;
             const Frame *f = &stack[sp - 1];
             char *from = states + (size_t)f->state * stride;
@@ -1408,7 +1788,8 @@ search:;
             masks = (uint32_t *)(states + (size_t)cur * stride);
             where = masks + ncells;
             placed = (uint8_t *)(where + nwhere);
-            if (place(x, masks, placed, where, f->cell, bit))
+            if (x->wdeg ? wdeg_place(x, masks, placed, f->cell, bit)
+                        : place(x, masks, placed, where, f->cell, bit))
                 break;
             if (x->overflow)
                 return 0;

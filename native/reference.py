@@ -54,7 +54,8 @@ Propagation (what placing value ``v`` in a cell does), weakest first:
     not depend on the order they are applied in: a second implementation may propagate in
     any order and reach the same states. The engine maintains its level at every node of
     the search: from ``ac3`` up it is what the textbook calls MAC (maintaining arc
-    consistency, here at the level chosen); with ``forward``, forward checking.
+    consistency, here at the level chosen); with ``forward``, forward checking; with
+    ``none``, backtracking (Russell and Norvig's CSP chapter).
 
     The root under ``ac3``, ``gac`` and ``sac`` sets every given at once and propagates
     once (rather than given by given): under ``ac3`` a cell with one value is assigned
@@ -87,10 +88,48 @@ Order (which cell the search branches on):
     ``mrv-degree``  the fewest candidates as ``mrv``; among the cells that tie, the one
                with the most unplaced peers (the *degree* heuristic: the guess that
                constrains the most cells), then the lowest index.
+    ``dom-wdeg``  Boussemart, Hemery, Lecoutre and Sais (2004): every constraint (each
+               unit, each cage) has a weight, 1 at the start of each puzzle's search,
+               raised by 1 each time propagation meets a contradiction blamed on it
+               (below); the weights last the whole search of the puzzle. The branching
+               cell minimises candidates / wdeg, wdeg being the sum of the weights of the
+               cell's constraints that still have another unplaced cell, compared by
+               cross-multiplication (no floats; a wdeg of 0 counts as infinitely many
+               candidates per weight); the lowest index on ties. It runs under every
+               level, ``none`` included (there its weights alone decide); the compiled
+               core runs it under ``none`` to ``locked`` (``CORE_WDEG_PROPAGATIONS``).
     Under ``none`` no candidate is ever removed, so ``mrv`` ties everywhere and picks the
     same cell as ``first``; so does ``mrv-degree`` (its tie-break is for pruned
     candidates: with none pruned, cells far from every placed one would go first and
     plain backtracking would see its conflicts last).
+
+Blame (dom-wdeg: which constraint a contradiction raises, one per contradiction)
+    ``empty``    a cell left without candidates: the first unit (lowest index) it shares
+                 with the placed cell whose value removed its last candidate, or their
+                 cage when they share no unit; when locked candidates removed it, the unit
+                 they were removed from; at the root, the cell's first unit.
+    ``noplace``  a value without a place in a unit (or two values with one place): that
+                 unit.
+    ``clash``    a value a cell cannot take (a placed peer holds it, or propagation left
+                 it no longer a candidate): the cell's first unit.
+    ``cage``     no value set of a cage fits: that cage.
+    ``nomatch``  (gac, sac) no matching covers a unit's open cells: that unit.
+    Under ``ac3`` the value an arc's revision removed counts as removed by the arc's
+    other cell (a cell left empty so blames the first unit the two share). A ``sac``
+    probe's contradictions are the probe's, not the search's: they raise no weight.
+    A cell in no unit (a shape of loose units) blames its cage when the rule says its
+    first unit; with no cage either, nothing.
+    Which contradiction a propagation meets first depends on the order it applies its
+    rules in, so under dom-wdeg the hidden singles of the changed units are looked for in
+    unit order, and the compiled core propagates a dom-wdeg search's guesses in this
+    module's order (its fast paths have their own). The weights live in a tracer the
+    search runs behind (:class:`_Blame`), which sees every contradiction where it is met.
+
+Values (the order a branching cell's candidates are tried in, ``values``)
+    ``natural``  ascending.
+    ``lcv``      least constraining value first: the candidate found in the fewest
+                 unplaced peers' candidates (the one whose placement removes the fewest),
+                 ascending on ties; counted in the state of the branching node.
 
 Pencil marks (``candidates``: one mask per cell, or None)
     Without them every cell starts with every value. With them each cell starts with its
@@ -107,11 +146,38 @@ Pencil marks (``candidates``: one mask per cell, or None)
 Search
     Depth-first with an explicit stack. The root is the empty grid (or the marks) with
     every given placed (in cell order, each with the chosen propagation). At each state
-    the search picks one cell and tries its candidates in ascending order; each
+    the search picks one cell and tries its candidates in the value order; each
     candidate is placed in a copy of the state and propagated. If every candidate of that
     one cell fails, the state is dead (no other cell needs to be tried). A state with
     every cell placed is a solution; the search goes on until ``limit`` solutions are
     found, the space is exhausted, the deadline passes, or the guess budget is spent.
+
+Backjumping (``backjump=True``: conflict-directed backjumping, Prosser 1993, FC-CBJ)
+    The chronological search above returns from a dead end to the branching cell just
+    above it. With backjumping each branching level k (the k-th frame; the root is level
+    0) keeps a conflict set: the earlier levels its failures rest on. Each cell keeps its
+    *culprits*, the levels its state rests on: under ``none`` the level that placed it;
+    under ``forward`` the levels whose placements removed its candidates (and placed it),
+    and for a cage's pruning the culprits of every cell of the cage with the pruning
+    level. A candidate that fails at once adds to its level's conflict set: under
+    ``none`` the earliest level holding a peer with that value (a given: none), or the
+    culprits of the cage's placed cells; under ``forward`` the culprits of the cell left
+    empty, or of the cage's cells. When every candidate of level k has failed, its
+    conflict set together with the branching cell's own culprits names the levels to
+    blame; the search jumps back to the deepest of them, h (abandoning levels k .. h+1,
+    each a backtrack), merges the set without h into level h's, and tries h's next
+    candidate; an empty set ends the search (the root alone is to blame). A jump of more
+    than one level counts in ``backjumps``, the levels it passes over in ``skipped``,
+    and the tracer hears ``backjump(from_depth, to_depth, conflict_set)`` (the levels,
+    ascending) before the backtracks. After a solution every level on its path is given
+    all the levels above it, so no jump passes over a level with untried candidates whose
+    subtree may hold solutions: the same solutions in the same order and the same count
+    as the chronological search, with as many nodes or fewer, under every cell order that
+    reads the state alone (dom-wdeg learns from the contradictions it meets, and a search
+    that meets fewer learns other weights: the same solutions and count, maybe in another
+    order). Conflict sets are defined for ``none`` and ``forward`` (the other
+    levels' eliminations would need an explanation each): another level is a ValueError.
+    The compiled core does not backjump (a ValueError: the reference's search only).
 
 Two ways to stop a search early
     ``deadline`` (seconds on ``time.perf_counter``) is read every 256 guesses: where it
@@ -139,6 +205,8 @@ Statistics (defined so that another implementation can match them exactly)
                     succeeded or not.
     ``backtracks``  branching cells abandoned after all their candidates were tried: each
                     time the search returns past a cell to the choice before it.
+    ``backjumps``   (backjumping) dead ends that jumped back more than one level.
+    ``skipped``     (backjumping) the levels those jumps passed over.
     Solutions are grids, returned in the order the search finds them.
 
 Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
@@ -149,7 +217,8 @@ Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
     ``node(depth)``, ``guess(cell, bit, candidates, depth)``, ``contradiction(kind, cell,
     unit, bit)`` (kind ``"empty"``: a cell without candidates; ``"noplace"``: a value
     without a place in a unit; ``"clash"``: a value a cell cannot take),
-    ``backtrack(cell, depth)`` and ``solution(masks)``; with cages also
+    ``backtrack(cell, depth)``, ``solution(masks)`` and, when backjumping,
+    ``backjump(from_depth, to_depth, conflict_set)``; with cages also
     ``prune_cage(cage, allowed, removed)`` (``removed``: (cell, mask) pairs, the values
     the cage's value sets no longer allow there) and ``contradiction("cage", cell, -1,
     bits, cage)`` (no value set of the cage fits: ``cell`` and ``bits`` are the refused
@@ -179,7 +248,14 @@ PROPAGATIONS: tuple[str, ...] = (
 )  # fmt: skip
 #: The levels named as constraint programming names them (their own root, see the docstring).
 _CP_LEVELS = ("ac3", "gac", "sac")
-ORDERS: tuple[str, ...] = ("mrv", "first", "mrv-degree")
+ORDERS: tuple[str, ...] = ("mrv", "first", "mrv-degree", "dom-wdeg")
+#: The value orders: the order in which a branching cell's candidates are tried.
+VALUES: tuple[str, ...] = ("natural", "lcv")
+#: The levels the compiled core runs dom-wdeg under: it propagates its guesses in this
+#: module's order to blame the same contradictions, and has that order for these.
+CORE_WDEG_PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden", "locked")
+#: The propagation levels backjumping defines its conflict sets for (see the docstring).
+BACKJUMP_PROPAGATIONS: tuple[str, ...] = ("none", "forward")
 
 #: Solutions kept by default: a count may run into millions, the grids are kept only up
 #: to this many (each is counted all the same).
@@ -210,6 +286,8 @@ class Outcome:
     nodes: int
     guesses: int
     backtracks: int
+    backjumps: int = 0  # backjumping only: dead ends that jumped back more than one level
+    skipped: int = 0  # backjumping only: the levels those jumps passed over
 
 
 #: The int64 counters each puzzle gets from :meth:`Engine.search_grids` (and the compiled
@@ -365,14 +443,25 @@ def check_candidates(candidates: Any, size: int, cells: int) -> list[int]:
     return masks
 
 
-def check_knobs(propagation: str, order: str) -> None:
-    """ValueError naming the choices when a propagation or order is unknown."""
+def check_knobs(propagation: str, order: str, values: str = "natural") -> None:
+    """ValueError naming the choices when a propagation, order or value order is unknown."""
     if propagation not in PROPAGATIONS:
         raise ValueError(
             f"unknown propagation {propagation!r}: choose one of {', '.join(PROPAGATIONS)}"
         )
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}: choose one of {', '.join(ORDERS)}")
+    if values not in VALUES:
+        raise ValueError(f"unknown values {values!r}: choose one of {', '.join(VALUES)}")
+
+
+def check_backjump(propagation: str) -> None:
+    """ValueError naming the supported levels when backjumping is asked under another."""
+    if propagation not in BACKJUMP_PROPAGATIONS:
+        raise ValueError(
+            f"backjumping defines its conflict sets under propagation "
+            f"{' and '.join(BACKJUMP_PROPAGATIONS)} only, not {propagation!r}"
+        )
 
 
 def combinations_of(size: int, cells: int, total: int) -> tuple[int, ...]:
@@ -453,14 +542,25 @@ class Engine:
         order: str = "mrv",
         cages: tuple[Cage, ...] = (),
         trace: Any = None,
+        *,
+        values: str = "natural",
+        backjump: bool = False,
     ) -> None:
-        check_knobs(propagation, order)
+        check_knobs(propagation, order, values)
+        if backjump:
+            check_backjump(propagation)
         self.tables = tables(size, units, cages)
         self.trace = trace  # None, or an object with the methods in the module docstring
         self.propagation = propagation
         self.order = order
         self._deadline: float | None = None  # the search's, for sac's probes
         self._stopped = False  # a sac probe found the deadline passed
+        self.values = values
+        self.backjump = backjump
+        self._cages = cages
+        #: dom-wdeg: the constraint weights of the search under way (units, then cages);
+        #: None in the engine a caller holds, which makes a weighted one per search.
+        self._weights: list[int] | None = None
         self._place = {
             "none": self._place_check,
             "forward": self._place_forward,
@@ -477,7 +577,9 @@ class Engine:
         self._locked = propagation == "locked"
         # Under none every unplaced cell keeps all its candidates: mrv (and mrv-degree, see
         # the module docstring) picks the first unplaced cell, so skip the scan.
-        if propagation == "none" or order == "first":
+        if order == "dom-wdeg":
+            self._choose = self._choose_wdeg
+        elif propagation == "none" or order == "first":
             self._choose = self._choose_first
         else:
             self._choose = self._choose_degree if order == "mrv-degree" else self._choose_mrv
@@ -726,7 +828,8 @@ class Engine:
         units = self.tables.units
         full = self.tables.full
         trace = self.trace
-        for u in dirty:
+        # dom-wdeg blames the first contradiction met: units in order, as the core scans them
+        for u in dirty if self._weights is None else sorted(dirty):
             once = twice = 0
             for c in units[u]:
                 m = masks[c]
@@ -1050,6 +1153,54 @@ class Engine:
                 best, fewest, most = c, k, degree
         return best
 
+    def _choose_wdeg(self, masks: list[int], placed: bytearray) -> int:
+        """dom/wdeg: the unplaced cell with the least candidates per weighted degree (the
+        weights of its constraints that still have another unplaced cell), compared by
+        cross-multiplication; the lowest index on ties; -1 when every cell is placed."""
+        t = self.tables
+        weights = self._weights
+        assert weights is not None  # only the per-search engine of _weighted chooses so
+        nunits = len(t.units)
+        live = [sum(not placed[c] for c in unit) >= 2 for unit in t.units]
+        live += [sum(not placed[c] for c in cage) >= 2 for cage in t.cages]
+        best, fewest, heaviest = -1, 0, 0
+        for c, m in enumerate(masks):
+            if placed[c]:
+                continue
+            wdeg = sum(weights[u] for u in t.units_of[c] if live[u])
+            if t.cage_of is not None and t.cage_of[c] >= 0 and live[nunits + t.cage_of[c]]:
+                wdeg += weights[nunits + t.cage_of[c]]
+            k = m.bit_count()
+            # k / wdeg < fewest / heaviest, without division (a weighted degree may be 0)
+            if best < 0 or k * heaviest < fewest * wdeg:
+                best, fewest, heaviest = c, k, wdeg
+        return best
+
+    def _least_constraining(
+        self, masks: list[int], placed: bytearray, cell: int, untried: int
+    ) -> int:
+        """lcv: the value of ``untried`` in the fewest unplaced peers' candidates (the one
+        that removes the fewest), the lowest on ties."""
+        open_peers = [p for p in self.tables.peers[cell] if not placed[p]]
+        best, fewest = 0, -1
+        for bit in _bits(untried):
+            k = sum(1 for p in open_peers if masks[p] & bit)
+            if fewest < 0 or k < fewest:
+                best, fewest = bit, k
+        return best
+
+    def _weighted(self) -> Engine:
+        """An engine of the same knobs for one dom-wdeg search: fresh weights (each 1), and
+        a tracer that raises the weight of each contradiction's constraint."""
+        t = self.tables
+        weights = [1] * (len(t.units) + len(t.cages))
+        engine = Engine(
+            t.size, t.units, self.propagation, self.order, self._cages,
+            _Blame(t, weights, self.trace), values=self.values, backjump=self.backjump,
+        )  # fmt: skip
+        engine._weights = weights
+        return engine
+
     # -- search ------------------------------------------------------------------------
 
     def root(
@@ -1114,6 +1265,10 @@ class Engine:
         if keep < 0:
             raise ValueError(f"keep must be at least 0, got {keep}")
         check_budget(max_guesses)
+        if self.order == "dom-wdeg" and self._weights is None:
+            return self._weighted().search(givens, limit, deadline, keep, max_guesses, candidates)
+        if self.backjump:
+            return self._search_backjump(givens, limit, deadline, keep, max_guesses, candidates)
         solutions: list[tuple[int, ...]] = []
         found = nodes = guesses = backtracks = 0
         self._deadline, self._stopped = deadline, False  # sac's probes read the clock
@@ -1127,6 +1282,7 @@ class Engine:
         clock = time.perf_counter
         budget = -1 if max_guesses is None else max_guesses  # -1: guesses never equal it
         trace = self.trace
+        lcv = self.values == "lcv"
         # A frame is [masks, placed, cell, candidates not yet tried] of a branching cell.
         stack: list[list] = []
         masks, placed = start
@@ -1174,6 +1330,8 @@ class Engine:
                         budget_spent=True,
                     )
                 bit = untried & -untried
+                if lcv and untried != bit:
+                    bit = self._least_constraining(frame[0], frame[1], frame[2], untried)
                 untried ^= bit
                 frame[3] = untried
                 guesses += 1
@@ -1214,6 +1372,173 @@ class Engine:
                     backtracks=backtracks,
                     complete=True,
                 )
+
+    def _search_backjump(
+        self,
+        givens: list[int] | tuple[int, ...],
+        limit: int | None,
+        deadline: float | None,
+        keep: int,
+        max_guesses: int | None,
+        candidates: Any,
+    ) -> Outcome:
+        """:meth:`search` with conflict-directed backjumping (FC-CBJ, see the module
+        docstring): the same solutions and count, in the same order, with as many nodes
+        or fewer."""
+        solutions: list[tuple[int, ...]] = []
+        found = nodes = guesses = backtracks = backjumps = skipped = 0
+        start = self.root(givens, candidates)
+        if start is None:
+            return Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
+        choose = self._choose
+        clock = time.perf_counter
+        budget = -1 if max_guesses is None else max_guesses
+        trace = self.trace
+        lcv = self.values == "lcv"
+
+        def outcome(**flags: bool) -> Outcome:
+            return Outcome(
+                solutions=tuple(solutions), count=found, nodes=nodes, guesses=guesses,
+                backtracks=backtracks, backjumps=backjumps, skipped=skipped, **flags,
+            )  # fmt: skip
+
+        masks, placed = start
+        # culprits[cell]: the levels (bit k for level k, the k-th frame) that the cell's
+        # state rests on; the root is level 0 and never blamed (nothing above it to undo).
+        culprits = [0] * len(masks)
+        # A frame: [masks, placed, culprits, cell, untried candidates, conflict set].
+        stack: list[list] = []
+        while True:
+            nodes += 1
+            cell = choose(masks, placed)
+            if trace is not None:
+                trace.node(len(stack))
+                if cell < 0:
+                    trace.solution(masks)
+            if cell < 0:
+                found += 1
+                if found <= keep:
+                    solutions.append(tuple(m.bit_length() for m in masks))
+                if limit is not None and found >= limit:
+                    return outcome(complete=False)
+                # Every level on the way to a solution is to be tried again in turn: a jump
+                # over one would lose the solutions under its other values.
+                for depth, frame in enumerate(stack, 1):
+                    frame[5] |= (1 << depth) - 2
+            else:
+                stack.append([masks, placed, culprits, cell, masks[cell], 0])
+            while stack:
+                frame = stack[-1]
+                level = len(stack)
+                untried = frame[4]
+                if not untried:
+                    # A dead end: jump back to the deepest level its conflict set names.
+                    conflict = (frame[5] | frame[2][frame[3]]) & ~(1 << level) & ~1
+                    to = conflict.bit_length() - 1 if conflict else 0
+                    if trace is not None and to < level - 1:
+                        trace.backjump(level, to, _levels(conflict))
+                    if to < level - 1:
+                        backjumps += 1
+                        skipped += level - 1 - to
+                    while len(stack) > to:
+                        gone = stack.pop()
+                        backtracks += 1
+                        if trace is not None:
+                            trace.backtrack(gone[3], len(stack) + 1)
+                    if stack:
+                        stack[-1][5] |= conflict & ~(1 << to)
+                    continue
+                if guesses == budget:
+                    return outcome(complete=False, budget_spent=True)
+                bit = untried & -untried
+                if lcv and untried != bit:
+                    bit = self._least_constraining(frame[0], frame[1], frame[3], untried)
+                untried ^= bit
+                frame[4] = untried
+                guesses += 1
+                if trace is not None:
+                    trace.guess(frame[3], bit, frame[0][frame[3]], level)
+                if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
+                    return outcome(complete=False, timed_out=True)
+                if untried:
+                    masks, placed, culprits = frame[0][:], frame[1][:], frame[2][:]
+                else:
+                    masks, placed, culprits = frame[0], frame[1], frame[2]
+                blame = self._place_blamed(masks, placed, culprits, frame[3], bit, level)
+                if blame is None:
+                    break
+                frame[5] |= blame
+            else:
+                return outcome(complete=True)
+
+    def _place_blamed(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        culprits: list[int],
+        cell: int,
+        bit: int,
+        level: int,
+    ) -> int | None:
+        """Place ``bit`` in ``cell`` at ``level`` as ``none`` or ``forward`` does, keeping
+        each cell's culprits: None, or on a contradiction the levels it rests on."""
+        t = self.tables
+        trace = self.trace
+        me = 1 << level
+        k = t.cage_of[cell] if t.cage_of is not None else -1
+        if self.propagation == "none":
+            clash = [culprits[p] for p in t.peers[cell] if placed[p] and masks[p] == bit]
+            if clash:
+                if trace is not None:
+                    trace.contradiction("clash", cell, -1, bit)
+                return min(clash)  # the earliest: a given (0) blames no level
+            if k >= 0:
+                held, blame = bit, 0
+                for c in t.cages[k]:
+                    if placed[c]:
+                        held |= masks[c]
+                        blame |= culprits[c]
+                if not any(combo & held == held for combo in t.combos[k]):
+                    if trace is not None:
+                        trace.contradiction("cage", cell, -1, bit, k)
+                    return blame
+            masks[cell] = bit
+            placed[cell] = 1
+            culprits[cell] = me
+            return None
+        if not masks[cell] & bit:
+            if trace is not None:
+                trace.contradiction("clash", cell, -1, bit)
+            return culprits[cell]
+        masks[cell] = bit
+        placed[cell] = 1
+        culprits[cell] |= me
+        peers = t.peers[cell]
+        if trace is not None:
+            trace.eliminate(cell, bit, [p for p in peers if masks[p] & bit])
+        for p in peers:
+            m = masks[p]
+            if m & bit:
+                m ^= bit
+                if not m:  # a wipe-out: p's values went to the levels that pruned it
+                    if trace is not None:
+                        trace.contradiction("empty", p, -1, bit)
+                    return culprits[p]
+                masks[p] = m
+                culprits[p] |= me
+        if k < 0:
+            return None
+        # The cage's pruning rests on every cage cell's state: its culprits are theirs.
+        blame = me
+        for c in t.cages[k]:
+            blame |= culprits[c]
+        before = [masks[c] for c in t.cages[k]]
+        if not self._prune_cage(masks, placed, k, None, None, None):
+            return blame
+        for c, m in zip(t.cages[k], before, strict=True):
+            if masks[c] != m:
+                culprits[c] |= blame
+        return None
 
     def search_grids(
         self,
@@ -1265,6 +1590,79 @@ class Engine:
                 len(out.solutions),
             )  # fmt: skip
         return solutions, counters
+
+
+def _levels(conflict: int) -> tuple[int, ...]:
+    """The levels of a conflict set (bit k for level k), ascending."""
+    return tuple(bit.bit_length() - 1 for bit in _bits(conflict))
+
+
+def _ignore(*args: Any) -> None:
+    """A tracer method nobody listens to."""
+
+
+class _Blame:
+    """The tracer a dom-wdeg search runs behind: each contradiction raises the weight of
+    the constraint the module docstring blames it on; every event goes on to ``inner``
+    (the caller's tracer, or None)."""
+
+    def __init__(self, tables: Tables, weights: list[int], inner: Any) -> None:
+        self.tables = tables
+        self.weights = weights
+        self.inner = inner
+        #: what removed candidates last: a placed cell (>= 0), or ~b for unit b (locked)
+        self.remover: int | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        """Events the blame does not read: passed on, or dropped without a tracer."""
+        return _ignore if self.inner is None else getattr(self.inner, name)
+
+    def eliminate(self, cell: int, bit: int, cells: list[int]) -> None:
+        self.remover = cell
+        if self.inner is not None:
+            self.inner.eliminate(cell, bit, cells)
+
+    def revise(self, x: int, y: int, bit: int) -> None:
+        self.remover = y  # ac3: the arc (x, y) removed y's value from x
+        if self.inner is not None:
+            self.inner.revise(x, y, bit)
+
+    def lock(self, unit: int, other: int, bit: int, cells: list[int]) -> None:
+        self.remover = ~other
+        if self.inner is not None:
+            self.inner.lock(unit, other, bit, cells)
+
+    def contradiction(self, kind: str, cell: int, unit: int, bits: int, cage: int = -1) -> None:
+        blamed = self.blamed(kind, cell, unit, cage)
+        if blamed is not None:
+            self.weights[blamed] += 1
+        if self.inner is not None:
+            self.inner.contradiction(kind, cell, unit, bits, cage)
+
+    def blamed(self, kind: str, cell: int, unit: int, cage: int) -> int | None:
+        """The constraint (a unit, or the number of units plus a cage) a contradiction is
+        blamed on; None for a cell in no unit (a shape of loose units) and no cage."""
+        t = self.tables
+        if kind == "cage":
+            return len(t.units) + cage
+        if kind == "noplace":
+            return unit
+        if cell < 0:  # a kind told by its unit alone
+            return unit if unit >= 0 else None
+        remover = self.remover
+        if kind == "empty" and remover is not None:
+            if remover < 0:  # locked candidates removed the value from unit ~remover
+                return ~remover
+            shared = [u for u in t.units_of[cell] if u in t.units_of[remover]]
+            if shared:
+                return shared[0]
+            if t.cage_of is not None and t.cage_of[cell] >= 0:
+                return len(t.units) + t.cage_of[cell]  # peers through their cage only
+        if t.units_of[cell]:
+            return t.units_of[cell][0]
+        if t.cage_of is not None and t.cage_of[cell] >= 0:
+            return len(t.units) + t.cage_of[cell]
+        return None
 
 
 def check_grids(grids: Any, size: int) -> Any:

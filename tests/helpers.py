@@ -14,6 +14,19 @@ from sudokulab import is_solution, solve
 from sudokulab.models import geometry
 
 
+def core_combinations() -> list[tuple[str, str]]:
+    """Every (propagation, order) both implementations run, for searches without a guess
+    budget: dom-wdeg only under the levels the compiled core runs it under, and not under
+    ``none`` (nothing is pruned there, so it can leave a dead cell for last and search
+    the whole grid first: its tests give it a budget)."""
+    from sudokulab.native.reference import CORE_WDEG_PROPAGATIONS, ORDERS, PROPAGATIONS
+
+    return [
+        (p, o) for p in PROPAGATIONS for o in ORDERS
+        if o != "dom-wdeg" or (p in CORE_WDEG_PROPAGATIONS and p != "none")
+    ]  # fmt: skip
+
+
 def two_solution_grid(solution: tuple[int, ...]) -> tuple[int, ...]:
     """Blank a deadly rectangle (a b / b a over two boxes of one band): two solutions."""
     g = geometry(9)

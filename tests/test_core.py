@@ -9,18 +9,17 @@ import subprocess
 import sys
 import time
 from functools import cache
-from itertools import product
 from pathlib import Path
 
 import pytest
-from helpers import random_solution, two_solution_grid
+from helpers import core_combinations, random_solution, two_solution_grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudokulab import native, read_file
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, Outcome
+from sudokulab.native.reference import KEEP, PROPAGATIONS, VALUES, Outcome
 
 _core = pytest.importorskip(
     "sudokulab.native._core",
@@ -30,15 +29,30 @@ compiled = pytest.importorskip("sudokulab.native.compiled")
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "data" / "seeds.csv"
-COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
+# dom-wdeg: the levels the core runs it under (the reference runs it under every level)
+COMBINATIONS = core_combinations()
 # Where the pure-Python reference needs minutes on the hard sets: both implementations
 # get a budget of guesses per puzzle, and must stop at the same guess with the same
 # outcome (a few milliseconds of reference search per puzzle).
-# So does ac3, whose textbook queue of arcs is slow in Python.
-SLOW = {(p, o) for p, o in COMBINATIONS if p in ("none", "ac3") or (o == "first" and p != "hidden")}
+# So does ac3, whose textbook queue of arcs is slow in Python, and dom-wdeg where its
+# weights lead the search far.
+SLOW = {
+    (p, o)
+    for p, o in COMBINATIONS
+    if p in ("none", "ac3")
+    or (o == "first" and p != "hidden")
+    or (o == "dom-wdeg" and p in ("forward", "singles"))
+}
 #: The levels named as constraint programming names them: tests/test_levels.py checks them
 #: on random puzzles at sizes that suit the reference's pace (a sac probe per candidate).
 CP_LEVELS = ("ac3", "gac", "sac")
+# Every knob, the value order too: what the random puzzles below draw from (with a budget).
+KNOBS = [
+    (p, o, v)
+    for p, o in [*COMBINATIONS, ("none", "dom-wdeg")]
+    if p not in CP_LEVELS
+    for v in VALUES
+]
 BUDGET = 5_000
 SETS = {
     "top95": "sudoku-top95.txt",
@@ -52,11 +66,17 @@ def units_of(size: int) -> tuple[tuple[int, ...], ...]:
 
 
 @cache
-def engines(size: int, units: tuple[tuple[int, ...], ...], propagation: str, order: str):
+def engines(
+    size: int,
+    units: tuple[tuple[int, ...], ...],
+    propagation: str,
+    order: str,
+    values: str = "natural",
+):
     """The compiled engine (whatever ENGINE the seam chose) and the reference's."""
     return (
-        compiled.Engine(size, units, propagation, order),
-        reference.Engine(size, units, propagation, order),
+        compiled.Engine(size, units, propagation, order, values=values),
+        reference.Engine(size, units, propagation, order, values=values),
     )
 
 
@@ -68,10 +88,13 @@ def c_search(
     return engine.search(givens, limit, None, keep, max_guesses)
 
 
-def compare(size, units, givens, propagation, order, limit=1, max_guesses=None, keep=KEEP):
+def compare(
+    size, units, givens, propagation, order, limit=1, max_guesses=None, keep=KEEP,
+    values="natural",
+):  # fmt: skip
     """Both implementations on one grid with one guess budget; asserts identity (a search
     the budget stops included); the outcome."""
-    fast, slow = engines(size, units, propagation, order)
+    fast, slow = engines(size, units, propagation, order, values)
     ref = slow.search(givens, limit, None, keep, max_guesses)
     out = fast.search(givens, limit, None, keep, max_guesses)
     assert out == ref, (propagation, order, max_guesses, givens)
@@ -117,6 +140,18 @@ def eased(givens, solution, extra: int) -> list[int]:
     for cell in [c for c, v in enumerate(out) if not v][:extra]:
         out[cell] = solution[cell]
     return out
+
+
+@pytest.mark.parametrize("propagation", PROPAGATIONS)
+@pytest.mark.parametrize("order", ["mrv", "dom-wdeg"])
+def test_identical_with_lcv_on_a_public_set(data_dir, propagation, order):
+    # The value order under every level: the first puzzles of top95, with a budget.
+    if order == "dom-wdeg" and propagation not in compiled.WDEG_PROPAGATIONS:
+        pytest.skip(f"the core does not run {order} under {propagation}")
+    units = units_of(9)
+    for entry in read_file(data_dir / "norvig-pytudes" / SETS["top95"])[:12]:
+        givens = entry.puzzle.givens
+        compare(9, units, givens, propagation, order, 2, 2_000, values="lcv")
 
 
 @pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
@@ -471,7 +506,7 @@ def test_bad_search_arguments_raise():
     size=st.sampled_from([4, 9, 16]),
     seed=st.integers(0, 2**32 - 1),
     blank=st.floats(0.0, 0.8),
-    knobs=st.sampled_from([k for k in COMBINATIONS if k[0] not in CP_LEVELS]),
+    knobs=st.sampled_from(KNOBS),
     limit=st.sampled_from([1, 2, 3, None]),
 )
 def test_property_random_puzzles_are_identical(size, seed, blank, knobs, limit):
@@ -481,4 +516,8 @@ def test_property_random_puzzles_are_identical(size, seed, blank, knobs, limit):
     if limit is None and size > 4:
         limit = 50
     # Both get the same budget of guesses: identical, stopped or not.
-    compare(size, units_of(size), givens, *knobs, limit=limit, max_guesses=BUDGET, keep=20)
+    propagation, order, values = knobs
+    compare(
+        size, units_of(size), givens, propagation, order, limit=limit, max_guesses=BUDGET,
+        keep=20, values=values,
+    )  # fmt: skip

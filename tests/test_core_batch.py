@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+from helpers import core_combinations
 
 from sudokulab import native, read_file
 from sudokulab.backends import get_backend
@@ -63,7 +64,7 @@ def test_batch_equals_single_calls_on_a_set(data_dir, propagation, order, limit)
     assert grid_rows(slow) == rows(singles[:10], 81)
 
 
-@pytest.mark.parametrize(("propagation", "order"), [(p, o) for p in PROPAGATIONS for o in ORDERS])
+@pytest.mark.parametrize(("propagation", "order"), core_combinations())
 def test_batch_budget_is_per_puzzle(data_dir, propagation, order):
     # Every puzzle of a batch gets the whole budget: a batch gives what single calls
     # give, puzzles the budget stops and puzzles it does not alike, in both engines.

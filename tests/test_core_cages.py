@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import random
-from itertools import product
 
 import pytest
-from helpers import killer_cages, random_cages, random_solution
+from helpers import core_combinations, killer_cages, random_cages, random_solution
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import ORDERS, PROPAGATIONS
 
-COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
+COMBINATIONS = core_combinations()
 
 
 def units_of(size: int) -> tuple[tuple[int, ...], ...]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers import core_combinations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -162,7 +163,7 @@ def test_junk_givens_of_one_puzzle_raise_or_agree(givens):
     seed=st.integers(0, 2**32 - 1),
     shaped=st.booleans(),
     blank=st.floats(0.3, 1.0),
-    knobs=st.sampled_from([(p, o) for p in PROPAGATIONS for o in ORDERS]),
+    knobs=st.sampled_from(core_combinations()),
     limit=st.sampled_from([1, 2, 5, None]),
 )
 def test_random_geometries_agree(size, seed, shaped, blank, knobs, limit):

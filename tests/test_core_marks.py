@@ -6,22 +6,21 @@ from __future__ import annotations
 
 import random
 from array import array
-from itertools import product
 
 import numpy as np
 import pytest
-from helpers import killer_cages, random_cages, random_solution
+from helpers import core_combinations, killer_cages, random_cages, random_solution
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import ORDERS, PROPAGATIONS
+from sudokulab.native.reference import PROPAGATIONS
 
 _core = pytest.importorskip("sudokulab.native._core", reason="the compiled core is not built")
 compiled = pytest.importorskip("sudokulab.native.compiled")
 
-COMBINATIONS = list(product(PROPAGATIONS, ORDERS))
+COMBINATIONS = core_combinations()
 
 
 def units_of(size: int) -> tuple[tuple[int, ...], ...]:

@@ -17,11 +17,12 @@ import random
 from functools import cache
 
 import pytest
+from helpers import core_combinations
 
 from sudokulab import is_solution, read_file
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS
+from sudokulab.native.reference import KEEP
 
 _core = pytest.importorskip(
     "sudokulab.native._core",
@@ -60,8 +61,7 @@ def eased(givens, solution, extra: int) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize("order", ORDERS)
-@pytest.mark.parametrize("propagation", PROPAGATIONS)
+@pytest.mark.parametrize(("propagation", "order"), core_combinations())
 def test_identical_on_a_sudokus_17_sample(data_dir, propagation, order):
     fast = compiled.Engine(9, UNITS, propagation, order)
     engine = reference.Engine(9, UNITS, propagation, order)

@@ -25,7 +25,9 @@ from sudokulab.models.puzzle import Cage
 from sudokulab.native import ORDERS, PROPAGATIONS, reference
 
 SEEDS = Path(__file__).resolve().parent.parent / "data" / "seeds.csv"
-KNOBS = [(p, o) for p in PROPAGATIONS for o in ORDERS]
+# dom-wdeg under none is blind (nothing pruned): it may leave a dead cell for last and
+# trace the whole grid's search first (tests/test_search_orders.py gives it a budget).
+KNOBS = [(p, o) for p in PROPAGATIONS for o in ORDERS if (p, o) != ("none", "dom-wdeg")]
 
 
 def _small_puzzles() -> list[Puzzle]:

@@ -329,6 +329,11 @@ class Recorder:
         self.depth = depth - 1
         self._keep(Backtrack(cell, depth))
 
+    def backjump(self, from_depth: int, to_depth: int, conflict_set: tuple[int, ...]) -> None:
+        """A dead end at ``from_depth`` jumps back to ``to_depth``, the deepest level of its
+        conflict set (backjumping, the reference engine's ``backjump=True``). Not kept as a
+        step yet: the backtracks that follow tell the jump."""
+
     def solution(self, masks: list[int]) -> None:
         """Every cell is placed."""
         self.found += 1

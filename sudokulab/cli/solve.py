@@ -36,7 +36,7 @@ from ..models import (
     read_file,
 )
 from ..models.formats import counted
-from ..native import ORDERS, PROPAGATIONS
+from ..native import ORDERS, PROPAGATIONS, VALUES
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -84,9 +84,10 @@ verification, times out or errs, 2 bad input.
 
 
 def spec_type(text: str) -> BackendSpec:
-    """A backend spec as an argument type: NAME, a preset, or NAME:key=value,..."""
+    """A backend spec as an argument type: NAME, a preset, or NAME:key=value,... (the
+    options that exclude each other are checked with --propagation and the rest)."""
     try:
-        return _parse_spec(text)
+        return _parse_spec(text, together=False)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
 
@@ -151,9 +152,17 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--order",
         choices=ORDERS,
-        help="native engine cell order: mrv (fewest candidates), first (first empty cell) or "
-        "mrv-degree (fewest candidates, ties to the most unplaced peers) (default: "
-        "mrv-degree on classic 9x9 grids, mrv on other shapes: the fastest measured)",
+        help="native engine cell order: mrv (fewest candidates), first (first empty cell), "
+        "mrv-degree (fewest candidates, ties to the most unplaced peers) or dom-wdeg (fewest "
+        "candidates per weighted degree, the weights raised by each contradiction) "
+        "(default: mrv-degree on classic 9x9 grids, mrv on other shapes: the fastest "
+        "measured)",
+    )
+    p.add_argument(
+        "--values",
+        choices=VALUES,
+        help="native engine value order: natural (ascending; the default) or lcv (the least "
+        "constraining value first: the one fewest unplaced peers hold)",
     )
     p.add_argument(
         "--timeout",
@@ -225,7 +234,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     puzzles given as text are solved one at a time instead, as :func:`sudokulab.solve`
     does: the same answers, without starting what a block needs (numpy, threads).
     """
-    knobs = {"propagation": args.propagation, "order": args.order}
+    knobs = {"propagation": args.propagation, "order": args.order, "values": args.values}
     try:
         spec = as_spec(args.backend, **{k: v for k, v in knobs.items() if v})
     except ValueError as err:
