@@ -268,7 +268,50 @@ def test_generate_by_grade_and_pick_from_a_set(server):
     status, d = call(server, "/api/sets/gen-classic-hard/3")
     assert status == 200 and d["puzzle"] == str(load("gen-classic-hard").entries[2].puzzle)
     assert call(server, "/api/sets/gen-classic-hard/999")[0] == 404
-    assert call(server, "/api/sets/gen-killer/1")[0] == 404  # a variant: not a line
+    assert call(server, "/api/sets/no-such-set/1")[0] == 404
+
+
+@pytest.mark.parametrize("name", ["gen-killer", "gen-jigsaw", "gen-x"])
+def test_killer_jigsaw_and_variant_sets_come_as_documents_and_are_drawn(server, name):
+    """A shipped set whose puzzles a line cannot say is offered as documents: the page
+    solves the document as given, and the viewer gets its cages and regions."""
+    from sudokulab.models.documents import to_document
+
+    status, o = call(server, "/api/options")
+    assert name in dict(o["sets"])
+    entry = load(name).entries[1]
+    status, d = call(server, f"/api/sets/{name}/2")
+    assert status == 200 and d["document"] is True
+    assert json.loads(d["puzzle"]) == to_document(entry.puzzle)
+    status, solved = call(server, "/api/solve", {"puzzle": d["puzzle"]})
+    assert status == 200, solved
+    viewer = solved["viewer"]
+    assert viewer["cages"] == [[c.total, list(c.cells)] for c in entry.puzzle.cages]
+    regions = [u for u in entry.puzzle.geometry.units if u.kind == "region"]
+    assert (viewer["regionOf"] is not None) == bool(regions)
+    for k, unit in enumerate(regions):
+        assert all(viewer["regionOf"][c] == k for c in unit.cells)
+    if name == "gen-x":
+        assert solved["variantCells"]  # the diagonals, from the document alone
+    trace = trace_puzzle(entry.puzzle, "hidden", "mrv", max_steps=None)
+    assert solved["counters"]["solutions"] == trace.summary.solutions == 1
+    assert is_solution(entry.puzzle, trace.solutions[0]) and trace.solutions[0] == entry.solution
+
+
+def test_generate_makes_killer_and_jigsaw_documents(server):
+    from sudokulab.models import read_text
+
+    for variant, kind in (("killer", "cages"), ("jigsaw", "regions")):
+        status, d = call(server, "/api/generate", {"grade": "easy", "variant": variant, "seed": 5})
+        assert status == 200 and d["document"] is True, d
+        assert kind in json.loads(d["puzzle"])
+        puzzle = read_text(d["puzzle"])[0].puzzle
+        status, solved = call(server, "/api/solve", {"puzzle": d["puzzle"]})
+        assert status == 200 and solved["counters"]["solutions"] == 1
+        assert solved["puzzle"] == str(puzzle)
+    # the generator's own words for what it cannot make, as a 422
+    status, d = call(server, "/api/generate", {"grade": "medium", "variant": "killer"})
+    assert status == 422 and "killer puzzles are graded easy or extreme" in d["error"]
 
 
 def test_the_page_and_its_assets_need_no_network(server):
@@ -381,3 +424,81 @@ def test_without_the_serve_extra_the_command_says_how_to_get_it():
         "sudokulab: error: serve needs the serve extra (uvicorn is missing): "
         "pip install 'sudokulab[serve]'\n"
     )
+
+
+# -- the error paths, on the application in this process (a fault put in on purpose) ------
+
+
+@contextmanager
+def app_in_thread(**kwargs) -> Iterator[str]:
+    """``create_app(**kwargs)`` served by uvicorn in a thread of this process, on a free
+    port (so a test can put a fault into the work it runs); stopped at the end."""
+    import time
+
+    import uvicorn
+
+    from sudokulab.serve.app import create_app
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(create_app(**kwargs), host="127.0.0.1", port=port, log_level="error")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(600):
+        if server.started:
+            break
+        time.sleep(0.05)
+    assert server.started
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+
+
+def test_a_bug_in_the_work_is_a_500_in_one_line_and_the_server_goes_on(monkeypatch, caplog):
+    from sudokulab.serve import work
+
+    def broken(body, bounds):
+        raise RuntimeError("a fault put in by the test")
+
+    monkeypatch.setattr(work, "check", broken)
+    with app_in_thread() as url:
+        status, d = call(url, "/api/check", {"puzzle": HARD, "backends": ["native"]})
+        assert status == 500
+        assert d == {"error": "internal error: RuntimeError: a fault put in by the test"}
+        assert "a fault put in by the test" in caplog.text  # the traceback is logged
+        status, solved = call(url, "/api/solve", {"puzzle": HARD})
+        assert status == 200 and solved["counters"]["solutions"] == 1
+
+
+def test_past_the_queue_the_server_says_it_is_busy_and_then_serves_again(monkeypatch):
+    """One worker thread and room for one request: while a request runs, the next is told
+    the server is busy (503, one line); once it ends, requests are served again."""
+    from sudokulab.serve import app, work
+
+    running, release = threading.Event(), threading.Event()
+    solve = work.solve
+
+    def held(body, bounds):
+        running.set()
+        assert release.wait(60)
+        return solve(body, bounds)
+
+    monkeypatch.setattr(work, "solve", held)
+    monkeypatch.setattr(app, "QUEUE", 1)
+    with app_in_thread(workers=1) as url:
+        first: list = []
+        thread = threading.Thread(
+            target=lambda: first.append(call(url, "/api/solve", {"puzzle": HARD}))
+        )
+        thread.start()
+        assert running.wait(60)
+        status, d = call(url, "/api/options")
+        assert status == 503 and d == {"error": "the server is busy: try again shortly"}
+        release.set()
+        thread.join(120)
+        assert first[0][0] == 200 and first[0][1]["counters"]["solutions"] == 1
+        assert call(url, "/api/options")[0] == 200

@@ -246,3 +246,32 @@ def screenshot(path: str) -> None:
 
 if __name__ == "__main__":
     screenshot(sys.argv[1] if len(sys.argv) > 1 else "serve.png")
+
+
+def test_a_killer_set_loads_as_a_document_with_its_cages_drawn(page, server):
+    """A killer puzzle from a set: the text is its document, the grid shows its givens
+    read-only, the viewer draws every cage, the last step is the solution, and the shared
+    link opens the same puzzle."""
+    from sudokulab.catalog import load
+
+    entry = load("gen-killer").entries[0]
+    page.goto(server)
+    page.wait_for_selector('[data-role="app"][data-ready="true"]')
+    role(page, "set").select_option("gen-killer")
+    role(page, "set-number").fill("1")
+    role(page, "load").click()
+    ready(page)
+    assert role(page, "puzzle").input_value().startswith("{")
+    assert role(page, "doc-hint").is_visible()
+    editor = role(page, "editor").locator("input")
+    assert editor.first.get_attribute("readonly") is not None
+    caged = sum(len(c.cells) for c in entry.puzzle.cages)
+    assert page.locator('[data-role="viewer"] [data-role="grid"] [data-cage]').count() == caged
+    role(page, "last").click()
+    assert shown_values(page) == tuple(entry.solution)
+    href = role(page, "share").get_attribute("href")
+    page.goto(server.rstrip("/") + href)
+    ready(page)
+    assert role(page, "puzzle").input_value() == call(server, "/api/sets/gen-killer/1")[1]["puzzle"]
+    assert page.locator('[data-role="viewer"] [data-role="grid"] [data-cage]').count() == caged
+    assert not page.errors

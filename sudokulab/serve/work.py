@@ -31,6 +31,9 @@ from .bounds import Bounds
 
 #: The ways to solve on the page: the engine's traced search, or the logic solver's ladder.
 SOLVERS = ("engine", "logic")
+#: The kinds of puzzle the page can generate: the line's rules, and jigsaw and killer
+#: puzzles (which come back as documents: their regions and cages do not fit in a line).
+GENERATE_VARIANTS = ("classic", "x", "hyper", "jigsaw", "killer")
 #: The rules a puzzle's line can be read with: the classic ones, or with the diagonals
 #: (x), the four extra windows (hyper), or both (what ``--variant`` adds on the command line).
 VARIANTS = ("classic", "x", "hyper", "x,hyper")
@@ -68,6 +71,7 @@ def options(bounds: Bounds) -> dict[str, Any]:
         "ladder": [[t.name, t.grade, t.score] for t in LADDER],
         "grades": list(GRADES),
         "variants": list(VARIANTS),
+        "generateVariants": list(GENERATE_VARIANTS),
         "sizes": [s for s in SIZES if s <= bounds.max_size],
         "backends": [
             {"name": name, "available": get_backend(name).available()} for name in backend_names()
@@ -327,7 +331,7 @@ def make(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     from ..generate import GenerateError, generate
 
     grade = _choice(body, "grade", GRADES, "medium")
-    variant = _choice(body, "variant", VARIANTS[:3], "classic")
+    variant = _choice(body, "variant", GENERATE_VARIANTS, "classic")
     size = body.get("size", 9)
     sizes = [s for s in SIZES if s <= bounds.max_size]
     if size not in sizes:
@@ -340,8 +344,10 @@ def make(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     except GenerateError as err:
         timed_out = "within the timeout" in str(err)
         raise Refused(408 if timed_out else 422, f"generate: {err}") from None
+    text = puzzle_text(made.puzzle)
     return {
-        "puzzle": str(made.puzzle),
+        "puzzle": text,
+        "document": text.startswith("{"),
         "size": size,
         "variant": variant,
         "grade": made.grade,
@@ -349,9 +355,21 @@ def make(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     }
 
 
+def puzzle_text(puzzle: Puzzle) -> str:
+    """The text the page's puzzle field holds for a puzzle: its one line when the line
+    says it all (the classic rules; the variant menu adds diagonals or windows), else
+    its puzzle document as one JSON line (killer cages, jigsaw regions, variant rules)."""
+    plain = not puzzle.cages and not puzzle.rules and puzzle.candidates is None
+    if plain and all(u.kind in ("row", "column", "box") for u in puzzle.geometry.units):
+        return str(puzzle)
+    from ..models.documents import dumps
+
+    return dumps(puzzle)
+
+
 @cache
 def _shipped() -> dict[str, tuple[str, ...]]:
-    """The classic puzzles of each set shipped with the package (read once)."""
+    """The puzzles of each set shipped with the package (read once), as the page's texts."""
     from ..catalog import entries, load
 
     out = {}
@@ -362,26 +380,22 @@ def _shipped() -> dict[str, tuple[str, ...]]:
             puzzles = [e.puzzle for e in load(info.name).entries]
         except Exception:  # a set that cannot be read here is left out, not fatal
             continue
-        lines = tuple(
-            str(p)
-            for p in puzzles
-            if not p.cages and all(u.kind in ("row", "column", "box") for u in p.geometry.units)
-        )
-        if lines and len(lines) == len(puzzles):
-            out[info.name] = lines
+        if puzzles:
+            out[info.name] = tuple(puzzle_text(p) for p in puzzles)
     return out
 
 
 def shipped_sets() -> list[tuple[str, int]]:
-    """The shipped sets of classic puzzles the page offers, with their sizes."""
-    return [(name, len(lines)) for name, lines in _shipped().items()]
+    """The shipped sets the page offers (classic, variants, jigsaw, killer), with sizes."""
+    return [(name, len(texts)) for name, texts in _shipped().items()]
 
 
 def set_puzzle(name: str, number: int) -> dict[str, Any]:
-    """The ``number``-th (from 1) puzzle of a shipped set."""
-    lines = _shipped().get(name)
-    if lines is None:
-        raise Refused(404, f"set: no shipped set of classic puzzles named {name!r}")
-    if not 1 <= number <= len(lines):
-        raise Refused(404, f"set: {name} holds {len(lines)} puzzles, not a number {number}")
-    return {"puzzle": lines[number - 1], "set": name, "number": number}
+    """The ``number``-th (from 1) puzzle of a shipped set: its line, or its document."""
+    texts = _shipped().get(name)
+    if texts is None:
+        raise Refused(404, f"set: no shipped set named {name!r}")
+    if not 1 <= number <= len(texts):
+        raise Refused(404, f"set: {name} holds {len(texts)} puzzles, not a number {number}")
+    text = texts[number - 1]
+    return {"puzzle": text, "set": name, "number": number, "document": text.startswith("{")}

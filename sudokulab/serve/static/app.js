@@ -79,7 +79,28 @@
     });
     q("puzzle").value = line;
   }
+  // A puzzle document (JSON: killer cages, jigsaw regions, variant rules) or an f-puzzles
+  // link says more than a grid of digits: the grid then shows its givens, read-only.
+  function isDocument(text) {
+    return /^\s*[{\[]/.test(text) || /^\s*(https?:|fpuz|N4Ig)/.test(text);
+  }
+  function markDocument(doc) {
+    q("editor").classList.toggle("doc", doc);
+    q("doc-hint").hidden = !doc;
+    Array.prototype.forEach.call(q("editor").children, function (el) { el.readOnly = doc; });
+  }
+  function fillEditor(line) {
+    if (line.length !== size * size) buildEditor(Math.round(Math.sqrt(line.length)));
+    var cells = q("editor").children;
+    for (var c = 0; c < cells.length; c++) {
+      var v = valueOf(line[c], size);
+      cells[c].value = v ? symbol(v) : "";
+    }
+  }
   function lineToGrid() {
+    var doc = isDocument(q("puzzle").value);
+    markDocument(doc);
+    if (doc) return;  // the grid is filled from the server's reading (show)
     var text = q("puzzle").value.replace(/\s+/g, ""), cells = q("editor").children;
     if (text.length !== size * size) {
       var fits = Object.keys(BOXES).map(Number).filter(function (n) {
@@ -193,6 +214,11 @@
     });
     APP.setAttribute("data-steps", data.viewer.steps.length);
     APP.setAttribute("data-puzzle", data.puzzle);
+    if (isDocument(q("puzzle").value)) {
+      q("size").value = data.size;
+      fillEditor(data.puzzle);
+      markDocument(true);
+    }
     var c = data.counters, parts = Object.keys(c).filter(function (k) { return k !== "timedOut"; })
       .map(function (k) { return k + " " + c[k]; });
     if (c.timedOut) parts.push("stopped by the timeout");
@@ -331,7 +357,7 @@
   q("load").addEventListener("click", function () {
     var name = q("set").value, n = +q("set-number").value || 1;
     api("GET", "/api/sets/" + encodeURIComponent(name) + "/" + n).then(function (d) {
-      q("variant").value = "classic";  // the sets offered are classic puzzles
+      q("variant").value = "classic";  // a set's puzzle (or document) carries its rules
       q("puzzle").value = d.puzzle;
       lineToGrid();
       solve();
@@ -340,9 +366,11 @@
   q("generate").addEventListener("click", function () {
     APP.setAttribute("data-state", "loading");
     q("generate").disabled = true;
-    var body = { grade: q("grade").value, size: size, variant: q("variant").value };
+    var body = { grade: q("grade").value, size: size, variant: q("gen-variant").value };
     api("POST", "/api/generate", body).then(function (d) {
       q("generate").disabled = false;
+      if (d.document) q("variant").value = "classic";  // the document carries its rules
+      else if (OPTIONS.variants.indexOf(d.variant) >= 0) q("variant").value = d.variant;
       q("puzzle").value = d.puzzle;
       lineToGrid();
       solve();
@@ -387,6 +415,7 @@
     fill(q("variant"), o.variants, o.variants.map(function (v) {
       return { classic: "classic", x: "x (diagonals)", hyper: "hyper (windows)" }[v] || v;
     }));
+    fill(q("gen-variant"), o.generateVariants);
     fill(q("set"), o.sets.map(function (s) { return s[0]; }),
       o.sets.map(function (s) { return s[0] + " (" + s[1] + ")"; }));
     o.ladder.forEach(function (t) {
