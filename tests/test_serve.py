@@ -406,6 +406,28 @@ def test_ctrl_c_stops_the_server_cleanly():
         assert proc.stderr.read() == "sudokulab: interrupted\n"
 
 
+def test_traces_run_in_worker_processes_that_stop_with_the_server():
+    """A trace runs in a worker process of the server (a class's searches use every
+    core); Ctrl-C stops the server and its workers with it."""
+    import psutil
+
+    with running_server() as (url, proc):
+        assert call(url, "/api/options")[0] == 200
+        server = psutil.Process(proc.pid)
+        assert not server.children(recursive=True)  # nothing started before a trace
+        status, d = call(url, "/api/solve", {"puzzle": HARD, "propagation": "sac"})
+        assert status == 200 and d["counters"]["solutions"] == 1
+        workers = server.children(recursive=True)
+        assert workers and all("python" in w.name().lower() for w in workers)
+        # a refusal made in a worker comes back whole: status, line, column
+        status, d = call(url, "/api/solve", {"puzzle": "12x" + "." * 78})
+        assert status == 400 and d["column"] == 3 and "'x'" in d["error"]
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 130
+        gone, alive = psutil.wait_procs(workers, timeout=30)
+        assert not alive
+
+
 @pytest.mark.skipif(os.name != "posix", reason="signals")
 def test_the_port_is_free_again_after_the_server_stops():
     with running_server() as (url, proc):
@@ -480,25 +502,24 @@ def test_past_the_queue_the_server_says_it_is_busy_and_then_serves_again(monkeyp
     from sudokulab.serve import app, work
 
     running, release = threading.Event(), threading.Event()
-    solve = work.solve
+    check = work.check
 
-    def held(body, bounds):
+    def held(body, bounds):  # (a check: it runs in a thread of this process)
         running.set()
         assert release.wait(60)
-        return solve(body, bounds)
+        return check(body, bounds)
 
-    monkeypatch.setattr(work, "solve", held)
+    monkeypatch.setattr(work, "check", held)
     monkeypatch.setattr(app, "QUEUE", 1)
     with app_in_thread(workers=1) as url:
         first: list = []
-        thread = threading.Thread(
-            target=lambda: first.append(call(url, "/api/solve", {"puzzle": HARD}))
-        )
+        body = {"puzzle": HARD, "backends": ["native"]}
+        thread = threading.Thread(target=lambda: first.append(call(url, "/api/check", body)))
         thread.start()
         assert running.wait(60)
         status, d = call(url, "/api/options")
         assert status == 503 and d == {"error": "the server is busy: try again shortly"}
         release.set()
         thread.join(120)
-        assert first[0][0] == 200 and first[0][1]["counters"]["solutions"] == 1
+        assert first[0][0] == 200 and first[0][1]["rows"][0]["status"] == "solved"
         assert call(url, "/api/options")[0] == 200

@@ -1,7 +1,9 @@
 """The Starlette application of ``sudokulab serve``: the page, its assets, the JSON API.
 
-Every request's work runs in a pool of threads (the native core and the solver packages
-release the GIL; the reference engine's traces are bounded in steps and seconds), so a
+The traces and the generator (Python: the reference engine, the logic solver) run in a
+pool of worker processes, one per core (anyio's), so a class's searches use every core
+rather than take turns on one interpreter; the rest (checks across backends, which
+isolate their solvers themselves, the options, the sets) runs in a pool of threads. So a
 class of browsers is served side by side and the event loop never waits on a solve. A
 request over a bound is answered with a 4xx and ``{"error": "one line"}``; when more
 requests wait than :data:`QUEUE` the newest get a 503 saying so.
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +32,10 @@ from .work import Refused
 
 logger = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
-#: Requests whose work runs at once (threads); more wait for a turn.
+#: Requests whose work runs at once in threads; more wait for a turn.
 WORKERS = 8
+#: Traces and generations that run at once, each in a worker process: one per core.
+PROCESSES = max(1, os.cpu_count() or 1)
 #: Requests that may wait for a turn; past that the server says it is busy.
 QUEUE = 256
 #: The largest request body, in bytes.
@@ -48,7 +53,9 @@ VIEWER_JS = (
 )
 
 
-def create_app(bounds: Bounds | None = None, workers: int = WORKERS) -> Starlette:
+def create_app(
+    bounds: Bounds | None = None, workers: int = WORKERS, processes: int = PROCESSES
+) -> Starlette:
     """The application, with the given bounds on each request's work."""
     bounds = bounds or Bounds()
     state: dict[str, Any] = {"waiting": 0}
@@ -56,17 +63,24 @@ def create_app(bounds: Bounds | None = None, workers: int = WORKERS) -> Starlett
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
         state["limiter"] = anyio.CapacityLimiter(workers)
+        state["processes"] = anyio.CapacityLimiter(processes)
         yield
 
-    async def run(function, *args) -> Response:
-        """``function(*args)``'s JSON answer from a worker thread, or its refusal."""
+    async def run(function, *args, process: bool = False) -> Response:
+        """``function(*args)``'s JSON answer from a worker thread (or, with ``process``,
+        a worker process), or its refusal."""
         if state["waiting"] >= QUEUE:
             return JSONResponse({"error": "the server is busy: try again shortly"}, 503)
         state["waiting"] += 1
         try:
-            answer = await anyio.to_thread.run_sync(
-                lambda: function(*args), limiter=state["limiter"]
-            )
+            if process:  # the function and its arguments travel by pickle
+                answer = await anyio.to_process.run_sync(
+                    function, *args, limiter=state["processes"]
+                )
+            else:
+                answer = await anyio.to_thread.run_sync(
+                    lambda: function(*args), limiter=state["limiter"]
+                )
         except Refused as err:
             return JSONResponse(err.body(), err.status)
         except Exception as err:  # a bug: said in one line to the page, the traceback logged
@@ -91,13 +105,13 @@ def create_app(bounds: Bounds | None = None, workers: int = WORKERS) -> Starlett
             raise Refused(400, "request: give a JSON object")
         return body
 
-    def posting(function):
+    def posting(function, process: bool = False):
         async def endpoint(request: Request) -> Response:
             try:
                 body = await body_of(request)
             except Refused as err:
                 return JSONResponse(err.body(), err.status)
-            return await run(function, body, bounds)
+            return await run(function, body, bounds, process=process)
 
         return endpoint
 
@@ -127,9 +141,9 @@ def create_app(bounds: Bounds | None = None, workers: int = WORKERS) -> Starlett
         Route("/viewer.css", viewer_css),
         Route("/api/options", options),
         Route("/api/sets/{name}/{n:int}", set_puzzle),
-        Route("/api/solve", posting(work.solve), methods=["POST"]),
+        Route("/api/solve", posting(work.solve, process=True), methods=["POST"]),
         Route("/api/check", posting(work.check), methods=["POST"]),
-        Route("/api/generate", posting(work.make), methods=["POST"]),
+        Route("/api/generate", posting(work.make, process=True), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_found})

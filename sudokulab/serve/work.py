@@ -47,6 +47,10 @@ class Refused(Exception):
         super().__init__(message)
         self.status, self.message, self.column = status, message, column
 
+    def __reduce__(self) -> tuple:
+        """Pickled by its fields: it travels back from a worker process."""
+        return Refused, (self.status, self.message, self.column)
+
     def body(self) -> dict[str, Any]:
         """The JSON body of the refusal."""
         out: dict[str, Any] = {"error": self.message}
