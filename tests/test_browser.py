@@ -7,7 +7,10 @@ test skips, except in CI (CI=true), where it fails: CI installs it.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,11 +51,24 @@ def _sync_playwright():
 
 @pytest.fixture
 def page():
+    with open_page(1400, 900) as page:
+        yield page
+
+
+@contextmanager
+def open_page(width: int, height: int) -> Iterator[Any]:
+    """A page of the system Chromium, its script errors and console errors collected in
+    ``page.errors``; the browser closed at the end."""
     sync_playwright = _sync_playwright()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:
-            yield browser.new_page(viewport={"width": 1400, "height": 900})
+            page = browser.new_page(viewport={"width": width, "height": height})
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.errors = errors
+            yield page
         finally:
             browser.close()
 

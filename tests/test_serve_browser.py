@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from test_browser import ARGS, CHROMIUM, _sync_playwright  # noqa: E402
+from test_browser import open_page  # noqa: E402
 from test_serve import HARD, call, running_server  # noqa: E402
 
 from sudokulab import is_solution, parse_puzzle  # noqa: E402
@@ -32,18 +32,8 @@ def server():
 
 @pytest.fixture
 def page():
-    sync_playwright = _sync_playwright()
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1000})
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.errors = errors
-            yield page
-        finally:
-            browser.close()
+    with open_page(1500, 1000) as page:
+        yield page
 
 
 def ready(page, state: str = "ready") -> None:
@@ -229,10 +219,7 @@ def test_the_logic_solver_a_set_a_generated_puzzle_and_a_check(page, server):
 
 def screenshot(path: str) -> None:
     """The page on a hard puzzle, mid-search, the tree open: the docs' picture."""
-    sync_playwright = _sync_playwright()
-    with running_server() as (url, _), sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 1050})
+    with running_server() as (url, _), open_page(1500, 1050) as page:
         page.goto(f"{url}?puzzle={HARD}&propagation=forward")
         ready(page)
         for _ in range(40):  # well into the search: the tree has grown a while
@@ -241,11 +228,6 @@ def screenshot(path: str) -> None:
         role(page, "check").click()
         page.wait_for_selector('[data-role="check-results"][data-state="ready"]', timeout=60_000)
         page.screenshot(path=path, full_page=True)
-        browser.close()
-
-
-if __name__ == "__main__":
-    screenshot(sys.argv[1] if len(sys.argv) > 1 else "serve.png")
 
 
 def test_a_killer_set_loads_as_a_document_with_its_cages_drawn(page, server):
@@ -275,3 +257,7 @@ def test_a_killer_set_loads_as_a_document_with_its_cages_drawn(page, server):
     assert role(page, "puzzle").input_value() == call(server, "/api/sets/gen-killer/1")[1]["puzzle"]
     assert page.locator('[data-role="viewer"] [data-role="grid"] [data-cage]').count() == caged
     assert not page.errors
+
+
+if __name__ == "__main__":
+    screenshot(sys.argv[1] if len(sys.argv) > 1 else "serve.png")
