@@ -142,6 +142,35 @@ def test_a_puzzle_in_the_url_opens_with_the_default_settings(page, server):
     assert page.errors == []
 
 
+def test_thirty_browser_sessions_at_once_all_get_their_stories(page, server):
+    """A class: thirty pages open their shared links at once (each its own puzzle and
+    level); every one gets its story (the API's for those settings), whose last step is
+    its puzzle's solution where the story is not cut at the step bound."""
+    from sudokulab.catalog import load
+    from sudokulab.native import PROPAGATIONS
+
+    puzzles = [e.puzzle for e in load("gen-classic-hard").entries]
+    levels = [p for p in PROPAGATIONS if p != "none"]
+    pages = [page] + [page.context.browser.new_page() for _ in range(29)]
+    for k, tab in enumerate(pages):  # each navigation returns once its page has loaded
+        puzzle = puzzles[k % len(puzzles)]
+        tab.goto(f"{server}?puzzle={puzzle}&propagation={levels[k % len(levels)]}")
+    cut = 0
+    for k, tab in enumerate(pages):
+        ready(tab)
+        role(tab, "last").click()
+        puzzle, level = puzzles[k % len(puzzles)], levels[k % len(levels)]
+        assert role(tab, "propagation").input_value() == level
+        _, expected = call(server, "/api/solve", {"puzzle": str(puzzle), "propagation": level})
+        assert int(role(tab, "app").get_attribute("data-steps")) == len(expected["viewer"]["steps"])
+        if expected["viewer"]["truncated"]:
+            cut += 1
+        else:
+            assert is_solution(puzzle, shown_values(tab)), k
+    assert cut < len(pages)
+    assert page.errors == []
+
+
 def test_a_variant_in_the_url_shades_its_units(page, server):
     from sudokulab.catalog import load
 
