@@ -271,6 +271,19 @@ def test_generate_by_grade_and_pick_from_a_set(server):
     assert call(server, "/api/sets/no-such-set/1")[0] == 404
 
 
+def test_public_sets_in_a_data_folder_are_offered_and_read_when_asked(data_dir):
+    """With --data-dir, the catalog's public sets found there are offered beside the
+    shipped ones (by their catalog sizes, none read yet), and a puzzle of one is served."""
+    with running_server("--data-dir", str(data_dir)) as (url, _):
+        status, o = call(url, "/api/options")
+        sets = dict(o["sets"])
+        assert sets["top95"] == 95 and sets["hardest"] == 11 and "gen-classic-easy" in sets
+        status, d = call(url, "/api/sets/top95/3")
+        top95 = load("top95", [str(data_dir)]).entries
+        assert status == 200 and d["puzzle"] == str(top95[2].puzzle) and not d["document"]
+        assert call(url, "/api/sets/top95/96")[0] == 404
+
+
 @pytest.mark.parametrize("name", ["gen-killer", "gen-jigsaw", "gen-x"])
 def test_killer_jigsaw_and_variant_sets_come_as_documents_and_are_drawn(server, name):
     """A shipped set whose puzzles a line cannot say is offered as documents: the page

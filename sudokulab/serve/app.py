@@ -54,9 +54,13 @@ VIEWER_JS = (
 
 
 def create_app(
-    bounds: Bounds | None = None, workers: int = WORKERS, processes: int = PROCESSES
+    bounds: Bounds | None = None,
+    workers: int = WORKERS,
+    processes: int = PROCESSES,
+    data_dirs: tuple[str, ...] = (),
 ) -> Starlette:
-    """The application, with the given bounds on each request's work."""
+    """The application, with the given bounds on each request's work; the page offers the
+    shipped sets and the public ones found in the data folders (and ``data_dirs``)."""
     bounds = bounds or Bounds()
     state: dict[str, Any] = {"waiting": 0}
 
@@ -125,10 +129,11 @@ def create_app(
         return Response(STYLE, media_type="text/css")
 
     async def options(request: Request) -> Response:
-        return await run(work.options, bounds)
+        return await run(work.options, bounds, data_dirs)
 
     async def set_puzzle(request: Request) -> Response:
-        return await run(work.set_puzzle, request.path_params["name"], request.path_params["n"])
+        name, number = request.path_params["name"], request.path_params["n"]
+        return await run(work.set_puzzle, name, number, data_dirs)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         if request.url.path.startswith("/api/"):

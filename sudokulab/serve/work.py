@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import time
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from .. import api
@@ -59,7 +59,7 @@ class Refused(Exception):
         return out
 
 
-def options(bounds: Bounds) -> dict[str, Any]:
+def options(bounds: Bounds, data_dirs: tuple[str, ...] = ()) -> dict[str, Any]:
     """What the control panel offers, read at run time: the engine's levels and orders
     (new ones appear with no change here), backends, grades, sizes, sets, bounds."""
     return {
@@ -80,7 +80,7 @@ def options(bounds: Bounds) -> dict[str, Any]:
         "backends": [
             {"name": name, "available": get_backend(name).available()} for name in backend_names()
         ],
-        "sets": [[name, count] for name, count in shipped_sets()],
+        "sets": [[name, count] for name, count in offered_sets(data_dirs)],
         "bounds": {
             "maxSize": bounds.max_size,
             "maxSteps": bounds.max_steps,
@@ -371,34 +371,41 @@ def puzzle_text(puzzle: Puzzle) -> str:
     return dumps(puzzle)
 
 
-@cache
-def _shipped() -> dict[str, tuple[str, ...]]:
-    """The puzzles of each set shipped with the package (read once), as the page's texts."""
-    from ..catalog import entries, load
+def offered_sets(data_dirs: tuple[str, ...] = ()) -> list[tuple[str, int]]:
+    """The catalog's sets the page offers, with their sizes: every set shipped with the
+    package, and every public set found in the data folders (fetched, $SUDOKULAB_DATA,
+    ``--data-dir``); none is read until a puzzle of it is asked for."""
+    from ..catalog import SetNotFound, entries, locate
 
-    out = {}
+    out = []
     for info in entries():
         if not info.shipped:
-            continue
-        try:
-            puzzles = [e.puzzle for e in load(info.name).entries]
-        except Exception:  # a set that cannot be read here is left out, not fatal
-            continue
-        if puzzles:
-            out[info.name] = tuple(puzzle_text(p) for p in puzzles)
+            try:
+                locate(info.name, data_dirs, check=False)
+            except SetNotFound:
+                continue
+        out.append((info.name, info.count))
     return out
 
 
-def shipped_sets() -> list[tuple[str, int]]:
-    """The shipped sets the page offers (classic, variants, jigsaw, killer), with sizes."""
-    return [(name, len(texts)) for name, texts in _shipped().items()]
+@lru_cache(maxsize=8)
+def _set_texts(name: str, data_dirs: tuple[str, ...]) -> tuple[str, ...]:
+    """The puzzles of a catalog set as the page's texts (read and checked once; the
+    eight sets asked for last are kept)."""
+    from ..catalog import load
+
+    return tuple(puzzle_text(e.puzzle) for e in load(name, data_dirs).entries)
 
 
-def set_puzzle(name: str, number: int) -> dict[str, Any]:
-    """The ``number``-th (from 1) puzzle of a shipped set: its line, or its document."""
-    texts = _shipped().get(name)
-    if texts is None:
-        raise Refused(404, f"set: no shipped set named {name!r}")
+def set_puzzle(name: str, number: int, data_dirs: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The ``number``-th (from 1) puzzle of a set the page offers: its line, or its
+    document."""
+    if name not in dict(offered_sets(data_dirs)):
+        raise Refused(404, f"set: no set named {name!r} here (shipped, or in a data folder)")
+    try:
+        texts = _set_texts(name, data_dirs)
+    except (OSError, ValueError) as err:  # a file changed since, or broken: said, not fatal
+        raise Refused(422, f"set: {name}: {err}") from None
     if not 1 <= number <= len(texts):
         raise Refused(404, f"set: {name} holds {len(texts)} puzzles, not a number {number}")
     text = texts[number - 1]
