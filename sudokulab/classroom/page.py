@@ -22,7 +22,7 @@ import secrets
 
 from ..models import Geometry, Puzzle
 from ..models.puzzle import symbol
-from .narrative import Step, outcome_text, removal_line, steps
+from .narrative import Step, level_rows, outcome_text, removal_line, settings, steps
 from .page_assets import MARKUP, SCRIPT, STYLE
 from .trace import State, Trace
 
@@ -64,9 +64,8 @@ def viewer_data(trace: Trace) -> dict:
     ]
     if trace.puzzle.cages:
         summary.insert(3, ["cage prunings", s.cage_prunings])
-    if trace.propagation == "locked":
-        summary.insert(3, ["locked candidates", s.locked_candidates])
-    title = f"{trace.puzzle}  ·  propagation {trace.propagation}, order {trace.order}"
+    summary[3:3] = [list(row) for row in level_rows(trace)]
+    title = f"{trace.puzzle}  ·  {settings(trace)}"
     return story_data(trace.puzzle, steps(trace), summary, trace.truncated, title)
 
 

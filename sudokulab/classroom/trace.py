@@ -124,6 +124,21 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class Probes:
+    """Consistent sac probes in a row at one node, as the story summarises them (the
+    recorder keeps each :class:`Probe`; :func:`~sudokulab.classroom.narrative.steps`
+    joins them): ``count`` candidates tried and kept, ``first`` and ``last`` of them
+    (cell, value), and the node's probes and failed ones so far."""
+
+    count: int
+    first: tuple[int, int]
+    last: tuple[int, int]
+    node_probes: int
+    node_failed: int
+    depth: int
+
+
+@dataclass(frozen=True)
 class Contradiction:
     """A dead state: a cell without candidates (``empty``), a value without a place in a
     unit (``noplace``), a unit whose open cells no matching gives distinct values
@@ -148,6 +163,23 @@ class Backtrack:
 
 
 @dataclass(frozen=True)
+class Backjump:
+    """Backjumping: the dead end at ``from_depth`` rests on the levels of its
+    ``conflict_set`` alone, so the search goes back to ``to_depth`` (the deepest of them),
+    passing over the levels in between; the backtracks that follow abandon the frames."""
+
+    from_depth: int
+    to_depth: int
+    conflict_set: tuple[int, ...]
+    depth: int
+
+    @property
+    def skipped(self) -> tuple[int, ...]:
+        """The levels the jump passes over without trying their other candidates."""
+        return tuple(range(self.to_depth + 1, self.from_depth))
+
+
+@dataclass(frozen=True)
 class Solution:
     """A solved grid, the ``number``-th found."""
 
@@ -164,9 +196,11 @@ Event = (
     | Revise
     | GacFilter
     | Probe
+    | Probes
     | Guess
     | Contradiction
     | Backtrack
+    | Backjump
     | Solution
 )
 
@@ -190,6 +224,8 @@ class Summary:
     gac_filterings: int = 0  # units whose GAC filtering removed values (gac, sac)
     probes: int = 0  # candidates tried by singleton arc consistency (sac)
     failed_probes: int = 0  # of those, the ones removed
+    backjumps: int = 0  # dead ends that jumped back more than one level (backjump)
+    skipped: int = 0  # the levels those jumps passed over
 
 
 @dataclass(frozen=True)
@@ -205,6 +241,8 @@ class Trace(Displayed):
     complete: bool  # the search space was exhausted
     timed_out: bool
     outcome: reference.Outcome = field(repr=False)
+    values: str = "natural"  # the value order
+    backjump: bool = False  # conflict-directed backjumping
 
     @property
     def solutions(self) -> tuple[Grid, ...]:
@@ -239,6 +277,8 @@ class Recorder:
                 "gac",
                 "probe",
                 "failed",
+                "backjumps",
+                "skipped",
             ),
             0,
         )
@@ -331,8 +371,10 @@ class Recorder:
 
     def backjump(self, from_depth: int, to_depth: int, conflict_set: tuple[int, ...]) -> None:
         """A dead end at ``from_depth`` jumps back to ``to_depth``, the deepest level of its
-        conflict set (backjumping, the reference engine's ``backjump=True``). Not kept as a
-        step yet: the backtracks that follow tell the jump."""
+        conflict set (backjumping, the reference engine's ``backjump=True``)."""
+        self.counts["backjumps"] += 1
+        self.counts["skipped"] += from_depth - 1 - to_depth
+        self._keep(Backjump(from_depth, to_depth, tuple(conflict_set), self.depth))
 
     def solution(self, masks: list[int]) -> None:
         """Every cell is placed."""
@@ -358,6 +400,8 @@ class Recorder:
             gac_filterings=c["gac"],
             probes=c["probe"],
             failed_probes=c["failed"],
+            backjumps=c["backjumps"],
+            skipped=c["skipped"],
         )
 
 
@@ -368,9 +412,13 @@ def trace_puzzle(
     limit: int | None = 1,
     max_steps: int | None = MAX_STEPS,
     timeout: float | None = None,
+    values: str = "natural",
+    backjump: bool = False,
 ) -> Trace:
     """Solve ``puzzle`` with the Python reference engine, recording every step (a
-    pencil-mark puzzle from its candidates)."""
+    pencil-mark puzzle from its candidates); ``values`` and ``backjump`` as the engine's
+    (a ValueError for an unknown order, or backjumping under a level without conflict
+    sets)."""
     if puzzle.rules:  # told without them, the story would be another puzzle's
         kinds = ", ".join(sorted({rule.kind for rule in puzzle.rules}))
         raise ValueError(f"the engine does not propagate variant rules yet ({kinds})")
@@ -378,7 +426,14 @@ def trace_puzzle(
     recorder = Recorder(max_steps)
     cages = tuple((cage.cells, cage.total) for cage in puzzle.cages)
     engine = reference.Engine(
-        geom.size, tuple(u.cells for u in geom.units), propagation, order, cages, recorder
+        geom.size,
+        tuple(u.cells for u in geom.units),
+        propagation,
+        order,
+        cages,
+        recorder,
+        values=values,
+        backjump=backjump,
     )
     deadline = None if timeout is None else time.perf_counter() + timeout
     outcome = engine.search(
@@ -394,6 +449,8 @@ def trace_puzzle(
         complete=outcome.complete,
         timed_out=outcome.timed_out,
         outcome=outcome,
+        values=values,
+        backjump=backjump,
     )
 
 

@@ -10,7 +10,8 @@ from ..classroom.narrative import MOMENTS
 from ..classroom.trace import MAX_STEPS
 from ..models import Entry
 from ..models.formats import counted
-from ..native import ORDERS, PROPAGATIONS
+from ..native import ORDERS, PROPAGATIONS, VALUES
+from ..native.reference import BACKJUMP_PROPAGATIONS
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -71,7 +72,24 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="what a placement propagates (default: hidden)",
     )
     p.add_argument(
-        "--order", choices=ORDERS, default="mrv", help="which cell to guess (default: mrv)"
+        "--order",
+        choices=ORDERS,
+        default="mrv",
+        help="which cell to guess (default: mrv; dom-wdeg: fewest candidates per weighted "
+        "degree, the weights raised by the contradictions met, under every propagation)",
+    )
+    p.add_argument(
+        "--values",
+        choices=VALUES,
+        default="natural",
+        help="the order a guessed cell's candidates are tried in (default: natural, "
+        "ascending; lcv: the least constraining value first)",
+    )
+    p.add_argument(
+        "--backjump",
+        action="store_true",
+        help="conflict-directed backjumping: a dead end jumps back to the deepest level its "
+        f"conflict set names (propagation {' or '.join(BACKJUMP_PROPAGATIONS)} only)",
     )
     p.add_argument(
         "--show-candidates",
@@ -162,6 +180,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if args.logic:
         return _explain_logic(entry, args)
+    if args.backjump and args.propagation not in BACKJUMP_PROPAGATIONS:
+        allowed = " or ".join(BACKJUMP_PROPAGATIONS)
+        raise UsageError(
+            f"explain: --backjump needs --propagation {allowed} (conflict sets are defined "
+            f"there only), not {args.propagation}"
+        )
     try:
         trace = trace_puzzle(
             entry.puzzle,
@@ -170,6 +194,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
             limit=2 if args.unique else 1,
             max_steps=args.max_steps,
             timeout=args.timeout,
+            values=args.values,
+            backjump=args.backjump,
         )
     except ValueError as err:  # pencil marks
         raise UsageError(f"explain: {err}") from None
