@@ -17,7 +17,7 @@ r1c1 = 1: given
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..logic.board import locked_kind
 from ..logic.words import locked_words
@@ -63,6 +63,8 @@ class Step:
     pattern: tuple[int, ...] = ()
     areas: tuple[int, ...] = ()
     kind: str = ""  # the list's class for the step; empty: the event's type
+    #: A backjump's levels passed over: the cells branched on there.
+    skipped: tuple[int, ...] = ()
 
 
 def _cells(geom: Geometry, cells: Iterable[int]) -> str:
@@ -268,7 +270,7 @@ def steps(trace: Trace) -> list[Step]:
         if isinstance(event, Elimination) and out:
             last = out[-1]
             removed = last.removed + tuple((c, event.value) for c in event.cells)
-            out[-1] = Step(last.event, last.text, removed, state, last.cell, last.unit)
+            out[-1] = replace(last, removed=removed, state=state)
         else:
             unit = getattr(event, "unit", -1)
             text = describe(event, geom, before, cages)
@@ -281,6 +283,10 @@ def steps(trace: Trace) -> list[Step]:
                 removed = tuple((c, v) for c, values in event.removed for v in values)
             elif isinstance(event, Revise) or (isinstance(event, Probe) and event.failed):
                 removed = ((event.cell, event.value),)
+            pattern: tuple[int, ...] = (event.other,) if isinstance(event, Revise) else ()
+            skipped: tuple[int, ...] = ()
+            if isinstance(event, Backjump):
+                skipped = tuple(frames[d] for d in event.skipped if d in frames)
             elif isinstance(event, Guess):
                 first = frames.get(event.depth) != event.cell
                 frames[event.depth] = event.cell
@@ -291,7 +297,8 @@ def steps(trace: Trace) -> list[Step]:
             elif isinstance(event, Backtrack):
                 for d in [d for d in frames if d >= event.depth]:
                     del frames[d]
-            out.append(Step(event, text, removed, state, event_cell(event), unit))
+            cell = event_cell(event)
+            out.append(Step(event, text, removed, state, cell, unit, pattern, skipped=skipped))
         before = state
     flush()
     return out
