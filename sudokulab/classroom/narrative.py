@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from ..logic.board import locked_kind
 from ..logic.words import locked_words
 from ..models import Geometry
-from ..models.puzzle import Cage, symbol
+from ..models.puzzle import Cage, Puzzle, symbol
 from .trace import (
     OPEN,
     Backjump,
@@ -164,22 +164,37 @@ def backjump_text(event: Backjump) -> str:
     )
 
 
-def wdeg_text(event: Guess, geom: Geometry, before: State | None) -> str:
+def wdeg_text(event: Guess, puzzle: Puzzle, before: State | None) -> str:
     """When dom-wdeg branches on another cell than mrv would (the fewest candidates, the
-    lowest index on ties), a clause saying so; else empty."""
-    if before is None:
+    lowest index on ties), a clause saying so with the weighted degrees that decided;
+    else empty."""
+    if before is None or not event.weights:
         return ""
+    geom = puzzle.geometry
     best, fewest = -1, 0
     for c, (m, k) in enumerate(zip(before.masks, before.kinds, strict=True)):
-        if k == OPEN and c != event.cell and (best < 0 or m.bit_count() < fewest):
+        if k == OPEN and (best < 0 or m.bit_count() < fewest):
             best, fewest = c, m.bit_count()
-    mine = len(event.candidates)
-    if best < 0 or fewest > mine or (fewest == mine and best > event.cell):
+    if best < 0 or best == event.cell:
         return ""
+    groups = [u.cells for u in geom.units] + [cage.cells for cage in puzzle.cages]
+    live = [sum(before.kinds[c] == OPEN for c in cells) >= 2 for cells in groups]
+
+    def weighed(cell: int) -> tuple[int, list[str]]:
+        mine = [g for g, cells in enumerate(groups) if cell in cells and live[g]]
+        names = [
+            f"{geom.units[g] if g < len(geom.units) else f'cage {g - len(geom.units) + 1}'} "
+            f"{event.weights[g]}"
+            for g in mine
+        ]
+        return sum(event.weights[g] for g in mine), names
+
+    mine, names = weighed(event.cell)
+    theirs, _ = weighed(best)
+    k = len(event.candidates)
     return (
-        f"; dom-wdeg's choice: mrv would take {geom.cell_name(best)} ({fewest} candidates), "
-        f"but the weights of {geom.cell_name(event.cell)}'s constraints, raised by the "
-        f"contradictions met so far, give it fewer candidates per weight"
+        f"; dom-wdeg takes {geom.cell_name(event.cell)} ({k}/{mine} candidates per weight) "
+        f"over mrv's {geom.cell_name(best)} ({fewest}/{theirs}); the weights: " + ", ".join(names)
     )
 
 
@@ -293,7 +308,7 @@ def steps(trace: Trace) -> list[Step]:
                 for d in [d for d in frames if d > event.depth]:
                     del frames[d]
                 if first and trace.order == "dom-wdeg":
-                    text += wdeg_text(event, geom, before)
+                    text += wdeg_text(event, trace.puzzle, before)
             elif isinstance(event, Backtrack):
                 for d in [d for d in frames if d >= event.depth]:
                     del frames[d]

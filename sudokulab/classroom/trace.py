@@ -57,12 +57,14 @@ class Elimination:
 
 @dataclass(frozen=True)
 class Guess:
-    """The search tries ``value`` in ``cell``, one of its ``candidates``, at ``depth``."""
+    """The search tries ``value`` in ``cell``, one of its ``candidates``, at ``depth``;
+    under dom-wdeg ``weights`` are the constraint weights then (units, then cages)."""
 
     cell: int
     value: int
     candidates: tuple[int, ...]
     depth: int
+    weights: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -284,6 +286,15 @@ class Recorder:
         )
         self.max_depth = 0
         self.found = 0
+        #: dom-wdeg: a twin of the search's weights, fed the same events (see weigh)
+        self.blame: reference._Blame | None = None
+
+    def weigh(self, tables: reference.Tables) -> None:
+        """Keep dom-wdeg's constraint weights as the search does: the engine's own blame
+        (the reference's, private to it but the one definition of the rule) fed the same
+        eliminations, revisions, locks and contradictions, so each guess carries them."""
+        weights = [1] * (len(tables.units) + len(tables.cages))
+        self.blame = reference._Blame(tables, weights, None)
 
     def _keep(self, event: Event) -> None:
         """Store an event unless the step budget is spent."""
@@ -301,6 +312,8 @@ class Recorder:
 
     def eliminate(self, cell: int, bit: int, cells: list[int]) -> None:
         """The placement in ``cell`` removes ``bit`` from ``cells``."""
+        if self.blame is not None:
+            self.blame.eliminate(cell, bit, cells)
         if cells:
             self._keep(Elimination(cell, bit.bit_length(), tuple(cells), self.depth))
 
@@ -314,7 +327,8 @@ class Recorder:
         self.counts["guesses"] += 1
         self.depth = depth
         self.max_depth = max(self.max_depth, depth)
-        self._keep(Guess(cell, bit.bit_length(), values_of(candidates), depth))
+        weights = tuple(self.blame.weights) if self.blame is not None else ()
+        self._keep(Guess(cell, bit.bit_length(), values_of(candidates), depth, weights))
 
     def prune_cage(self, cage: int, allowed: int, removed: list[tuple[int, int]]) -> None:
         """Cage ``cage`` keeps only ``allowed`` in its open cells: ``removed`` (cell, mask)."""
@@ -330,11 +344,15 @@ class Recorder:
 
     def lock(self, unit: int, other: int, bit: int, cells: list[int]) -> None:
         """``bit`` is locked in ``unit`` where it meets ``other``: ``cells`` lose it."""
+        if self.blame is not None:
+            self.blame.lock(unit, other, bit, cells)
         self.counts["locked"] += 1
         self._keep(Locked(unit, other, bit.bit_length(), tuple(cells), self.depth))
 
     def revise(self, cell: int, other: int, bit: int) -> None:
         """AC-3's arc (``cell``, ``other``) removed ``bit`` from ``cell``."""
+        if self.blame is not None:
+            self.blame.revise(cell, other, bit)
         self.counts["revise"] += 1
         self._keep(Revise(cell, other, bit.bit_length(), self.depth))
 
@@ -360,6 +378,8 @@ class Recorder:
 
     def contradiction(self, kind: str, cell: int, unit: int, bits: int, cage: int = -1) -> None:
         """The state is dead (see :class:`Contradiction`)."""
+        if self.blame is not None:
+            self.blame.contradiction(kind, cell, unit, bits, cage)
         self.counts["contradictions"] += 1
         self._keep(Contradiction(kind, cell, max(unit, -1), values_of(bits), self.depth, cage))
 
@@ -435,6 +455,8 @@ def trace_puzzle(
         values=values,
         backjump=backjump,
     )
+    if order == "dom-wdeg":
+        recorder.weigh(engine.tables)
     deadline = None if timeout is None else time.perf_counter() + timeout
     outcome = engine.search(
         puzzle.givens, limit=limit, deadline=deadline, candidates=puzzle.candidates
