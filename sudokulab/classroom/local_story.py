@@ -6,7 +6,7 @@ come from one run: the same seed, the same moves, the same answer.
 
 >>> from sudokulab.models import parse_puzzle
 >>> t = trace_local(parse_puzzle("1.....1..1.....1"))
->>> t.result.status, replay_local(t) == list(t.result.solutions[0])
+>>> str(t.result.status), replay_local(t) == list(t.result.solutions[0])
 ('solved', True)
 """
 
@@ -177,6 +177,10 @@ def _cells(geom: Geometry, cells: Iterable[int]) -> str:
     return ", ".join(geom.cell_name(c) for c in cells)
 
 
+def _conflicts(k: int) -> str:
+    return f"{k} conflict" + ("" if k == 1 else "s")
+
+
 def describe_local(event: LocalEvent, geom: Geometry, method: str) -> str:
     """The line for one local-search step."""
     if isinstance(event, Start):
@@ -194,7 +198,7 @@ def describe_local(event: LocalEvent, geom: Geometry, method: str) -> str:
         name = geom.cell_name(event.cell)
         if event.how == "stay":
             return (
-                f"{name} keeps {symbol(event.old)} ({event.before} conflicts): no other "
+                f"{name} keeps {symbol(event.old)} ({_conflicts(event.before)}): no other "
                 "candidate has fewer"
             )
         mark = {"walk": " (random walk)", "aspiration": " (tabu, taken: a new best cost)"}
