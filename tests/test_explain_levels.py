@@ -426,3 +426,62 @@ def test_explain_backend_local_times_out_as_a_failure(capsys):
     code = main(["explain", EASY, "--backend", "local:budget=3"])
     out = capsys.readouterr().out
     assert code == 1 and "timeout" in out
+
+
+# -- the page in a browser, and the live page's API --------------------------------------
+
+
+def test_the_page_shows_the_graph_and_the_skipped_levels_in_a_browser(tmp_path, capsys):
+    from test_browser import ARGS, CHROMIUM, _sync_playwright
+
+    sync_playwright = _sync_playwright()
+    gac, jumps = tmp_path / "gac.html", tmp_path / "jumps.html"
+    assert main(["explain", EASY, "--propagation", "gac", "--html", str(gac)]) == 0
+    jumpy = ["explain", JUMPY, "--propagation", "none", "--order", "first", "--backjump"]
+    assert main([*jumpy, "--unique", "--html", str(jumps)]) == 1  # two solutions
+    capsys.readouterr()
+    rows = page_data(jumps.read_text())["steps"]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(gac.as_uri())
+            page.locator('[data-role="list"] li.k-gacfilter').first.click()
+            graph = page.locator('[data-role="graph"] svg')
+            assert graph.count() == 1
+            assert graph.locator('line[data-kind="matching"]').count() > 0
+            page.locator('[data-role="list"] li.k-placement').first.click()
+            assert page.locator('[data-role="graph"] svg').count() == 0
+            page.goto(jumps.as_uri())
+            k = next(i for i, r in enumerate(rows) if r["k"] == "backjump")
+            page.locator(f'[data-role="list"] li[data-step="{k}"]').click()
+            skipped = page.eval_on_selector_all(
+                '[data-role="grid"] [data-skipped="true"]', "els => els.map(e => +e.dataset.cell)"
+            )
+            assert sorted(skipped) == sorted(rows[k]["sk"]) and skipped
+            assert errors == []
+        finally:
+            browser.close()
+
+
+def test_the_live_page_serves_the_new_steps_in_the_same_words():
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    from test_serve import call, running_server
+
+    with running_server() as (url, _):
+        for propagation, kind in (("gac", "gacfilter"), ("ac3", "revise"), ("sac", "probe")):
+            status, d = call(url, "/api/solve", {"puzzle": EASY, "propagation": propagation})
+            assert status == 200
+            t = tr.trace_puzzle(parse_puzzle(EASY), propagation, "mrv")
+            rows = d["viewer"]["steps"]
+            assert [r["t"] for r in rows] == [s.text for s in steps(t)]
+            assert any(r["k"] == kind for r in rows)
+            if propagation == "gac":
+                assert [r["svg"] for r in rows if "svg" in r] == [
+                    r["svg"] for r in viewer_data(t)["steps"] if "svg" in r
+                ]
+        status, d = call(url, "/api/solve", {"puzzle": SHAVED, "order": "dom-wdeg"})
+        assert status == 200 and any("dom-wdeg takes" in r["t"] for r in d["viewer"]["steps"])

@@ -20,7 +20,7 @@ from ..models.puzzle import symbol
 from .trace import GacFilter
 
 #: Layout, in SVG user units: a row per node, the two columns this far apart.
-ROW, GAP, PAD, RADIUS = 26, 150, 18, 10
+ROW, GAP, PAD, RADIUS = 34, 220, 20, 12
 
 
 def gac_svg(event: GacFilter, geom: Geometry, masks: tuple[int, ...]) -> str:
@@ -65,14 +65,14 @@ def gac_svg(event: GacFilter, geom: Geometry, masks: tuple[int, ...]) -> str:
         y = y_cell[c]
         parts.append(
             f'<g data-cell="{c}"><circle cx="{x_cell}" cy="{y}" r="{RADIUS}" fill="#fff" '
-            f'stroke="#333"/><text x="{x_cell - RADIUS - 4}" y="{y + 4}" font-size="12" '
+            f'stroke="#333"/><text x="{x_cell - RADIUS - 4}" y="{y + 4}" font-size="15" '
             f'text-anchor="end">{geom.cell_name(c)}</text></g>'
         )
     for v in values:
         y = y_value[v]
         parts.append(
             f'<g data-value="{v}"><circle cx="{x_value}" cy="{y}" r="{RADIUS}" '
-            f'fill="#fff6c9" stroke="#333"/><text x="{x_value}" y="{y + 4}" font-size="12" '
+            f'fill="#fff6c9" stroke="#333"/><text x="{x_value}" y="{y + 4}" font-size="15" '
             f'text-anchor="middle">{html.escape(symbol(v))}</text></g>'
         )
     parts.append("</svg>")
