@@ -42,6 +42,19 @@ Stopping: the clock is read every 256 moves. Without a timeout the search stops 
 :data:`DEFAULT_BUDGET` moves in all (a ``timeout``, as the native engine's ``max_guesses``
 budget is); option ``budget`` sets that number, with or without a timeout.
 
+Tracing (for the classroom, :mod:`sudokulab.classroom.local_story`): ``search(model,
+request, tracer=t)`` reports each step to ``t``: ``start(values, cost, temperature)`` (a
+fresh complete assignment, a list of every cell's value, and its cost; temperature None
+under min-conflicts, where each restart starts again; under annealing the assignment after
+the random swaps that set the temperature), ``move(cell, old, new, before,
+after, cost, how)`` (min-conflicts: the cell's conflicts before and after, the cost after;
+``how`` is ``"greedy"``, ``"aspiration"`` for a tabu value taken because it reaches a new
+best cost, ``"walk"`` for a random-walk move, or ``"stay"`` for a step that leaves the cell
+as it is), ``swap(box, i, j, delta, cost, temperature, accepted)`` (annealing: cells ``i``
+and ``j`` of box ``box``, numbered from 1, the cost change, the cost after, whether the swap
+was taken) and ``reheat(temperature, cost)``. With ``tracer=None`` (the default) nothing
+else changes: the same random numbers are drawn, so the same seed makes the same moves.
+
 ``stats``: ``method``, ``seed``, ``moves`` (steps of min-conflicts, a cell staying put
 included; swaps tried by annealing),
 ``restarts`` (fresh starts; reheats for annealing), ``best_cost`` (the lowest cost
@@ -55,6 +68,7 @@ import random
 import statistics
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from ..models import Grid, Model, is_solution
 from .base import Backend, PositiveNumber, Request, WholeNumber
@@ -187,9 +201,10 @@ class LocalBackend(Backend):
 
         return f"{__version__} (python)"
 
-    def search(self, model: Model, request: Request) -> Result:
+    def search(self, model: Model, request: Request, tracer: Any = None) -> Result:
         """Repair a complete assignment until it breaks no constraint, by the deadline or
-        within the move budget; ``solved`` only with a verified grid."""
+        within the move budget; ``solved`` only with a verified grid (``tracer``: see the
+        module docstring)."""
         options = request.options
         method = options.get("method", METHODS[0])
         seed = options.get("seed", DEFAULT_SEED)
@@ -201,9 +216,9 @@ class LocalBackend(Backend):
             blocks = blocks_of(model)
             if blocks is None:
                 return Result(self.name, Status.ERROR, message=NO_BOXES)
-            run = anneal(shape, blocks, rng, request, budget, options)
+            run = anneal(shape, blocks, rng, request, budget, options, tracer)
         else:
-            run = min_conflicts(shape, rng, request, budget, options)
+            run = min_conflicts(shape, rng, request, budget, options, tracer)
         solve_time = time.perf_counter() - start
         stats = {
             "method": method,
@@ -289,7 +304,12 @@ def _empty_domain(shape: Shape) -> str:
 
 
 def min_conflicts(
-    shape: Shape, rng: random.Random, request: Request, budget: int | None, options: dict
+    shape: Shape,
+    rng: random.Random,
+    request: Request,
+    budget: int | None,
+    options: dict,
+    tracer: Any = None,
 ) -> Run:
     """Minton's min-conflicts with a tabu list, a random walk and restarts."""
     empty = _empty_domain(shape)
@@ -340,6 +360,8 @@ def min_conflicts(
         )
         if best < 0 or cost < best:
             best = cost
+        if tracer is not None:
+            tracer.start(val[:], cost, None)
         # the conflicted free cells, as a list with each cell's place in it
         conflicted = [c for c in free if conf[c] > 0]
         place = [-1] * cells
@@ -364,9 +386,11 @@ def min_conflicts(
                 for g in my_cages  # type: ignore[operator]
             )
             choices = [v for v in domains[c] if v != a]
+            how = "greedy"
             if random_() < walk:
                 b = choices[int(random_() * len(choices))]
                 delta = _score(cnt, sums, totals, mine, my_cages, a, b) - current
+                how = "walk"
             else:
                 low, picks, row = None, [], c * (n + 1)
                 for v in choices:
@@ -386,7 +410,11 @@ def min_conflicts(
                 b = picks[int(random_() * len(picks))] if len(picks) > 1 else picks[0]
                 delta = low
                 if b == a:
+                    if tracer is not None:
+                        tracer.move(c, a, a, current, current, cost, "stay")
                     continue  # a step without a move
+                if tracer is not None and tabu_until[row + b] > moves:
+                    how = "aspiration"  # tabu, taken for the new best it reaches
             tabu_until[c * (n + 1) + a] = moves + tenure
             # the move: counts, the conflicts of the cells that share a or b with c
             touched = [c]
@@ -418,6 +446,8 @@ def min_conflicts(
             cost += delta
             if cost < best:
                 best = cost
+            if tracer is not None:
+                tracer.move(c, a, b, current, current + delta, cost, how)
             for d in touched:
                 if not is_free[d]:
                     continue
@@ -494,6 +524,7 @@ def anneal(
     request: Request,
     budget: int | None,
     options: dict,
+    tracer: Any = None,
 ) -> Run:
     """Lewis's simulated annealing: permutations in the boxes, swaps inside one box."""
     empty = _empty_domain(shape)
@@ -602,6 +633,9 @@ def anneal(
     best = min(best, min(seen))
     t0 = statistics.pstdev(seen) or 1.0
     t = t0
+    if tracer is not None:
+        tracer.start(val[:], cost, t)
+        box_of = {c: k for k, block in enumerate(blocks, 1) for c in block}
     chain = sum(len(f) ** 2 for f in movable)
     moves = restarts = 0
     stale = 0
@@ -616,16 +650,21 @@ def anneal(
         pair = propose()
         if pair is not None:
             d = delta_of(*pair)
-            if d <= 0 or random_() < exp(-d / t):
+            taken = d <= 0 or random_() < exp(-d / t)
+            if taken:
                 swap(*pair)
                 cost += d
                 if cost < cycle_best:
                     cycle_best, stale = cost, -1
                     best = min(best, cost)
+            if tracer is not None:
+                tracer.swap(box_of[pair[0]], pair[0], pair[1], d, cost, t, taken)
         if moves % chain == 0:
             t *= cooling
             stale += 1
             if stale >= REHEAT_CHAINS:
                 t, stale, cycle_best = t0, 0, math.inf
                 restarts += 1
+                if tracer is not None:
+                    tracer.reheat(t, cost)
     return Run(val, moves, restarts, 0)

@@ -296,7 +296,7 @@ def test_probes_are_neither_nodes_nor_guesses():
 @pytest.mark.parametrize(
     ("propagation", "kind", "words"),
     [
-        ("ac3", "Revise", "arc ("),
+        ("ac3", "Revise", "arc r"),
         ("gac", "GacFilter", "no maximum matching"),
         ("sac", "Probe", "probe "),
     ],

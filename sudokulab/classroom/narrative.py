@@ -2,7 +2,10 @@
 
 The vocabulary is the design's: cells ``r4c7``, units ``row 4`` / ``column 7`` / ``box 6``
 (numbered from 1), naked and hidden singles, guesses, contradictions, backtracks; for
-killer puzzles, cages ``cage 3 (sum 10: r1c1, r1c2)`` and the values their sums allow.
+killer puzzles, cages ``cage 3 (sum 10: r1c1, r1c2)`` and the values their sums allow;
+and the textbook's own steps: AC-3's arcs, GAC's matchings, SAC's probes, backjumps.
+:func:`describe` is the one word table: ``explain``, its HTML page and ``sudokulab
+serve`` all read their lines from it.
 
 >>> from sudokulab.models import parse_puzzle
 >>> from sudokulab.classroom.trace import trace_puzzle
@@ -14,14 +17,15 @@ r1c1 = 1: given
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..logic.board import locked_kind
 from ..logic.words import locked_words
 from ..models import Geometry
-from ..models.puzzle import Cage, symbol
+from ..models.puzzle import Cage, Puzzle, symbol
 from .trace import (
     OPEN,
+    Backjump,
     Backtrack,
     CagePrune,
     Contradiction,
@@ -32,6 +36,7 @@ from .trace import (
     Locked,
     Placement,
     Probe,
+    Probes,
     Revise,
     Solution,
     State,
@@ -58,6 +63,8 @@ class Step:
     pattern: tuple[int, ...] = ()
     areas: tuple[int, ...] = ()
     kind: str = ""  # the list's class for the step; empty: the event's type
+    #: A backjump's levels passed over: the cells branched on there.
+    skipped: tuple[int, ...] = ()
 
 
 def _cells(geom: Geometry, cells: Iterable[int]) -> str:
@@ -78,7 +85,8 @@ def describe(
     event: Event, geom: Geometry, before: State | None, cages: tuple[Cage, ...] = ()
 ) -> str:
     """The line for one event (``before`` is the grid before it, to name a clashing peer;
-    ``cages`` the puzzle's killer cages, to name one)."""
+    ``cages`` the puzzle's killer cages, to name one); a TypeError for an event it has no
+    words for."""
     if isinstance(event, CagePrune):
         return (
             f"{cage_name(cages, event.cage, geom)}: only {_values(event.allowed)} can complete "
@@ -86,9 +94,14 @@ def describe(
         )
     if isinstance(event, Locked):
         return locked_text(event, geom)
-    if isinstance(event, GacFilter):  # the matching's own telling is to come (issue 28)
-        gone = "; ".join(f"{geom.cell_name(c)} {_values(v)}" for c, v in event.removed)
-        return f"{geom.units[event.unit]}: no maximum matching of its open cells gives {gone}"
+    if isinstance(event, GacFilter):
+        return gac_text(event, geom)
+    if isinstance(event, Probes):
+        return probes_text(event, geom)
+    if isinstance(event, Backjump):
+        return backjump_text(event)
+    if isinstance(event, Elimination):
+        return f"{symbol(event.value)} removed from {_cells(geom, event.cells)}"
     name = geom.cell_name(event.cell) if getattr(event, "cell", -1) >= 0 else ""
     if isinstance(event, Placement):
         v = symbol(event.value)
@@ -98,11 +111,13 @@ def describe(
             return f"{name} = {v}: naked single, the only candidate left in {name}"
         return f"{name} = {v}: hidden single, the only place for {v} in {geom.units[event.unit]}"
     if isinstance(event, Revise):
-        other = geom.cell_name(event.other)
-        return f"arc ({name}, {other}): {other} holds {symbol(event.value)}, so {name} loses it"
+        other, v = geom.cell_name(event.other), symbol(event.value)
+        return f"arc {name} -> {other}: {other} holds {v}, so {v} leaves {name}"
     if isinstance(event, Probe):
-        verdict = "a contradiction: removed" if event.failed else "consistent"
-        return f"probe {name} = {symbol(event.value)}: {verdict}"
+        v = symbol(event.value)
+        if event.failed:
+            return f"probe {name} = {v}: contradiction, {v} removed"
+        return f"probe {name} = {v}: consistent, {v} kept"
     if isinstance(event, Guess):
         options = _values(event.candidates)
         return f"guess {name} = {symbol(event.value)} (candidates {options}; depth {event.depth})"
@@ -112,7 +127,75 @@ def describe(
         return f"backtrack: every candidate of {name} failed; back to depth {event.depth - 1}"
     if isinstance(event, Solution):
         return f"solution {event.number}: every cell is filled"
-    return f"{symbol(event.value)} removed from {_cells(geom, event.cells)}"
+    raise TypeError(f"no words for the event {type(event).__name__}")
+
+
+def gac_text(event: GacFilter, geom: Geometry) -> str:
+    """``GAC on row 3: maximum matching r3c1 = 4, r3c2 = 7; no maximum matching gives
+    r3c2 2, 6, so they are removed``: Régin's filtering of one unit, told."""
+    matching = ", ".join(f"{geom.cell_name(c)} = {symbol(v)}" for c, v in event.matching)
+    gone = "; ".join(f"{geom.cell_name(c)} {_values(v)}" for c, v in event.removed)
+    many = sum(len(v) for _, v in event.removed) > 1
+    return (
+        f"GAC on {geom.units[event.unit]}: maximum matching {matching}; no maximum matching "
+        f"gives {gone}, so {'they are' if many else 'it is'} removed"
+    )
+
+
+def probes_text(event: Probes, geom: Geometry) -> str:
+    """Consistent sac probes in a row, summarised with the node's tally so far."""
+    first = f"{geom.cell_name(event.first[0])} = {symbol(event.first[1])}"
+    last = f"{geom.cell_name(event.last[0])} = {symbol(event.last[1])}"
+    return (
+        f"sac: {event.count} probes consistent, {first} to {last}, all kept (this node: "
+        f"{event.node_probes} probes, {event.node_failed} failed so far)"
+    )
+
+
+def backjump_text(event: Backjump) -> str:
+    """``dead end at depth 7; its conflict set {2, 5}: back to depth 5, skipping 6``."""
+    conflict = ", ".join(map(str, event.conflict_set))
+    skipped = event.skipped
+    skipping = ", ".join(map(str, skipped))
+    return (
+        f"backjump: dead end at depth {event.from_depth}; its conflict set {{{conflict}}}: "
+        f"back to depth {event.to_depth}, skipping {skipping}"
+        + (" (the levels between rest on none of its failures)" if len(skipped) > 1 else "")
+    )
+
+
+def wdeg_text(event: Guess, puzzle: Puzzle, before: State | None) -> str:
+    """When dom-wdeg branches on another cell than mrv would (the fewest candidates, the
+    lowest index on ties), a clause saying so with the weighted degrees that decided;
+    else empty."""
+    if before is None or not event.weights:
+        return ""
+    geom = puzzle.geometry
+    best, fewest = -1, 0
+    for c, (m, k) in enumerate(zip(before.masks, before.kinds, strict=True)):
+        if k == OPEN and (best < 0 or m.bit_count() < fewest):
+            best, fewest = c, m.bit_count()
+    if best < 0 or best == event.cell:
+        return ""
+    groups = [u.cells for u in geom.units] + [cage.cells for cage in puzzle.cages]
+    live = [sum(before.kinds[c] == OPEN for c in cells) >= 2 for cells in groups]
+
+    def weighed(cell: int) -> tuple[int, list[str]]:
+        mine = [g for g, cells in enumerate(groups) if cell in cells and live[g]]
+        names = [
+            f"{geom.units[g] if g < len(geom.units) else f'cage {g - len(geom.units) + 1}'} "
+            f"{event.weights[g]}"
+            for g in mine
+        ]
+        return sum(event.weights[g] for g in mine), names
+
+    mine, names = weighed(event.cell)
+    theirs, _ = weighed(best)
+    k = len(event.candidates)
+    return (
+        f"; dom-wdeg takes {geom.cell_name(event.cell)} ({k}/{mine} candidates per weight) "
+        f"over mrv's {geom.cell_name(best)} ({fewest}/{theirs}); the weights: " + ", ".join(names)
+    )
 
 
 def locked_text(event: Locked, geom: Geometry) -> str:
@@ -139,7 +222,8 @@ def _contradiction(
     if event.kind == "empty":
         return f"{name} has no candidates left"
     if event.kind == "nomatch":
-        return f"no matching gives the open cells of {geom.units[event.unit]} distinct values"
+        unit = geom.units[event.unit]
+        return f"no matching covers {unit}: its open cells cannot all take distinct values"
     if event.kind == "noplace":
         unit = geom.units[event.unit]
         if event.cell < 0:
@@ -157,17 +241,51 @@ def _contradiction(
     return f"{name} cannot be {symbol(v)}: it is no longer a candidate there"
 
 
+#: Consistent sac probes in a row beyond this many are told as one summarised step.
+PROBES_TOLD = 3
+
+
 def steps(trace: Trace) -> list[Step]:
-    """The trace's steps; an elimination joins the placement or guess that caused it."""
+    """The trace's steps; an elimination joins the placement or guess that caused it, and
+    more than :data:`PROBES_TOLD` consistent sac probes in a row become one step."""
     geom = trace.puzzle.geometry
     cages = trace.puzzle.cages
     out: list[Step] = []
     before: State | None = None
+    frames: dict[int, int] = {}  # depth -> the cell branched on there (dom-wdeg's words)
+    run: list[tuple[Probe, State]] = []  # consistent probes not yet told
+    node_probes = node_failed = 0
+
+    def flush() -> None:
+        if len(run) > PROBES_TOLD:
+            first, last = run[0][0], run[-1][0]
+            event = Probes(
+                len(run), (first.cell, first.value), (last.cell, last.value),
+                node_probes, node_failed, last.depth,
+            )  # fmt: skip
+            out.append(Step(event, probes_text(event, geom), (), run[-1][1], -1, -1))
+        else:
+            for probe, after in run:
+                text = describe(probe, geom, None)
+                out.append(Step(probe, text, (), after, probe.cell, -1))
+        run.clear()
+
     for event, state in replay(trace):
+        if isinstance(event, Probe):
+            node_probes += 1
+            node_failed += event.failed
+            if not event.failed:
+                run.append((event, state))
+                before = state
+                continue
+        if run:
+            flush()
+        if isinstance(event, Guess | Backtrack):
+            node_probes = node_failed = 0
         if isinstance(event, Elimination) and out:
             last = out[-1]
             removed = last.removed + tuple((c, event.value) for c in event.cells)
-            out[-1] = Step(last.event, last.text, removed, state, last.cell, last.unit)
+            out[-1] = replace(last, removed=removed, state=state)
         else:
             unit = getattr(event, "unit", -1)
             text = describe(event, geom, before, cages)
@@ -180,8 +298,24 @@ def steps(trace: Trace) -> list[Step]:
                 removed = tuple((c, v) for c, values in event.removed for v in values)
             elif isinstance(event, Revise) or (isinstance(event, Probe) and event.failed):
                 removed = ((event.cell, event.value),)
-            out.append(Step(event, text, removed, state, event_cell(event), unit))
+            pattern: tuple[int, ...] = (event.other,) if isinstance(event, Revise) else ()
+            skipped: tuple[int, ...] = ()
+            if isinstance(event, Backjump):
+                skipped = tuple(frames[d] for d in event.skipped if d in frames)
+            elif isinstance(event, Guess):
+                first = frames.get(event.depth) != event.cell
+                frames[event.depth] = event.cell
+                for d in [d for d in frames if d > event.depth]:
+                    del frames[d]
+                if first and trace.order == "dom-wdeg":
+                    text += wdeg_text(event, trace.puzzle, before)
+            elif isinstance(event, Backtrack):
+                for d in [d for d in frames if d >= event.depth]:
+                    del frames[d]
+            cell = event_cell(event)
+            out.append(Step(event, text, removed, state, cell, unit, pattern, skipped=skipped))
         before = state
+    flush()
     return out
 
 
@@ -261,13 +395,37 @@ def summary_lines(trace: Trace) -> list[str]:
     ]
     if trace.puzzle.cages:
         rows.insert(3, ("cage prunings", s.cage_prunings))
-    if trace.propagation == "locked":
-        rows.insert(3, ("locked candidates", s.locked_candidates))
-    head = f"summary (propagation {trace.propagation}, order {trace.order}):"
+    rows[3:3] = level_rows(trace)
+    head = f"summary ({settings(trace)}):"
     width = max(16, *(len(label) for label, _ in rows))
     lines = [head] + [f"  {label:<{width}} {value}" for label, value in rows]
     lines.append(f"  {'outcome':<{width}} {outcome_text(trace)}")
     return lines
+
+
+def level_rows(trace: Trace) -> list[tuple[str, int]]:
+    """The counters of the level's (and the search's) own steps, for the summary."""
+    s = trace.summary
+    rows = []
+    if trace.propagation == "locked":
+        rows.append(("locked candidates", s.locked_candidates))
+    if trace.propagation == "ac3":
+        rows.append(("arc revisions", s.revisions))
+    if trace.propagation in ("gac", "sac"):
+        rows.append(("gac filterings", s.gac_filterings))
+    if trace.propagation == "sac":
+        rows += [("sac probes", s.probes), ("failed probes", s.failed_probes)]
+    if trace.backjump:
+        rows += [("backjumps", s.backjumps), ("levels skipped", s.skipped)]
+    return rows
+
+
+def settings(trace: Trace) -> str:
+    """``propagation gac, order dom-wdeg`` and the value order and backjumping when set."""
+    text = f"propagation {trace.propagation}, order {trace.order}"
+    if trace.values != "natural":
+        text += f", values {trace.values}"
+    return text + (", backjumping" if trace.backjump else "")
 
 
 def outcome_text(trace: Trace) -> str:
@@ -289,7 +447,7 @@ def narrative(trace: Trace, show: str = "none") -> str:
     out: list[str] = [
         f"puzzle {trace.puzzle} ({trace.puzzle.given_count} givens"
         + (f", {len(cages)} killer cages" if cages else "")
-        + f"; propagation {trace.propagation}, order {trace.order})"
+        + f"; {settings(trace)})"
     ]
     out += [f"  {cage_name(cages, k, geom)}" for k in range(len(cages))]
     all_steps = steps(trace)

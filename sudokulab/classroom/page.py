@@ -10,7 +10,10 @@ Stable hooks for tests and scripts: ``data-role`` on the grid, buttons, list, co
 summary; ``data-cell`` (cell index), ``data-value`` (placed value or empty),
 ``data-current``, ``data-pattern`` (a logic step's pattern) and (killer cages) ``data-cage``
 on grid cells; ``data-step`` on
-narrative lines and the counter. A killer cage is drawn as a dashed outline inside its
+narrative lines and the counter; ``data-skipped`` on the cells of the levels a backjump
+passes over; ``data-role="graph"`` holds a GAC step's variable-value graph (inline SVG,
+see :mod:`sudokulab.classroom.gac_graph`); an AC-3 arc's other cell is the step's
+pattern. A killer cage is drawn as a dashed outline inside its
 cells with its sum in its first cell.
 """
 
@@ -22,9 +25,10 @@ import secrets
 
 from ..models import Geometry, Puzzle
 from ..models.puzzle import symbol
-from .narrative import Step, outcome_text, removal_line, steps
+from .gac_graph import gac_svg
+from .narrative import Step, level_rows, outcome_text, removal_line, settings, steps
 from .page_assets import MARKUP, SCRIPT, STYLE
-from .trace import State, Trace
+from .trace import GacFilter, State, Trace
 
 #: A full state every this many steps: a jump applies at most this many diffs.
 SNAPSHOT_EVERY = 200
@@ -64,9 +68,8 @@ def viewer_data(trace: Trace) -> dict:
     ]
     if trace.puzzle.cages:
         summary.insert(3, ["cage prunings", s.cage_prunings])
-    if trace.propagation == "locked":
-        summary.insert(3, ["locked candidates", s.locked_candidates])
-    title = f"{trace.puzzle}  ·  propagation {trace.propagation}, order {trace.order}"
+    summary[3:3] = [list(row) for row in level_rows(trace)]
+    title = f"{trace.puzzle}  ·  {settings(trace)}"
     return story_data(trace.puzzle, steps(trace), summary, trace.truncated, title)
 
 
@@ -105,6 +108,11 @@ def story_data(
         )
         if step.pattern or step.areas:
             rows[-1].update(ps=list(step.pattern), us=list(step.areas))
+        if step.skipped:  # a backjump: the levels it passes over, by their cells
+            rows[-1]["sk"] = list(step.skipped)
+        if isinstance(step.event, GacFilter):
+            masks = story[index - 1].state.masks if index else (full,) * (n * n)
+            rows[-1]["svg"] = gac_svg(step.event, geom, masks)
         if (index + 1) % SNAPSHOT_EVERY == 0:
             snapshots[index] = packed
     return {

@@ -21,6 +21,7 @@ MARKUP = """\
     </div>
     <div class="slv-now" data-role="current"></div>
     <div class="slv-removed" data-role="removed"></div>
+    <div class="slv-graph" data-role="graph"></div>
   </div>
   <div class="slv-right">
     <ol class="slv-list" data-role="list"></ol>
@@ -63,6 +64,9 @@ STYLE = """\
 .slv-cell.unit { background: #fff6c9; }
 .slv-cell.dead { background: #ffc4c4; }
 .slv-cell.pattern { background: #d6e8ff; box-shadow: inset 0 0 0 2px #2f6fd0; }
+.slv-cell.skipped { background: #e4e4e4; box-shadow: inset 0 0 0 2px #888;
+  opacity: 0.7; }
+.slv-graph svg { max-width: calc(var(--cell) * var(--n, 9)); height: auto; }
 .slv-cell.current { background: #ffe066; box-shadow: inset 0 0 0 3px #e08a00; }
 .slv-cell.current.dead { background: #ffb0b0; box-shadow: inset 0 0 0 3px #c00; }
 .slv-controls { margin: 0.5em 0; display: flex; gap: 0.3em; align-items: center; }
@@ -80,7 +84,8 @@ STYLE = """\
 .slv-list li:hover { background: #eef; }
 .slv-list li.cur { background: #ffe066; font-weight: 600; }
 .slv-list li.k-guess { color: #c25e00; } .slv-list li.k-contradiction { color: #c00; }
-.slv-list li.k-backtrack { color: #777; } .slv-list li.k-solution { color: #080; }
+.slv-list li.k-backtrack { color: #777; }
+.slv-list li.k-backjump { color: #6a3d9a; } .slv-list li.k-solution { color: #080; }
 .slv-summary { margin-top: 0.6em; font-size: 0.8em; border-collapse: collapse; }
 .slv-summary td { padding: 0.05em 0.6em 0.05em 0; }
 .slv-summary td:last-child { font-weight: 600; }
@@ -202,8 +207,9 @@ function go(t) {
 function render() {
   var s = pos >= 0 ? steps[pos] : null, removed = {};
   marked.forEach(function (c) {
-    cells[c].classList.remove("current", "unit", "dead", "pattern");
+    cells[c].classList.remove("current", "unit", "dead", "pattern", "skipped");
     cells[c].setAttribute("data-pattern", "false");
+    cells[c].setAttribute("data-skipped", "false");
   });
   marked = [];
   if (s) s.r.forEach(function (c, i) { removed[c] = s.m[i]; });
@@ -216,6 +222,13 @@ function render() {
     cells[c].setAttribute("data-pattern", "true");
     marked.push(c);
   });
+  if (s && s.sk) s.sk.forEach(function (c) {
+    cells[c].classList.add("skipped");
+    cells[c].setAttribute("data-skipped", "true");
+    marked.push(c);
+  });
+  // the step's own drawing (a GAC step's variable-value graph), made by the page's writer
+  q("graph").innerHTML = s && s.svg ? s.svg : "";
   if (s && s.c >= 0) {
     cells[s.c].classList.add("current");
     if (s.k === "contradiction") cells[s.c].classList.add("dead");

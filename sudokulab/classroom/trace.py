@@ -57,12 +57,14 @@ class Elimination:
 
 @dataclass(frozen=True)
 class Guess:
-    """The search tries ``value`` in ``cell``, one of its ``candidates``, at ``depth``."""
+    """The search tries ``value`` in ``cell``, one of its ``candidates``, at ``depth``;
+    under dom-wdeg ``weights`` are the constraint weights then (units, then cages)."""
 
     cell: int
     value: int
     candidates: tuple[int, ...]
     depth: int
+    weights: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,21 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class Probes:
+    """Consistent sac probes in a row at one node, as the story summarises them (the
+    recorder keeps each :class:`Probe`; :func:`~sudokulab.classroom.narrative.steps`
+    joins them): ``count`` candidates tried and kept, ``first`` and ``last`` of them
+    (cell, value), and the node's probes and failed ones so far."""
+
+    count: int
+    first: tuple[int, int]
+    last: tuple[int, int]
+    node_probes: int
+    node_failed: int
+    depth: int
+
+
+@dataclass(frozen=True)
 class Contradiction:
     """A dead state: a cell without candidates (``empty``), a value without a place in a
     unit (``noplace``), a unit whose open cells no matching gives distinct values
@@ -148,6 +165,23 @@ class Backtrack:
 
 
 @dataclass(frozen=True)
+class Backjump:
+    """Backjumping: the dead end at ``from_depth`` rests on the levels of its
+    ``conflict_set`` alone, so the search goes back to ``to_depth`` (the deepest of them),
+    passing over the levels in between; the backtracks that follow abandon the frames."""
+
+    from_depth: int
+    to_depth: int
+    conflict_set: tuple[int, ...]
+    depth: int
+
+    @property
+    def skipped(self) -> tuple[int, ...]:
+        """The levels the jump passes over without trying their other candidates."""
+        return tuple(range(self.to_depth + 1, self.from_depth))
+
+
+@dataclass(frozen=True)
 class Solution:
     """A solved grid, the ``number``-th found."""
 
@@ -164,9 +198,11 @@ Event = (
     | Revise
     | GacFilter
     | Probe
+    | Probes
     | Guess
     | Contradiction
     | Backtrack
+    | Backjump
     | Solution
 )
 
@@ -190,6 +226,8 @@ class Summary:
     gac_filterings: int = 0  # units whose GAC filtering removed values (gac, sac)
     probes: int = 0  # candidates tried by singleton arc consistency (sac)
     failed_probes: int = 0  # of those, the ones removed
+    backjumps: int = 0  # dead ends that jumped back more than one level (backjump)
+    skipped: int = 0  # the levels those jumps passed over
 
 
 @dataclass(frozen=True)
@@ -205,6 +243,8 @@ class Trace(Displayed):
     complete: bool  # the search space was exhausted
     timed_out: bool
     outcome: reference.Outcome = field(repr=False)
+    values: str = "natural"  # the value order
+    backjump: bool = False  # conflict-directed backjumping
 
     @property
     def solutions(self) -> tuple[Grid, ...]:
@@ -239,11 +279,22 @@ class Recorder:
                 "gac",
                 "probe",
                 "failed",
+                "backjumps",
+                "skipped",
             ),
             0,
         )
         self.max_depth = 0
         self.found = 0
+        #: dom-wdeg: a twin of the search's weights, fed the same events (see weigh)
+        self.blame: reference._Blame | None = None
+
+    def weigh(self, tables: reference.Tables) -> None:
+        """Keep dom-wdeg's constraint weights as the search does: the engine's own blame
+        (the reference's, private to it but the one definition of the rule) fed the same
+        eliminations, revisions, locks and contradictions, so each guess carries them."""
+        weights = [1] * (len(tables.units) + len(tables.cages))
+        self.blame = reference._Blame(tables, weights, None)
 
     def _keep(self, event: Event) -> None:
         """Store an event unless the step budget is spent."""
@@ -261,6 +312,8 @@ class Recorder:
 
     def eliminate(self, cell: int, bit: int, cells: list[int]) -> None:
         """The placement in ``cell`` removes ``bit`` from ``cells``."""
+        if self.blame is not None:
+            self.blame.eliminate(cell, bit, cells)
         if cells:
             self._keep(Elimination(cell, bit.bit_length(), tuple(cells), self.depth))
 
@@ -274,7 +327,8 @@ class Recorder:
         self.counts["guesses"] += 1
         self.depth = depth
         self.max_depth = max(self.max_depth, depth)
-        self._keep(Guess(cell, bit.bit_length(), values_of(candidates), depth))
+        weights = tuple(self.blame.weights) if self.blame is not None else ()
+        self._keep(Guess(cell, bit.bit_length(), values_of(candidates), depth, weights))
 
     def prune_cage(self, cage: int, allowed: int, removed: list[tuple[int, int]]) -> None:
         """Cage ``cage`` keeps only ``allowed`` in its open cells: ``removed`` (cell, mask)."""
@@ -290,11 +344,15 @@ class Recorder:
 
     def lock(self, unit: int, other: int, bit: int, cells: list[int]) -> None:
         """``bit`` is locked in ``unit`` where it meets ``other``: ``cells`` lose it."""
+        if self.blame is not None:
+            self.blame.lock(unit, other, bit, cells)
         self.counts["locked"] += 1
         self._keep(Locked(unit, other, bit.bit_length(), tuple(cells), self.depth))
 
     def revise(self, cell: int, other: int, bit: int) -> None:
         """AC-3's arc (``cell``, ``other``) removed ``bit`` from ``cell``."""
+        if self.blame is not None:
+            self.blame.revise(cell, other, bit)
         self.counts["revise"] += 1
         self._keep(Revise(cell, other, bit.bit_length(), self.depth))
 
@@ -320,6 +378,8 @@ class Recorder:
 
     def contradiction(self, kind: str, cell: int, unit: int, bits: int, cage: int = -1) -> None:
         """The state is dead (see :class:`Contradiction`)."""
+        if self.blame is not None:
+            self.blame.contradiction(kind, cell, unit, bits, cage)
         self.counts["contradictions"] += 1
         self._keep(Contradiction(kind, cell, max(unit, -1), values_of(bits), self.depth, cage))
 
@@ -331,8 +391,10 @@ class Recorder:
 
     def backjump(self, from_depth: int, to_depth: int, conflict_set: tuple[int, ...]) -> None:
         """A dead end at ``from_depth`` jumps back to ``to_depth``, the deepest level of its
-        conflict set (backjumping, the reference engine's ``backjump=True``). Not kept as a
-        step yet: the backtracks that follow tell the jump."""
+        conflict set (backjumping, the reference engine's ``backjump=True``)."""
+        self.counts["backjumps"] += 1
+        self.counts["skipped"] += from_depth - 1 - to_depth
+        self._keep(Backjump(from_depth, to_depth, tuple(conflict_set), self.depth))
 
     def solution(self, masks: list[int]) -> None:
         """Every cell is placed."""
@@ -358,6 +420,8 @@ class Recorder:
             gac_filterings=c["gac"],
             probes=c["probe"],
             failed_probes=c["failed"],
+            backjumps=c["backjumps"],
+            skipped=c["skipped"],
         )
 
 
@@ -368,9 +432,13 @@ def trace_puzzle(
     limit: int | None = 1,
     max_steps: int | None = MAX_STEPS,
     timeout: float | None = None,
+    values: str = "natural",
+    backjump: bool = False,
 ) -> Trace:
     """Solve ``puzzle`` with the Python reference engine, recording every step (a
-    pencil-mark puzzle from its candidates)."""
+    pencil-mark puzzle from its candidates); ``values`` and ``backjump`` as the engine's
+    (a ValueError for an unknown order, or backjumping under a level without conflict
+    sets)."""
     if puzzle.rules:  # told without them, the story would be another puzzle's
         kinds = ", ".join(sorted({rule.kind for rule in puzzle.rules}))
         raise ValueError(f"the engine does not propagate variant rules yet ({kinds})")
@@ -378,8 +446,17 @@ def trace_puzzle(
     recorder = Recorder(max_steps)
     cages = tuple((cage.cells, cage.total) for cage in puzzle.cages)
     engine = reference.Engine(
-        geom.size, tuple(u.cells for u in geom.units), propagation, order, cages, recorder
+        geom.size,
+        tuple(u.cells for u in geom.units),
+        propagation,
+        order,
+        cages,
+        recorder,
+        values=values,
+        backjump=backjump,
     )
+    if order == "dom-wdeg":
+        recorder.weigh(engine.tables)
     deadline = None if timeout is None else time.perf_counter() + timeout
     outcome = engine.search(
         puzzle.givens, limit=limit, deadline=deadline, candidates=puzzle.candidates
@@ -394,6 +471,8 @@ def trace_puzzle(
         complete=outcome.complete,
         timed_out=outcome.timed_out,
         outcome=outcome,
+        values=values,
+        backjump=backjump,
     )
 
 

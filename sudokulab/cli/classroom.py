@@ -10,7 +10,8 @@ from ..classroom.narrative import MOMENTS
 from ..classroom.trace import MAX_STEPS
 from ..models import Entry
 from ..models.formats import counted
-from ..native import ORDERS, PROPAGATIONS
+from ..native import ORDERS, PROPAGATIONS, VALUES
+from ..native.reference import BACKJUMP_PROPAGATIONS
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -30,13 +31,24 @@ examples:
   sudokulab explain puzzle.txt --html lesson.html      # a page to step through
   sudokulab explain puzzle.txt --logic                 # human techniques, step by step
   sudokulab explain puzzle.txt --logic --html logic.html
+  sudokulab explain puzzle.txt --propagation gac --html gac.html  # the matchings drawn
+  sudokulab explain puzzle.txt --propagation forward --backjump --order first
+  sudokulab explain puzzle.txt --backend local:method=annealing,seed=2 --max-steps 100
 
 --show-candidates prints the candidates grid: start (after the givens are placed and
 propagated), guesses (that, and before every guess), every (after every step), end.
+Under ac3, gac and sac the steps are the textbook's: each arc AC-3 revises, each unit GAC
+filters (its maximum matching, the values no maximum matching gives their cell; the page
+draws the unit's variable-value graph), SAC's probes (consistent ones in a row summarised);
+--backjump tells each jump with its conflict set and the levels it skips.
 --logic tells the logic solver's run instead (human techniques, no guess): each step names
 its technique, the cells and units it rests on and what it removes; the page highlights
-them. exit status: 0 solved (and unique, with --unique), 1 no solution, several, or
-timed out (with --logic: the ladder stalls or meets a contradiction), 2 bad input.
+them. --backend local tells local search's moves instead (min-conflicts: the cell, its old
+and new value, its conflicts before and after; annealing: the swap in a box, the cost, the
+temperature) and its summary (moves, restarts, best cost).
+exit status: 0 solved (and unique, with --unique), 1 no solution, several, or timed out
+(with --logic: the ladder stalls or meets a contradiction; with --backend local: no
+solution found in time), 2 bad input.
 """
 
 MODEL_EXAMPLES = """\
@@ -71,7 +83,24 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="what a placement propagates (default: hidden)",
     )
     p.add_argument(
-        "--order", choices=ORDERS, default="mrv", help="which cell to guess (default: mrv)"
+        "--order",
+        choices=ORDERS,
+        default="mrv",
+        help="which cell to guess (default: mrv; dom-wdeg: fewest candidates per weighted "
+        "degree, the weights raised by the contradictions met, under every propagation)",
+    )
+    p.add_argument(
+        "--values",
+        choices=VALUES,
+        default="natural",
+        help="the order a guessed cell's candidates are tried in (default: natural, "
+        "ascending; lcv: the least constraining value first)",
+    )
+    p.add_argument(
+        "--backjump",
+        action="store_true",
+        help="conflict-directed backjumping: a dead end jumps back to the deepest level its "
+        f"conflict set names (propagation {' or '.join(BACKJUMP_PROPAGATIONS)} only)",
     )
     p.add_argument(
         "--show-candidates",
@@ -93,6 +122,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         default=10.0,
         metavar="SECONDS",
         help="stop the search after this long (default: 10)",
+    )
+    p.add_argument(
+        "--backend",
+        metavar="SPEC",
+        help="tell local search instead of the reference engine: local, or local:method="
+        "annealing,seed=3 (the local backend's options as for `solve`); each move is a "
+        "step (--max-steps bounds them, --timeout the search)",
     )
     p.add_argument("--html", metavar="FILE", help="write a step-through page; print the summary")
     p.add_argument(
@@ -160,8 +196,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
     entry = _one_entry(args)
     if not _valid(entry):
         return EXIT_BAD_INPUT
+    if args.backend is not None:
+        return _explain_local(entry, args)
     if args.logic:
         return _explain_logic(entry, args)
+    if args.backjump and args.propagation not in BACKJUMP_PROPAGATIONS:
+        allowed = " or ".join(BACKJUMP_PROPAGATIONS)
+        raise UsageError(
+            f"explain: --backjump needs --propagation {allowed} (conflict sets are defined "
+            f"there only), not {args.propagation}"
+        )
     try:
         trace = trace_puzzle(
             entry.puzzle,
@@ -170,6 +214,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
             limit=2 if args.unique else 1,
             max_steps=args.max_steps,
             timeout=args.timeout,
+            values=args.values,
+            backjump=args.backjump,
         )
     except ValueError as err:  # pencil marks
         raise UsageError(f"explain: {err}") from None
@@ -185,6 +231,31 @@ def cmd_explain(args: argparse.Namespace) -> int:
     found = trace.summary.solutions
     ok = found == 1 and (trace.complete or not args.unique) and not trace.timed_out
     return EXIT_OK if ok else EXIT_FAILED
+
+
+def _explain_local(entry: Entry, args: argparse.Namespace) -> int:
+    """``explain --backend local``: the moves of local search, and its summary."""
+    from ..backends import parse_spec
+    from ..classroom.local_story import local_narrative, trace_local
+
+    try:
+        spec = parse_spec(args.backend)
+    except ValueError as err:
+        raise UsageError(f"--backend: {err}") from None
+    if spec.backend != "local":
+        raise UsageError(
+            f"--backend: explain tells the reference engine (without --backend) or local "
+            f"search (--backend local), not {spec.backend}"
+        )
+    for flag, given in (("--logic", args.logic), ("--html", args.html)):
+        if given:
+            raise UsageError(f"--backend local: {flag} is not for local search")
+    try:
+        trace = trace_local(entry.puzzle, spec.options, args.max_steps, args.timeout)
+    except ValueError as err:
+        raise UsageError(f"--backend local: {err}") from None
+    print(local_narrative(trace))
+    return EXIT_OK if trace.result.status == "solved" else EXIT_FAILED
 
 
 def _explain_logic(entry: Entry, args: argparse.Namespace) -> int:
