@@ -152,7 +152,17 @@ def test_agreement_compares_only_conclusive_answers():
     ]
 
 
-TIMES = ["time", "build_time", "solve_time", "stats", "run_id", "created", "worker"]
+TIMES = [
+    "time",
+    "build_time",
+    "solve_time",
+    "stats",
+    "run_id",
+    "created",
+    "worker",
+    "cpu_s",
+    "peak_mb",
+]
 
 
 def test_batching_gives_the_same_rows(tmp_path):

@@ -34,7 +34,7 @@ from sudokulab.models.grids import Grids
 
 CLASH = "55" + "." * 79
 #: What may differ between two runs of the same bench: the clock and the run.
-TIMES = ["time", "build_time", "solve_time", "run_id", "worker"]
+TIMES = ["time", "build_time", "solve_time", "run_id", "worker", "cpu_s", "peak_mb"]
 KEY = ["set", "idx", "backend", "repeat"]
 
 
@@ -302,10 +302,17 @@ def test_a_chunk_is_one_request_to_a_batch_backend(tmp_path, monkeypatch):
     assert LocalExecutor(2).chunk_size(sudokulab.backends.as_spec("cpsat"), 24) == 3
     assert LocalExecutor(4).chunk_size(sudokulab.backends.as_spec("native"), 30) == 8
     spec = sudokulab.backends.as_spec("native")
-    [(got, answers, ran)] = LocalExecutor(1).run(spec, [chunk], 1, None)
+    executor = LocalExecutor(1)
+    try:
+        [(got, answers, ran, used)] = executor.run(spec, [chunk], 1, None)
+    finally:
+        executor.release()
     assert got is chunk and sizes == [30] and (answers.status_names() == "solved").all()
     host, pid = ran.split(":")
     assert host == socket.gethostname() and int(pid) not in (os.getpid(), 0)
+    # one request for the block: its measured CPU time shared out, one peak for all rows
+    assert (used.cpu_s >= 0).all() and used.cpu_s.sum() > 0
+    assert (used.peak_mb > 0).all() and len(set(used.peak_mb.tolist())) == 1
 
 
 # --- a killed bench -----------------------------------------------------------------------
