@@ -12,6 +12,8 @@ module), not ``multiprocessing``: it shares no threads or locks with the caller,
 never re-imports the caller's main script, so a user's unguarded script cannot fork
 itself. Requests and results travel as length-prefixed pickles over two pipes; the child's
 standard output is pointed at its standard error so a chatty solver cannot corrupt them.
+Each answer comes with what its request used in the child, CPU time and the child's peak
+memory (:class:`Usage`, read by :meth:`Worker.take_usage`).
 """
 
 from __future__ import annotations
