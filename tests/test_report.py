@@ -29,6 +29,7 @@ from sudokulab.bench.report import (
     significant,
     summary,
 )
+from sudokulab.cli import main
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -672,8 +673,6 @@ class _Images(HTMLParser):
 
 def test_the_html_report_is_one_file_with_its_plots_inside(tmp_path, capsys):
     import base64
-
-    from sudokulab.cli import main
 
     out = tmp_path / "out"
     args = ["bench", "seeds", "--backends", "native,constraint", "--out", str(out),
