@@ -12,6 +12,8 @@ module), not ``multiprocessing``: it shares no threads or locks with the caller,
 never re-imports the caller's main script, so a user's unguarded script cannot fork
 itself. Requests and results travel as length-prefixed pickles over two pipes; the child's
 standard output is pointed at its standard error so a chatty solver cannot corrupt them.
+Each answer comes with what its request used in the child, CPU time and the child's peak
+memory (:class:`Usage`, read by :meth:`Worker.take_usage`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..models import Model, Puzzle, build_model
@@ -43,6 +47,9 @@ GRACE = 0.5
 #: Seconds a child may take to start (a fresh interpreter and its imports) or to warm a
 #: backend up (its solver package imported) before it is taken for dead.
 STARTUP = 60.0
+#: Requests whose :class:`Usage` a worker keeps until asked (:meth:`Worker.take_usage`):
+#: more than a bench chunk has rows; older ones are forgotten.
+USAGE_KEPT = 1 << 16
 
 
 @contextlib.contextmanager
@@ -82,6 +89,15 @@ class Worker:
         self._process: subprocess.Popen[bytes] | None = None
         self._results: BinaryIO | None = None
         self._warm: set[tuple[str, tuple]] = set()  # backends (and options) warmed up
+        # per request since take_usage (None: killed); bounded, as no caller need ask
+        self._usage: deque[Usage | None] = deque(maxlen=USAGE_KEPT)
+
+    def take_usage(self) -> list[Usage | None]:
+        """What the child measured of each request since the last call, in order: a
+        :class:`Usage`, or None for a request that was killed or died (not measured)."""
+        taken = list(self._usage)
+        self._usage.clear()
+        return taken
 
     def __enter__(self) -> Worker:
         return self
@@ -187,9 +203,11 @@ class Worker:
             stops = get_backend(backend).stops_itself_with(request.options)
             kill_at = request.deadline + (GRACE if stops else 0.0)
         try:
+            self._usage.append(None)  # until the answer comes with it
             _send(self._process.stdin, ("run", backend, model, request))
             if self._wait(kill_at):
-                return _receive(self._results)
+                answer, self._usage[-1] = _receive(self._results)
+                return answer
         except (EOFError, OSError, pickle.UnpicklingError):
             now = time.perf_counter()
             return Result(
@@ -224,9 +242,11 @@ class Worker:
         sent = time.perf_counter()
         kill_at = None if request.timeout is None else sent + request.timeout * len(grids) + GRACE
         try:
+            self._usage.append(None)  # until the answer comes with it
             _send(self._process.stdin, ("grids", backend, grids, request))
             if self._wait(kill_at):
-                return _receive(self._results)
+                answer, self._usage[-1] = _receive(self._results)
+                return answer
         except (EOFError, OSError, pickle.UnpicklingError):
             self._death()
             return None
@@ -294,6 +314,35 @@ class Worker:
 _WARM = build_model(Puzzle.from_grid([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1]))
 
 
+@dataclass(frozen=True)
+class Usage:
+    """What the child used for one request: CPU seconds (user + system, its own threads
+    and the subprocesses it waited for) and its peak resident memory in MB so far (the
+    process's high-water mark since it started, not the request's own)."""
+
+    cpu_s: float
+    peak_mb: float
+
+
+def _cpu_seconds() -> float:
+    """This process's CPU time so far, and that of its children it has waited for."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _peak_mb() -> float:
+    """The high-water mark of this process's (or a waited-for child's) resident memory."""
+    import resource
+
+    most = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    )
+    return most / (1024 * 1024 if sys.platform == "darwin" else 1024)  # bytes there, KiB here
+
+
 def _all(backend: str, grids: Grids, status: int, message: str) -> Answers:
     """The same answer for every row of a block (a backend that failed on it)."""
     out = Answers.empty(backend, len(grids), grids.geometry.cell_count)
@@ -347,6 +396,7 @@ def _serve(result_fd: int, parent: int) -> None:
         if received is None:
             return
         kind, name, payload, request = received  # a warm-up's "request" is its options
+        spent = _cpu_seconds()
         try:
             backend = get_backend(name)
             if kind == "warm":
@@ -362,4 +412,6 @@ def _serve(result_fd: int, parent: int) -> None:
             answer = _all(name, payload, ERROR, why) if kind == "grids" else None
             if answer is None:
                 answer = Result(name, Status.ERROR, message=why)
+        if kind != "warm":  # a request's answer travels with what it used
+            answer = (answer, Usage(_cpu_seconds() - spent, _peak_mb()))
         _send(results, answer)

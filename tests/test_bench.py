@@ -11,11 +11,12 @@ import textwrap
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from helpers import fake_backends
 
 from sudokulab.backends import as_spec
-from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
+from sudokulab.bench import BenchPlan, LocalExecutor, report, run_bench
 from sudokulab.bench.store import Store
 from sudokulab.models import parse_puzzle, read_file
 
@@ -76,13 +77,41 @@ def test_crash_and_hang_cost_one_row_each_and_the_run_finishes(tmp_path, fakes):
     assert rows.loc[("native", 0), "agrees"] is None
     assert rows.loc[("crash", 0), "agrees"] is None
     assert rows.loc[("native", 1), "agrees"] and rows.loc[("hang", 1), "agrees"]
+    # a request killed (the hang at its deadline) or dead (the crash) was not measured
+    for killed in (("crash", 0), ("hang", 0)):
+        assert pd.isna(rows.loc[killed, "cpu_s"]) and pd.isna(rows.loc[killed, "peak_mb"])
+    assert rows.loc[("crash", 1), "cpu_s"] >= 0 and rows.loc[("hang", 1), "peak_mb"] > 0
+
+
+def test_each_row_keeps_the_cpu_time_and_peak_memory_its_worker_measured(tmp_path):
+    # native solves a chunk in one request (its rows share the block's CPU time), constraint
+    # one request per puzzle (each row its own); an invalid puzzle makes no request.
+    plan = BenchPlan(["two", "clash"], ["native", "constraint"], timeout=None, repeats=2)
+    with Store(tmp_path / "r.sqlite") as store:
+        run = run_bench(plan, store, load, LocalExecutor(1), progress=False)
+        rows = store.results([run])
+        summary = report.summary(store.rows([run])).set_index(["set", "backend"])
+    invalid = rows["status"] == "invalid"
+    assert invalid.sum() == 4 and rows[invalid][["cpu_s", "peak_mb"]].isna().all().all()
+    ran = rows[~invalid]
+    assert len(ran) == 8 and ran["cpu_s"].notna().all() and (ran["cpu_s"] >= 0).all()
+    assert ran["peak_mb"].notna().all() and (ran["peak_mb"] > 0).all()
+    assert (ran.loc[ran["backend"] == "constraint", "cpu_s"] > 0).all()
+    assert ran.loc[ran["backend"] == "native", "cpu_s"].sum() > 0
+    for backend in ("native", "constraint"):
+        mine = ran[ran["backend"] == backend]
+        got = summary.loc[("two", backend)]
+        assert got["peak_mb"] == mine["peak_mb"].max()
+        assert got["mean_cpu_low_s"] <= got["mean_cpu_s"] <= got["mean_cpu_high_s"]
+        assert got["mean_cpu_s"] > 0
+    assert summary.loc[("clash", "native"), ["mean_cpu_s", "peak_mb"]].isna().all()
 
 
 def test_a_killed_run_keeps_its_rows_and_resume_finishes_it(tmp_path, fakes):
     db = tmp_path / "r.sqlite"
     script = textwrap.dedent(
         f"""
-        from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
+        from sudokulab.bench import BenchPlan, LocalExecutor, report, run_bench
         from sudokulab.models import read_file
         from sudokulab.bench.store import Store
         entries = read_file({str(SEEDS)!r})
@@ -152,7 +181,17 @@ def test_agreement_compares_only_conclusive_answers():
     ]
 
 
-TIMES = ["time", "build_time", "solve_time", "stats", "run_id", "created", "worker"]
+TIMES = [
+    "time",
+    "build_time",
+    "solve_time",
+    "stats",
+    "run_id",
+    "created",
+    "worker",
+    "cpu_s",
+    "peak_mb",
+]
 
 
 def test_batching_gives_the_same_rows(tmp_path):

@@ -34,7 +34,7 @@ from sudokulab.models.grids import Grids
 
 CLASH = "55" + "." * 79
 #: What may differ between two runs of the same bench: the clock and the run.
-TIMES = ["time", "build_time", "solve_time", "run_id", "worker"]
+TIMES = ["time", "build_time", "solve_time", "run_id", "worker", "cpu_s", "peak_mb"]
 KEY = ["set", "idx", "backend", "repeat"]
 
 
@@ -302,10 +302,36 @@ def test_a_chunk_is_one_request_to_a_batch_backend(tmp_path, monkeypatch):
     assert LocalExecutor(2).chunk_size(sudokulab.backends.as_spec("cpsat"), 24) == 3
     assert LocalExecutor(4).chunk_size(sudokulab.backends.as_spec("native"), 30) == 8
     spec = sudokulab.backends.as_spec("native")
-    [(got, answers, ran)] = LocalExecutor(1).run(spec, [chunk], 1, None)
+    executor = LocalExecutor(1)
+    try:
+        [(got, answers, ran, used)] = executor.run(spec, [chunk], 1, None)
+    finally:
+        executor.release()
     assert got is chunk and sizes == [30] and (answers.status_names() == "solved").all()
     host, pid = ran.split(":")
     assert host == socket.gethostname() and int(pid) not in (os.getpid(), 0)
+    # one request for the block: its measured CPU time shared out, one peak for all rows
+    assert (used.cpu_s >= 0).all() and used.cpu_s.sum() > 0
+    assert (used.peak_mb > 0).all() and len(set(used.peak_mb.tolist())) == 1
+
+
+def test_the_worker_processes_serve_every_repeat_round_and_go_with_the_run(tmp_path):
+    # Repeats go round by round; each backend's worker process is started once for all
+    # rounds (not once per round), and stopped when the run ends.
+    sets = {"hard": shipped("gen-classic-hard")[:4]}
+    plan = BenchPlan(["hard"], ["native", "constraint"], timeout=None, repeats=3)
+    executor = LocalExecutor(1)
+    with Store(tmp_path / "r.sqlite") as store:
+        run = run_bench(plan, store, lambda n, p: sets[n], executor, progress=False)
+        rows = store.results([run])
+    assert len(rows) == 2 * 3 * 4 and set(rows["repeat"]) == {0, 1, 2}
+    workers = rows.groupby("backend")["worker"].unique()
+    assert all(len(w) == 1 for w in workers)  # one process per backend for the 3 rounds
+    pids = [int(w[0].rsplit(":", 1)[1]) for w in workers]
+    assert len(set(pids)) == 2 and not executor._pools  # released with the run
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 # --- a killed bench -----------------------------------------------------------------------

@@ -23,7 +23,7 @@ from sudokulab.cli import main
 
 TESTS = Path(__file__).resolve().parent
 #: What may differ between two runs of the same bench: the clock, the run, the worker.
-VARIES = ["time", "build_time", "solve_time", "run_id", "worker"]
+VARIES = ["time", "build_time", "solve_time", "run_id", "worker", "cpu_s", "peak_mb"]
 KEY = ["set", "idx", "backend", "repeat"]
 FAKES = "fake_backends:SlowBackend,fake_backends:HangBackend"
 
@@ -86,11 +86,16 @@ def test_dask_gives_the_rows_of_the_local_executor(tmp_path, client):
         assert store.results()["worker"].str.fullmatch(r".+:\d+").all()
     with bench(tmp_path, "dask", plan, executor(client, size=3)) as store:
         dask = stored(store, 1)
-        workers = store.results()["worker"]
+        rows = store.results()
+        workers = rows["worker"]
         [ran] = json.loads(store.runs()["executors"][0])
     assert len(dask) == 3 * 10 and dask.equals(local)
     assert workers.notna().all() and workers.str.contains(":").all()  # host:pid
     assert ran["executor"] == "dask" and ran["workers"] == ran["threads"] == 2
+    # each row's CPU time and its worker's peak memory, measured on the Dask worker
+    assert rows["cpu_s"].notna().all() and (rows["cpu_s"] >= 0).all()
+    assert (rows.loc[rows["backend"] != "native", "cpu_s"] > 0).all()  # a request each
+    assert rows["peak_mb"].notna().all() and (rows["peak_mb"] > 0).all()
 
 
 def test_a_worker_killed_mid_run_loses_no_row(tmp_path, client):
@@ -313,15 +318,16 @@ def test_tasks_on_one_dask_worker_thread_share_its_solver_child():
     spec = as_spec("constraint")
     child = _solver_child()
     try:
-        first, _ = run_chunk(spec, chunk, False, 1, 10.0)
+        first, _, used = run_chunk(spec, chunk, False, 1, 10.0)
         pid = child.pid
-        second, _ = run_chunk(spec, chunk, False, 1, 10.0)
+        second, _, _ = run_chunk(spec, chunk, False, 1, 10.0)
         assert _solver_child() is child and child.pid == pid is not None
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        third, _ = run_chunk(spec, chunk, False, 1, 10.0)
+        third, _, _ = run_chunk(spec, chunk, False, 1, 10.0)
         assert child.pid not in (None, pid)
     finally:
         child.close()
     for answers in (first, second, third):
         assert (answers.status_names() == "solved").all()
+    assert (used.cpu_s > 0).all() and (used.peak_mb > 0).all()

@@ -40,6 +40,8 @@ def test_report_writes_every_row_and_the_machine(store_dir, capsys):
         assert got[column].tolist() == expected[column].tolist(), column
     assert got["time"].tolist() == pytest.approx(expected["time"].tolist())
     assert got["verified"].tolist() == expected["verified"].tolist()
+    for column in ("cpu_s", "peak_mb"):  # measured by the worker processes, carried along
+        assert got[column].notna().all() and got[column].tolist() == expected[column].tolist()
     meta = json.loads(table.schema.metadata[b"sudokulab.runs"])
     assert [m["run_id"] for m in meta] == [1] and meta[0]["cpu"] == runs["cpu"].iloc[0]
 

@@ -29,6 +29,7 @@ from sudokulab.bench.report import (
     significant,
     summary,
 )
+from sudokulab.cli import main
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -579,7 +580,8 @@ def test_a_report_reads_its_tables_not_its_rows(tmp_path, monkeypatch):
             for start in range(0, 2000, 500):
                 rows = [
                     (i, 0, "solved" if i % 7 else "timeout", "1" * 81, 1, 1, None,
-                     (i % 97 + 1) / 1000 * (b + 1), 0.0, 0.0, i % 13, i % 5, 0, None, None)
+                     (i % 97 + 1) / 1000 * (b + 1), 0.0, 0.0, i % 13, i % 5, 0, None, None,
+                     None, None)
                     for i in range(start, start + 500)
                 ]  # fmt: skip
                 puzzles = [(i, "." * 81) for i in range(start, start + 500)]
@@ -605,3 +607,93 @@ def test_a_report_reads_its_tables_not_its_rows(tmp_path, monkeypatch):
         plot_means(rows, tmp_path)
     assert table["runs"].tolist() == [2000, 2000, 2000]
     assert sum(fetched) < 600 + 3 * 40, fetched
+
+
+def test_cpu_time_and_peak_memory_per_set_and_backend_where_measured(results):
+    # the rows say what each used; a row without (not measured) counts in neither
+    measured = results.assign(cpu_s=results["time"] * 2, peak_mb=np.nan)
+    native = measured["backend"] == "native"
+    measured.loc[native, "peak_mb"] = 100.0 + measured.loc[native, "idx"]
+    measured.loc[measured["backend"] == "cpsat", "cpu_s"] = None
+    table = by_pair(summary(measured))
+    easy = table[("easy", "native")]
+    assert easy["mean_cpu_s"] == pytest.approx(0.05)  # twice the mean wall time, 0.025
+    assert easy["mean_cpu_low_s"] <= easy["mean_cpu_s"] <= easy["mean_cpu_high_s"]
+    assert easy["peak_mb"] == 103.0 and table[("hard", "native")]["peak_mb"] == 101.0
+    cpsat = table[("easy", "cpsat")]
+    assert np.isnan(cpsat["mean_cpu_s"]) and np.isnan(cpsat["peak_mb"])
+    text = render(summary(measured), "table")
+    assert "mean CPU ms" in text and "peak MB" in text
+    # rows of a store made before the columns: nothing measured, said as "-"
+    old = by_pair(summary(results))
+    assert all(np.isnan(r["mean_cpu_s"]) and np.isnan(r["peak_mb"]) for r in old.values())
+    records = json.loads(render(summary(measured), "json"))
+    assert records[0]["mean_cpu_s"] == pytest.approx(0.05) and records[1]["peak_mb"] is None
+    back = pd.read_csv(io.StringIO(render(summary(measured), "csv")))
+    assert {"mean_cpu_s", "mean_cpu_low_s", "mean_cpu_high_s", "peak_mb"} <= set(back)
+    assert "not measured" in markdown_report(measured, pd.DataFrame())
+
+
+def test_compare_needs_no_interval_of_either_run(results, monkeypatch):
+    # the side-by-side table shows means, medians and solved counts of each run: the
+    # bootstrap it runs is the paired one, never each run's summary intervals
+    from sudokulab.bench import stats
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a summary interval was computed")
+
+    new = results.assign(time=results["time"] / 2)
+    expected = compare(results, new)
+    monkeypatch.setattr(stats, "intervals", refused)
+    monkeypatch.setattr(stats, "cpu_intervals", refused)
+    got = compare(results, new)
+    pd.testing.assert_frame_equal(got, expected)
+    assert by_pair(got)[("easy", "native")]["ratio"] == pytest.approx(2.0)
+
+
+class _Images(HTMLParser):
+    """Collects the ``src`` of every image and the text of every heading."""
+
+    def __init__(self):
+        super().__init__()
+        self.images: list[str] = []
+        self.headings: list[str] = []
+        self._heading = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs)["src"])
+        self._heading = tag in ("h1", "h2")
+
+    def handle_data(self, data):
+        if self._heading:
+            self.headings.append(data)
+            self._heading = False
+
+
+def test_the_html_report_is_one_file_with_its_plots_inside(tmp_path, capsys):
+    import base64
+
+    out = tmp_path / "out"
+    args = ["bench", "seeds", "--backends", "native,constraint", "--out", str(out),
+            "--baseline", "constraint"]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    folder = out / "run-1"
+    page = (folder / "report.html").read_text()
+    parser = _Images()
+    parser.feed(page)
+    pngs = sorted(p.name for p in folder.glob("*.png"))
+    assert len(pngs) >= 4 and len(parser.images) == len(pngs)
+    for src in parser.images:  # every image is inside the page, none a file beside it
+        head, _, data = src.partition(",")
+        assert head == "data:image/png;base64"
+        assert base64.b64decode(data).startswith(PNG_SIGNATURE)
+    assert {"Summary", "Against constraint, puzzle by puzzle", "Plots"} <= set(parser.headings)
+    cells = _Cells()
+    cells.feed(page)
+    header = cells.rows[0]
+    assert "mean CPU ms" in header and "peak MB" in header
+    native = cells.rows[1]
+    assert native[1] == "native" and native[header.index("mean CPU ms")] != "-"
+    assert 'src="' + pngs[0] not in page  # no link to a file

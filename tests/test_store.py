@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sudokulab.bench import BenchPlan, LocalExecutor, puzzle_text, run_bench
+from sudokulab.bench import BenchPlan, LocalExecutor, puzzle_text, report, run_bench
 from sudokulab.bench.store import FORMAT, RunLocked, Store, StoreError
 from sudokulab.catalog import load
 from sudokulab.cli import main
@@ -244,3 +244,161 @@ def test_a_second_resume_of_a_running_bench_is_refused_naming_the_holder(tmp_pat
         holder.stdin.close()
         holder.wait()
     assert main(["bench", "--resume", "1", "--out", str(out), "--no-plots"]) == 0
+
+
+#: The store's schema in format 2 (sudokulab up to issue 30, before CPU time and peak
+#: memory were kept), as that version wrote it.
+FORMAT2 = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY,
+    started TEXT NOT NULL,
+    finished TEXT,
+    machine TEXT,
+    cpu TEXT,
+    cores INTEGER,
+    python TEXT,
+    packages TEXT,
+    git TEXT,
+    args TEXT NOT NULL,
+    executors TEXT
+);
+CREATE TABLE IF NOT EXISTS names (
+    name_id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS shared_stats (
+    stats_id INTEGER PRIMARY KEY,
+    stats TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS puzzles (
+    run_id INTEGER NOT NULL,
+    set_id INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    puzzle TEXT NOT NULL,
+    PRIMARY KEY (run_id, set_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS outcomes (
+    run_id INTEGER NOT NULL,
+    set_id INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    backend_id INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    solution TEXT,
+    count INTEGER,
+    verified INTEGER,
+    agrees INTEGER,
+    time REAL,
+    build_time REAL,
+    solve_time REAL,
+    nodes INTEGER,
+    guesses INTEGER,
+    backtracks INTEGER,
+    stats_id INTEGER,
+    stats TEXT,
+    error TEXT,
+    worker_id INTEGER,
+    UNIQUE (run_id, set_id, backend_id, repeat, idx)
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    puzzle TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    hardest TEXT,
+    score REAL,
+    grade TEXT,
+    steps INTEGER
+);
+CREATE VIEW IF NOT EXISTS results AS
+SELECT
+    o.run_id AS run_id,
+    s.name AS "set",
+    o.idx AS idx,
+    p.puzzle AS puzzle,
+    b.name AS backend,
+    COALESCE(json_extract(o.stats, '$.engine'), json_extract(h.stats, '$.engine')) AS engine,
+    o.repeat AS repeat,
+    o.status AS status,
+    o.solution AS solution,
+    o.count AS count,
+    o.verified AS verified,
+    o.agrees AS agrees,
+    o.time AS time,
+    o.build_time AS build_time,
+    o.solve_time AS solve_time,
+    o.nodes AS nodes,
+    o.guesses AS guesses,
+    o.backtracks AS backtracks,
+    json_patch(
+        json_patch(
+            COALESCE(h.stats, '{}'),
+            json_object('nodes', o.nodes, 'guesses', o.guesses, 'backtracks', o.backtracks)
+        ),
+        COALESCE(o.stats, '{}')
+    ) AS stats,
+    o.error AS error,
+    w.name AS worker,
+    o.rowid AS seq
+FROM outcomes o
+LEFT JOIN names s ON s.name_id = o.set_id
+LEFT JOIN names b ON b.name_id = o.backend_id
+LEFT JOIN names w ON w.name_id = o.worker_id
+LEFT JOIN shared_stats h ON h.stats_id = o.stats_id
+LEFT JOIN puzzles p ON p.run_id = o.run_id AND p.set_id = o.set_id AND p.idx = o.idx;
+PRAGMA user_version = 2;
+"""
+
+
+def format2_store(path: Path) -> None:
+    """A format-2 store with one run of three rows (two native repeats, one cpsat)."""
+    db = sqlite3.connect(path)
+    db.executescript(FORMAT2)
+    db.execute("INSERT INTO runs (started, args) VALUES ('then', '{\"sets\": [\"seeds\"]}')")
+    db.executemany("INSERT INTO names (name_id, name) VALUES (?, ?)",
+                   [(1, "seeds"), (2, "native"), (3, "cpsat"), (4, "vm:7")])  # fmt: skip
+    db.execute('INSERT INTO shared_stats (stats_id, stats) VALUES (1, \'{"engine": "c"}\')')
+    db.execute("INSERT INTO puzzles VALUES (1, 1, 0, '1...')")
+    for backend, repeat, time in ((2, 0, 0.5), (2, 1, 0.25), (3, 0, 2.0)):
+        db.execute(
+            "INSERT INTO outcomes (run_id, set_id, idx, backend_id, repeat, status, solution,"
+            " verified, time, nodes, stats_id, worker_id) VALUES"
+            " (1, 1, 0, ?, ?, 'solved', '1234', 1, ?, 4, ?, 4)",
+            (backend, repeat, time, 1 if backend == 2 else None),
+        )
+    db.commit()
+    db.close()
+
+
+def test_a_format_2_store_gains_the_measured_columns_once_keeping_every_row(tmp_path, capsys):
+    path = tmp_path / "old.sqlite"
+    format2_store(path)
+    with Store(path) as store:
+        rows = store.results()
+    assert "bringing" in capsys.readouterr().err
+    assert list(rows["backend"]) == ["native", "native", "cpsat"]
+    assert list(rows["time"]) == [0.5, 0.25, 2.0] and (rows["puzzle"] == "1...").all()
+    assert list(rows["engine"][:2]) == ["c", "c"] and rows["engine"].isna()[2]
+    assert rows["worker"].eq("vm:7").all()
+    assert rows["cpu_s"].isna().all() and rows["peak_mb"].isna().all()  # not measured
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == FORMAT
+        columns = {row[1] for row in db.execute("PRAGMA table_info(outcomes)")}
+        assert {"cpu_s", "peak_mb"} <= columns
+    with Store(path) as store:  # upgraded in place once: the next open has nothing to do
+        assert len(store.results()) == 3
+        summary = report.summary(store.rows([1]))
+    assert "bringing" not in capsys.readouterr().err
+    assert summary["mean_cpu_s"].isna().all() and summary["peak_mb"].isna().all()
+    assert list(summary["mean_s"]) == [0.375, 2.0]
+
+
+def test_a_bench_resumed_in_a_format_2_store_measures_its_new_rows(tmp_path):
+    path = tmp_path / "results.sqlite"
+    format2_store(path)
+    plan = BenchPlan(["seeds"], ["native"], timeout=None)
+    with Store(path) as store:
+        run = run_bench(plan, store, lambda n, p: SETS[n], LocalExecutor(1), progress=False)
+        rows = store.results([run])
+        old = store.results([1])
+    assert old["cpu_s"].isna().all() and len(old) == 3
+    assert rows["cpu_s"].notna().all() and (rows["cpu_s"] >= 0).all()
+    assert rows["peak_mb"].notna().all() and (rows["peak_mb"] > 0).all()

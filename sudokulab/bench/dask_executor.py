@@ -31,7 +31,7 @@ from typing import Any
 from ..backends import BackendSpec, Worker
 from ..backends.isolation import sigint_held
 from ..backends.result import ERROR, Answers
-from .executors import AHEAD, LocalExecutor, batches, solve_chunk
+from .executors import AHEAD, LocalExecutor, Measured, batches, solve_chunk
 from .plan import Chunk
 
 #: What to install when dask is missing.
@@ -234,10 +234,11 @@ class DaskExecutor:
 
     def run(
         self, spec: BackendSpec, chunks: Iterable[Chunk], limit: int, timeout: float | None
-    ) -> Iterator[tuple[Chunk, Answers, str | None]]:
+    ) -> Iterator[tuple[Chunk, Answers, str | None, Measured]]:
         """Submit chunks, at most :data:`~.executors.AHEAD` per cluster thread ahead of
-        the answers yielded; yield (chunk, answers, worker) as tasks finish. Closing the
-        iterator cancels the tasks not yet finished."""
+        the answers yielded; yield (chunk, answers, worker, what each row used) as tasks
+        finish (a failed task's rows: not measured). Closing the iterator cancels the
+        tasks not yet finished."""
         dd = distributed()
         whole = self.batch and batches(spec)
         label = str(spec).replace(",", "_").replace("=", "-")
@@ -268,10 +269,11 @@ class DaskExecutor:
             for future in finished:
                 chunk = futures.pop(future)
                 try:
-                    answers, worker = future.result()
+                    answers, worker, measured = future.result()
                 except Exception as err:  # noqa: BLE001 - the task's failure is its rows'
                     answers, worker = failed(spec, chunk, err), None
-                yield chunk, answers, worker
+                    measured = Measured.nothing(len(chunk))
+                yield chunk, answers, worker, measured
                 following = next(pending, None)
                 if following is not None:
                     finished.add(submit(following))
@@ -282,12 +284,13 @@ class DaskExecutor:
 
 def run_chunk(
     spec: BackendSpec, chunk: Chunk, whole: bool, limit: int, timeout: float | None
-) -> tuple[Answers, str]:
-    """The task: a chunk's answers from this Dask worker thread's solver child, and
-    "host:pid" of the Dask worker that ran it."""
-    answers = solve_chunk(spec, chunk, _solver_child(), whole, limit, timeout)
-    assert answers is not None  # no stop event: every puzzle is answered
-    return answers, f"{socket.gethostname()}:{os.getpid()}"
+) -> tuple[Answers, str, Measured]:
+    """The task: a chunk's answers from this Dask worker thread's solver child,
+    "host:pid" of the Dask worker that ran it, and what each row used as the solver
+    child measured it (:func:`~.executors.solve_chunk`)."""
+    solved = solve_chunk(spec, chunk, _solver_child(), whole, limit, timeout)
+    assert solved is not None  # no stop event: every puzzle is answered
+    return solved[0], f"{socket.gethostname()}:{os.getpid()}", solved[1]
 
 
 _children = threading.local()

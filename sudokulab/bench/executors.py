@@ -17,11 +17,15 @@ import queue
 import socket
 import threading
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol
+
+import numpy as np
 
 from ..api import solve, solve_grids
 from ..backends import BackendSpec, Worker, get_backend
-from ..backends.result import Answers
+from ..backends.isolation import Usage
+from ..backends.result import INVALID, Answers
 from .plan import Chunk
 
 
@@ -32,8 +36,9 @@ class Executor(Protocol):
     bounded number of chunks ahead of the answers it has yielded (about two per worker),
     so that a bench of any size holds only the chunks in flight. An executor may yield a
     third item, the worker that ran the chunk ("host:pid"), which the store keeps per
-    row; and may have a ``describe()`` giving what the runs table records of it (a dict
-    of plain data).
+    row, and a fourth, what each row used (:class:`Measured`); may have a ``describe()``
+    giving what the runs table records of it (a dict of plain data); and may have a
+    ``release()`` stopping what it keeps between runs (the bench calls it at the end).
     """
 
     def chunk_size(self, spec: BackendSpec, rows: int) -> int:
@@ -75,6 +80,15 @@ class LocalExecutor:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
         self.batch = batch
+        # each spec's worker processes, kept from one run (a repeat round) to the next
+        self._pools: dict[str, list[Worker]] = {}
+
+    def release(self) -> None:
+        """Stop the worker processes kept between runs; a next run starts new ones."""
+        pools, self._pools = self._pools, {}
+        for pool in pools.values():
+            for worker in pool:
+                worker.close()
 
     def describe(self) -> dict[str, Any]:
         """What the runs table records of this executor."""
@@ -90,17 +104,21 @@ class LocalExecutor:
 
     def run(
         self, spec: BackendSpec, chunks: Iterable[Chunk], limit: int, timeout: float | None
-    ) -> Iterator[tuple[Chunk, Answers, str]]:
+    ) -> Iterator[tuple[Chunk, Answers, str, Measured]]:
         """Solve every chunk in worker processes (started as the first chunks come, at
         most ``workers``), taking at most :data:`AHEAD` chunks per worker ahead of the
         answers yielded; yield answers as they come, with "host:pid" of the worker
-        process that gave them."""
+        process that gave them and what each row used (:class:`Measured`).
+
+        The spec's worker processes are kept for its next run (the bench's next repeat
+        round: no start-up and warm-up again) until :meth:`release`; an interrupted run
+        kills them (the next run starts new ones)."""
         todo: queue.SimpleQueue[Chunk | None] = queue.SimpleQueue()
-        done: queue.SimpleQueue[tuple[Chunk, Answers, str] | BaseException]
+        done: queue.SimpleQueue[tuple[Chunk, Answers, str, Measured] | BaseException]
         done = queue.SimpleQueue()
         stop = threading.Event()
         whole = self.batch and batches(spec)
-        workers: list[Worker] = []
+        workers = self._pools.setdefault(str(spec), [])
         threads: list[threading.Thread] = []
         pending = iter(chunks)
         flying = 0  # chunks handed to the threads and not yielded back yet
@@ -116,13 +134,11 @@ class LocalExecutor:
                     todo.put(chunk)
                     flying += 1
                     if len(threads) < self.workers:
-                        workers.append(Worker())
+                        if len(workers) == len(threads):
+                            workers.append(Worker())
+                        args = (spec, workers[len(threads)], whole, todo, done, stop, limit)
                         threads.append(
-                            threading.Thread(
-                                target=_drive,
-                                args=(spec, workers[-1], whole, todo, done, stop, limit, timeout),
-                                daemon=True,
-                            )
+                            threading.Thread(target=_drive, args=(*args, timeout), daemon=True)
                         )
                         threads[-1].start()
                 if not flying:
@@ -140,7 +156,7 @@ class LocalExecutor:
             if not complete:  # an interrupted run must not wait for slow puzzles
                 for w in workers:
                     w.kill()
-            for t in threads:  # each closes its worker process on its way out
+            for t in threads:
                 if t.ident is not None:  # Ctrl-C may come while a thread is starting
                     t.join()
 
@@ -154,19 +170,35 @@ def batches(spec: BackendSpec) -> bool:
 
 def _drive(spec, worker, whole, todo, done, stop, limit, timeout) -> None:
     """One thread: feeds its worker process chunks until they run out or it is told to
-    stop. A failure here (not the backend's: that is a row) ends the run in the caller."""
+    stop (the process is kept for the spec's next run). A failure here (not the
+    backend's: that is a row) kills the process and ends the run in the caller."""
     try:
-        with worker:
-            while not stop.is_set():
-                chunk = todo.get()
-                if chunk is None:
-                    break
-                answers = solve_chunk(spec, chunk, worker, whole, limit, timeout, stop)
-                if answers is not None:
-                    pid = worker.pid  # None when a deadline's kill ended the last puzzle
-                    done.put((chunk, answers, f"{HOST}:{pid}" if pid else HOST))
+        while not stop.is_set():
+            chunk = todo.get()
+            if chunk is None:
+                break
+            solved = solve_chunk(spec, chunk, worker, whole, limit, timeout, stop)
+            if solved is not None:
+                pid = worker.pid  # None when a deadline's kill ended the last puzzle
+                done.put((chunk, solved[0], f"{HOST}:{pid}" if pid else HOST, solved[1]))
     except BaseException as err:  # noqa: BLE001 - handed to the caller, which raises it
+        worker.kill()
         done.put(err)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What a chunk's rows used, per row, as the worker process measured it: CPU seconds
+    and the worker's peak resident memory in MB up to that row (its high-water mark, not
+    the row's own); NaN where not measured (a killed request, an invalid puzzle)."""
+
+    cpu_s: np.ndarray
+    peak_mb: np.ndarray
+
+    @classmethod
+    def nothing(cls, k: int) -> Measured:
+        """``k`` rows, none measured."""
+        return cls(np.full(k, np.nan), np.full(k, np.nan))
 
 
 def solve_chunk(
@@ -177,23 +209,54 @@ def solve_chunk(
     limit: int,
     timeout: float | None,
     stop: threading.Event | None = None,
-) -> Answers | None:
-    """A chunk's answers from ``worker``: in one request when ``whole`` (clashing puzzles
-    are ``invalid`` rows without a request; a block killed at its hard deadline is asked
-    again one puzzle at a time), else one request per puzzle, as
-    :func:`~sudokulab.api.solve` answers it with a hard deadline. Each row's time is its
-    own request's, from its start (the worker's start-up is no part of it). None when
-    ``stop`` is set before the chunk is done."""
+) -> tuple[Answers, Measured] | None:
+    """A chunk's answers from ``worker``, and what each row used: in one request when
+    ``whole`` (clashing puzzles are ``invalid`` rows without a request; a block killed at
+    its hard deadline is asked again one puzzle at a time), else one request per puzzle,
+    as :func:`~sudokulab.api.solve` answers it with a hard deadline. Each row's time is
+    its own request's, from its start (the worker's start-up is no part of it). None
+    when ``stop`` is set before the chunk is done.
+
+    CPU time is the worker process's (its threads and waited-for subprocesses included)
+    over each request; the rows of a block solved in one request share the block's in
+    proportion to their wall times (the block's total is measured, not each row's)."""
     stopped = (lambda: False) if stop is None else stop.is_set
+    worker.take_usage()  # forget requests made before this chunk
+    k = len(chunk)
+    measured = Measured.nothing(k)
     if whole:
         answers = solve_grids(
             chunk.grids, spec, limit, timeout, isolate=True, worker=worker, stop=stop
         )
+        _share(measured, answers, worker.take_usage())
     else:
         results = []
-        for puzzle in chunk.grids.puzzles():
+        for i, puzzle in enumerate(chunk.grids.puzzles()):
             if stopped():
                 return None
             results.append(solve(puzzle, spec, limit, timeout, isolate=True, worker=worker))
+            used = worker.take_usage()
+            if len(used) == 1 and used[0] is not None:  # none: an invalid puzzle, a kill
+                measured.cpu_s[i], measured.peak_mb[i] = used[0].cpu_s, used[0].peak_mb
         answers = Answers.from_results(str(spec), results, chunk.grids.geometry.cell_count)
-    return None if stopped() else answers  # a row the stop's kill cut short is no answer
+    # a row the stop's kill cut short is no answer
+    return None if stopped() else (answers, measured)
+
+
+def _share(measured: Measured, answers: Answers, used: list[Usage | None]) -> None:
+    """Fill ``measured`` for a block's rows from its requests (:func:`solve_chunk`): one
+    answered block request, its CPU time shared by wall time; or, after a killed block,
+    one request per valid row, in order; anything else is left unmeasured."""
+    valid = np.flatnonzero(answers.status != INVALID)
+    if not used or not len(valid):
+        return
+    if used[0] is not None and len(used) == 1:
+        walls = np.maximum(answers.time[valid], 0.0)
+        total = walls.sum()
+        shares = walls / total if total > 0 else np.full(len(valid), 1 / len(valid))
+        measured.cpu_s[valid] = used[0].cpu_s * shares
+        measured.peak_mb[valid] = used[0].peak_mb
+    elif used[0] is None and len(used) == 1 + len(valid):
+        for row, usage in zip(valid.tolist(), used[1:], strict=True):
+            if usage is not None:
+                measured.cpu_s[row], measured.peak_mb[row] = usage.cpu_s, usage.peak_mb

@@ -33,6 +33,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -67,6 +68,19 @@ TIMEOUT_RULE = (
 )
 
 
+#: What the CPU and memory columns are, and where they are not measured, as every report
+#: says it.
+MEASURED_NOTE = (
+    "*mean CPU ms*: CPU time per puzzle (user + system, of the worker process, its threads "
+    "and its subprocesses), over the rows measured, with its 95% interval (*CPU lo*, *CPU "
+    "hi*); the rows of a block the native engine solved in one request share the block's "
+    "CPU time by wall time. *peak MB*: the largest peak resident memory of the worker "
+    "processes; each row records its worker's high-water mark up to that row, not its own. "
+    "*-*: not measured (a request killed at its hard deadline, an invalid puzzle, a store "
+    "made before sudokulab measured them)."
+)
+
+
 def _bound_column(bound: float) -> str:
     """The summary column of one bound: ``under_100ms``, ``under_1s``."""
     return f"under_{bound * 1000:g}ms" if bound < 1 else f"under_{bound:g}s"
@@ -76,7 +90,8 @@ SUMMARY_COLUMNS = [
     "set", "backend", "puzzles", "runs", *STATUS_COLUMNS.values(), "wrong",
     "mean_s", "mean_low_s", "mean_high_s", "median_s", "median_low_s", "median_high_s",
     "p90_s", "p99_s", "max_s", "total_s", "puzzles_per_s", "spread", "spread_over_10pct",
-    "mean_nodes", "mean_guesses", *map(_bound_column, BOUNDS),
+    "mean_nodes", "mean_guesses", *map(_bound_column, BOUNDS), "mean_cpu_s", "mean_cpu_low_s",
+    "mean_cpu_high_s", "peak_mb",
 ]  # fmt: skip
 
 #: How the human formats show a column: its header and its kind (see ``_cell``).
@@ -123,6 +138,10 @@ DISPLAY: dict[str, tuple[str, str]] = {
     "new_median_s": ("new median ms", "ms"),
     "old_solved": ("old solved", "int"),
     "new_solved": ("new solved", "int"),
+    "mean_cpu_s": ("mean CPU ms", "ms"),
+    "mean_cpu_low_s": ("CPU lo ms", "ms"),
+    "mean_cpu_high_s": ("CPU hi ms", "ms"),
+    "peak_mb": ("peak MB", "number"),
 }
 
 
@@ -196,7 +215,12 @@ def summary(results: Rows | pd.DataFrame, baseline: str | None = None) -> pd.Dat
     10%; NaN without repeats),
     ``puzzles_per_s`` (rows / total time), ``mean_nodes``, ``mean_guesses`` (NaN for
     backends without them), ``under_100ms``, ``under_500ms``, ``under_1s`` (fraction of
-    rows solved in less than the bound), and with a ``baseline`` backend label
+    rows solved in less than the bound), ``mean_cpu_s`` with ``mean_cpu_low_s`` and
+    ``mean_cpu_high_s`` (the CPU time per puzzle, its 95% interval as for the wall time's,
+    over the rows whose CPU time was measured; NaN when none was), ``peak_mb`` (the
+    largest peak memory of the worker processes over the rows, in MB: each row's is its
+    worker's high-water mark so far, not the row's own; NaN when not measured), and with
+    a ``baseline`` backend label
     ``vs_baseline``: the baseline's mean time on the same set over this row's (above 1:
     faster than the baseline; NaN where the baseline did not run that set; on the puzzles
     both answered, each puzzle the median of its repeats, where there are such), with
@@ -245,7 +269,7 @@ def _summary(rows: Rows) -> pd.DataFrame:
     grouped = rows.query(
         f'SELECT "set", backend, COUNT(DISTINCT idx), COUNT(*), {counts}, TOTAL({WRONG_SQL}),'
         " AVG(time), MAX(time), TOTAL(time), COUNT(time), AVG(nodes), AVG(guesses),"
-        f' {under}, MIN(MIN(seq)) OVER (PARTITION BY "set") AS first_set,'
+        f' {under}, MAX(peak_mb), MIN(MIN(seq)) OVER (PARTITION BY "set") AS first_set,'
         " MIN(MIN(seq)) OVER (PARTITION BY backend) AS first_backend"
         ' FROM {rows} GROUP BY "set", backend ORDER BY first_set, first_backend'
     )
@@ -258,6 +282,7 @@ def _summary(rows: Rows) -> pd.DataFrame:
         statuses = record[4 : 4 + len(STATUS_COLUMNS)]
         wrong, mean, most, total, timed, nodes, guesses = record[10:17]
         within = record[17 : 17 + len(BOUNDS)]
+        peak = record[17 + len(BOUNDS)]
         median, p90, p99 = spread.get((set_name, backend), (np.nan,) * 3)
         set_name, backend = rows.name(set_name), rows.name(backend)
         total_s = float(total) if timed else np.nan
@@ -279,6 +304,7 @@ def _summary(rows: Rows) -> pd.DataFrame:
                 "mean_nodes": _float(nodes),
                 "mean_guesses": _float(guesses),
                 **{_bound_column(b): float(n) / runs for b, n in zip(BOUNDS, within, strict=True)},
+                "peak_mb": _float(peak),
             }
         )
     frame = pd.DataFrame(records, columns=SUMMARY_COLUMNS)
@@ -291,6 +317,9 @@ def _summary(rows: Rows) -> pd.DataFrame:
         "spread_over_10pct",
     ):  # fmt: skip
         frame[column] = bounds[column].reindex(keys).to_numpy(dtype=float)
+    cpu = stats.cpu_intervals(rows).set_index(["set", "backend"])
+    for column in ("mean_cpu_s", "mean_cpu_low_s", "mean_cpu_high_s"):
+        frame[column] = cpu[column].reindex(keys).to_numpy(dtype=float)
     return frame
 
 
@@ -315,6 +344,27 @@ def _paired(tests: Mapping[Any, Any], keys: list[Any], field: str, rows: pd.Seri
     return out
 
 
+def _means(rows: Rows) -> pd.DataFrame:
+    """Per (set, backend): ``mean_s``, ``median_s`` and ``solved`` over every row, as
+    :func:`summary` has them, without its intervals (the summary's when it was made)."""
+    keep = ["mean_s", "median_s", "solved"]
+    made = rows.tables.get("summary")
+    if made is not None:
+        return made.set_index(["set", "backend"])[keep]
+    grouped = rows.query(
+        "SELECT \"set\", backend, AVG(time), TOTAL(status = 'solved') FROM {rows}"
+        ' GROUP BY "set", backend ORDER BY MIN(seq)'
+    )
+    medians = quantiles(rows, 'SELECT "set" AS g1, backend AS g2, time AS x FROM {rows}', 2, (0.5,))
+    return pd.DataFrame(
+        [
+            (rows.name(s), rows.name(b), _float(mean), medians.get((s, b), [np.nan])[0], int(n))
+            for s, b, mean, n in grouped
+        ],
+        columns=["set", "backend", *keep],
+    ).set_index(["set", "backend"])
+
+
 def compare(old_results: Rows | pd.DataFrame, new_results: Rows | pd.DataFrame) -> pd.DataFrame:
     """Two runs side by side per (set, backend): mean and median times, solved counts.
 
@@ -332,9 +382,7 @@ def compare(old_results: Rows | pd.DataFrame, new_results: Rows | pd.DataFrame) 
     """
     from . import stats
 
-    keep = ["mean_s", "median_s", "solved"]
-    old = summary(old_results).set_index(["set", "backend"])[keep]
-    new = summary(new_results).set_index(["set", "backend"])[keep]
+    old, new = _means(Rows.of(old_results)), _means(Rows.of(new_results))
     keys = _ordered([*old.index, *new.index])
     old, new = old.reindex(keys), new.reindex(keys)
     tests = stats.paired_runs(new_results, old_results)
@@ -736,6 +784,7 @@ def markdown_report(
         "median of its repeats; a timeout counted at its stop, so the estimates are then "
         "lower bounds)."
     )
+    lines[-1] += " " + MEASURED_NOTE
     from . import stats
 
     if baseline is not None:
@@ -784,3 +833,107 @@ def markdown_report(
             if is_image:
                 lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+#: The page around an HTML report: plain, readable, printable; no script, no outside file.
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em; }}
+table {{ border-collapse: collapse; font-size: 0.9em; margin: 1em 0; }}
+th, td {{ border-bottom: 1px solid #ccc; padding: 0.2em 0.6em; white-space: nowrap; }}
+.wide {{ overflow-x: auto; }}
+figure {{ margin: 2em 0; }}
+figure img {{ max-width: 100%; height: auto; }}
+p.note {{ color: #444; max-width: 60em; }}
+</style>
+</head>
+<body>
+{body}
+</body>
+</html>
+"""
+
+
+def _plain(note: str) -> str:
+    """A note of the Markdown report as plain text: no emphasis marks."""
+    return note.replace("*", "")
+
+
+def html_report(
+    results: Rows | pd.DataFrame,
+    runs: pd.DataFrame,
+    baseline: str | None = None,
+    images: Mapping[str, str | Path] | None = None,
+    ratings: pd.DataFrame | None = None,
+) -> str:
+    """A whole bench report as one HTML page: the machines, the summary table, the
+    comparisons, and the plots embedded in the page (``images`` maps a caption to a PNG
+    or SVG file, read and put inline as a base64 ``data:`` URL), so the file is the
+    whole report, to mail or archive. Every text from the rows is escaped."""
+    import base64
+
+    rows = Rows.of(results, ratings)
+    run_ids = {r for (r,) in rows.query("SELECT DISTINCT run_id FROM {rows}") if r is not None}
+    esc = html.escape
+    body = ["<h1>sudokulab bench report</h1>", "<ul>"]
+    shown = runs[runs["run_id"].isin(run_ids)] if "run_id" in runs and run_ids else runs
+    for _, run in shown.iterrows():
+        when = [f"{k} {run[k]}" for k in ("started", "finished") if _present(run.get(k))]
+        name = f"run {run['run_id']}: " if _present(run.get("run_id")) else ""
+        text = f"{name}{machine_text(run)}" + (f" ({', '.join(when)})" if when else "")
+        executors = _loads(run.get("executors")) if _present(run.get("executors")) else None
+        if isinstance(executors, list) and executors:
+            text += "; ran on " + ", then ".join(map(_executor_text, executors))
+        body.append(f"<li>{esc(text)}</li>")
+    body.append("</ul>")
+
+    def section(title: str, frame: pd.DataFrame, note: str = "") -> None:
+        body.extend([f"<h2>{esc(title)}</h2>", '<div class="wide">', render(frame, "html")])
+        body.append("</div>")
+        if note:
+            body.append(f'<p class="note">{esc(note)}</p>')
+
+    section(
+        "Summary",
+        summary(rows, baseline),
+        "Times are wall time per row (model build + solve) over every row, repeats "
+        f"included; {TIMEOUT_RULE}. lo, hi: 95% intervals, by a bootstrap over the puzzles "
+        "(each puzzle the median of its repeats). " + _plain(MEASURED_NOTE),
+    )
+    from . import stats
+
+    if baseline is not None:
+        verdicts = stats.compare(rows, baseline=baseline)
+        if len(verdicts):
+            section(
+                f"Against {baseline}, puzzle by puzzle",
+                verdicts[["set", "a", "b", "puzzles", "verdict"]],
+                "Paired on the puzzles both answered: the ratio of mean times with its "
+                "bootstrap interval, and the Wilcoxon signed-rank test on the differences "
+                f"of log times; significant when p < {stats.ALPHA} and the interval "
+                "excludes 1.",
+            )
+    hosts = by_host(rows)
+    if hosts is not None:
+        section("By host", hosts)
+    grades = by_grade(rows)
+    if grades is not None:
+        section("By difficulty", grades, "Grades are the logic solver's rating of each puzzle.")
+    wrong, total = wrong_listing(rows)
+    if total:
+        more = f"The first {len(wrong)} of {total} wrong rows." if total > len(wrong) else ""
+        section("Wrong answers", wrong, more)
+    if images:
+        body.append("<h2>Plots</h2>")
+        for caption, path in images.items():
+            kind = "svg+xml" if str(path).lower().endswith(".svg") else "png"
+            data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+            body.append(
+                f'<figure><img alt="{esc(caption)}" src="data:image/{kind};base64,{data}">'
+                f"<figcaption>{esc(caption)}</figcaption></figure>"
+            )
+    return _PAGE.format(title="sudokulab bench report", body="\n".join(body))

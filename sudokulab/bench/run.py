@@ -29,7 +29,7 @@ from ..backends.result import INVALID, Answers
 from ..models import ParseError, Puzzle, format_line
 from ..models.documents import dumps, to_document
 from ..models.grids import Grids, format_lines
-from .executors import Executor, LocalExecutor
+from .executors import Executor, LocalExecutor, Measured
 from .plan import (
     BenchPlan,
     Chunk,
@@ -80,10 +80,13 @@ def puzzle_texts(grids: Grids) -> list[str]:
     return [dumps(puzzle) for puzzle in grids.puzzles()]
 
 
-def chunk_rows(chunk: Chunk, answers: Answers, worker: str | None = None) -> ChunkRows:
+def chunk_rows(
+    chunk: Chunk, answers: Answers, worker: str | None = None, measured: Measured | None = None
+) -> ChunkRows:
     """The store's rows of a chunk (:class:`~.store.ChunkRows`), built column by column
     from its answers: solutions formatted and verified in bulk; ``worker`` is where the
-    chunk ran, when the executor says.
+    chunk ran, and ``measured`` what each row used (CPU time, peak memory), when the
+    executor says (else, and where a row was not measured, NULL).
 
     An ``invalid`` row (clashing givens: no backend ran) has no counters or stats.
     """
@@ -102,6 +105,11 @@ def chunk_rows(chunk: Chunk, answers: Answers, worker: str | None = None) -> Chu
         errors[i] = message or None
     shared, (nodes, guesses, backtracks), own = _stats_columns(answers, invalid)
     indices = chunk.indices.tolist()
+    cpu, peak = (
+        ([None] * k, [None] * k)
+        if measured is None
+        else ([_or_none(v) for v in c.tolist()] for c in (measured.cpu_s, measured.peak_mb))
+    )
     rows = list(
         zip(
             indices,
@@ -119,6 +127,8 @@ def chunk_rows(chunk: Chunk, answers: Answers, worker: str | None = None) -> Chu
             backtracks,
             own,
             errors,
+            cpu,
+            peak,
         )
     )
     puzzles = list(zip(indices, puzzle_texts(chunk.grids), strict=True))
@@ -159,6 +169,11 @@ def _stats_columns(
     return None, counters, own
 
 
+def _or_none(value: float) -> float | None:
+    """A measured value as the store keeps it: NaN (not measured) as NULL."""
+    return None if value != value else value
+
+
 def _json(stats: dict[str, Any]) -> str:
     return json.dumps(stats, sort_keys=True, default=str)
 
@@ -180,7 +195,9 @@ def run_bench(
     are skipped, and the run is locked for this process (:meth:`~.store.Store.lock_run`).
     A new run is recorded with its first chunk's rows, so a bench that fails before
     its first row leaves no run; :class:`NothingToRun` when it has no work at all;
-    Ctrl-C is :class:`BenchInterrupted`, saying which run to resume.
+    Ctrl-C is :class:`BenchInterrupted`, saying which run to resume. The executor's
+    worker processes, kept from one repeat round to the next, are released as the run
+    ends (its ``release()``, when it has one).
     """
     executor = executor or LocalExecutor(1)
     if resume is not None:
@@ -227,6 +244,9 @@ def run_bench(
     finally:
         if bar:
             bar.close()
+        release = getattr(executor, "release", None)  # worker processes kept between rounds
+        if release is not None:
+            release()
     if writer.run_id is None:  # every row was stored already (resume) or none came
         raise NothingToRun("nothing to run: no row was stored")
     store.write_agreement(writer.run_id, plan.unique)
@@ -311,7 +331,7 @@ def _chunks(
 
 def _store_in_order(
     writer: _Writer,
-    answered: Iterable[tuple[Chunk, Answers] | tuple[Chunk, Answers, str | None]],
+    answered: Iterable[tuple[Any, ...]],
     chunks: _Numbered,
     bar: Progress | None,
     label: str,
@@ -322,16 +342,17 @@ def _store_in_order(
 
     A chunk that finished early waits for those before it; when Ctrl-C interrupts the
     run, the waiting ones are committed too: a finished chunk is kept. An executor may
-    add a third item, the worker that ran the chunk (the rows' ``worker`` column).
+    add a third item, the worker that ran the chunk (the rows' ``worker`` column), and a
+    fourth, what each row used (:class:`~.executors.Measured`).
     """
-    waiting: dict[int, tuple[Chunk, Answers, str | None]] = {}
+    waiting: dict[int, tuple[Chunk, Answers, str | None, Measured | None]] = {}
     after = 0  # the position of the next chunk to commit
     try:
         for chunk, answers, *where in answered:
             if bar:
                 bar.update(label, len(chunk))
             position = chunks.position.pop(id(chunk))
-            waiting[position] = (chunk, answers, where[0] if where else None)
+            waiting[position] = (chunk, answers, *where, *[None] * (2 - len(where)))
             while after in waiting:
                 writer.add(chunk_rows(*waiting.pop(after)))
                 after += 1

@@ -303,6 +303,44 @@ def intervals(results: Rows | pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(records, columns=INTERVAL_COLUMNS)
 
 
+CPU_COLUMNS = ["set", "backend", "cpu_puzzles", "mean_cpu_s", "mean_cpu_low_s", "mean_cpu_high_s"]
+
+
+def cpu_intervals(results: Rows | pd.DataFrame) -> pd.DataFrame:
+    """Per (set, backend) with CPU times measured (``cpu_s``; NULL where the executor did
+    not measure it): the mean CPU time per puzzle (each puzzle the median of its measured
+    repeats, every status included) with its 95% bootstrap interval, over the
+    ``cpu_puzzles`` puzzles measured (at most :data:`MAX_PUZZLES`, an even sample)."""
+    import pandas as pd
+
+    rows = Rows.of(results)
+    groups = rows.query(
+        'SELECT "set", backend, MAX(idx) + 1 FROM {rows} WHERE cpu_s IS NOT NULL'
+        ' GROUP BY "set", backend ORDER BY MIN(seq)'
+    )
+    records = []
+    for set_id, backend, n in groups:
+        step = max(1, math.ceil(int(n) / MAX_PUZZLES))
+        found = rows.query(
+            'SELECT idx, cpu_s, 0 FROM {rows} WHERE "set" IS ? AND backend IS ?'
+            " AND cpu_s IS NOT NULL AND idx % ? = 0 ORDER BY idx, cpu_s",
+            (set_id, backend, step),
+        )
+        times = _medians(found)
+        mean = interval(times.seconds, "mean")
+        records.append(
+            {
+                "set": rows.name(set_id),
+                "backend": rows.name(backend),
+                "cpu_puzzles": len(times),
+                "mean_cpu_s": mean.estimate,
+                "mean_cpu_low_s": mean.low,
+                "mean_cpu_high_s": mean.high,
+            }
+        )
+    return pd.DataFrame(records, columns=CPU_COLUMNS)
+
+
 PAIRED_COLUMNS = [
     "set", "a", "b", "puzzles", "a_mean_s", "b_mean_s", "ratio", "ratio_low", "ratio_high",
     "p_value", "significant", "censored_a", "censored_b", "verdict",

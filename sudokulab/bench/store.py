@@ -1,22 +1,24 @@
 """The durable results store of the bench: one SQLite file, written chunk by chunk.
 
-Tables (format 2):
+Tables (format 3):
 
 - ``runs``: one row per bench run: when, on what machine, with which arguments, run by
   which executors;
 - ``outcomes``: one row per puzzle x backend x repeat, unique: how it ended, its first
-  solution, times and counters. Texts every row would repeat are kept once: the set, the
-  backend and the worker are numbers into ``names``; the stats a whole chunk shares (the
-  native engine's knobs) a number into ``shared_stats``, and a row keeps in ``stats``
-  only what is its own; the puzzle's text is in ``puzzles``, once per run whatever the
-  backends and repeats;
+  solution, times (wall; CPU seconds and the worker's peak memory where the executor
+  measured them, NULL where not: see :mod:`.executors`) and counters. Texts every row
+  would repeat are kept once: the set, the backend and the worker are numbers into
+  ``names``; the stats a whole chunk shares (the native engine's knobs) a number into
+  ``shared_stats``, and a row keeps in ``stats`` only what is its own; the puzzle's
+  text is in ``puzzles``, once per run whatever the backends and repeats;
 - ``ratings``: one row per puzzle text the logic solver rated, for ``bench --rate``.
 
 The view ``results`` puts them together again: one row per outcome with the set, the
 puzzle, the backend, the engine, the whole stats (as JSON) and the worker as text, the
 columns of :data:`RESULT_COLUMNS`, so ``SELECT ... FROM results`` reads the rows as the
-bench made them. A store made by an older sudokulab (format 1: one wide ``results``
-table) is brought to format 2 when it is opened.
+bench made them. A store made by an older sudokulab is brought to format 3 in place
+when it is opened, once, keeping every row: format 1 (one wide ``results`` table) is
+rebuilt, format 2 gains the ``cpu_s`` and ``peak_mb`` columns (NULL in its rows).
 
 The rows of a chunk of work are committed together, in one transaction, once the chunk
 is done, in WAL mode: a Ctrl-C keeps every finished chunk, a kill loses at most the
@@ -47,10 +49,11 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-#: The store's format (SQLite's ``user_version``): 2 since outcomes keep their texts once.
-FORMAT = 2
+#: The store's format (SQLite's ``user_version``): 2 since outcomes keep their texts once,
+#: 3 since they keep CPU time and peak memory (``cpu_s``, ``peak_mb``).
+FORMAT = 3
 
-SCHEMA = """
+TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id INTEGER PRIMARY KEY,
     started TEXT NOT NULL,
@@ -100,6 +103,8 @@ CREATE TABLE IF NOT EXISTS outcomes (
     stats TEXT,
     error TEXT,
     worker_id INTEGER,
+    cpu_s REAL,
+    peak_mb REAL,
     UNIQUE (run_id, set_id, backend_id, repeat, idx)
 );
 CREATE TABLE IF NOT EXISTS ratings (
@@ -110,6 +115,10 @@ CREATE TABLE IF NOT EXISTS ratings (
     grade TEXT,
     steps INTEGER
 );
+"""
+
+
+VIEW = """
 CREATE VIEW IF NOT EXISTS results AS
 SELECT
     o.run_id AS run_id,
@@ -139,6 +148,8 @@ SELECT
     ) AS stats,
     o.error AS error,
     w.name AS worker,
+    o.cpu_s AS cpu_s,
+    o.peak_mb AS peak_mb,
     o.rowid AS seq
 FROM outcomes o
 LEFT JOIN names s ON s.name_id = o.set_id
@@ -148,6 +159,8 @@ LEFT JOIN shared_stats h ON h.stats_id = o.stats_id
 LEFT JOIN puzzles p ON p.run_id = o.run_id AND p.set_id = o.set_id AND p.idx = o.idx;
 """
 
+SCHEMA = TABLES + VIEW
+
 #: The columns of ``ratings`` in order.
 RATING_COLUMNS = ("puzzle", "status", "hardest", "score", "grade", "steps")
 
@@ -155,7 +168,7 @@ RATING_COLUMNS = ("puzzle", "status", "hardest", "score", "grade", "steps")
 RESULT_COLUMNS = (
     "run_id", "set", "idx", "puzzle", "backend", "engine", "repeat", "status", "solution",
     "count", "verified", "agrees", "time", "build_time", "solve_time", "nodes", "guesses",
-    "backtracks", "stats", "error", "worker",
+    "backtracks", "stats", "error", "worker", "cpu_s", "peak_mb",
 )  # fmt: skip
 
 #: Rows a Parquet export reads and writes at a time.
@@ -170,7 +183,8 @@ def _parquet_schema() -> Any:
         "run_id": pa.int64(), "idx": pa.int64(), "repeat": pa.int64(), "count": pa.int64(),
         "verified": pa.bool_(), "agrees": pa.bool_(), "time": pa.float64(),
         "build_time": pa.float64(), "solve_time": pa.float64(), "nodes": pa.int64(),
-        "guesses": pa.int64(), "backtracks": pa.int64(),
+        "guesses": pa.int64(), "backtracks": pa.int64(), "cpu_s": pa.float64(),
+        "peak_mb": pa.float64(),
     }  # fmt: skip
     return pa.schema([(c, kinds.get(c, pa.string())) for c in RESULT_COLUMNS])
 
@@ -178,7 +192,8 @@ def _parquet_schema() -> Any:
 #: What a row of :class:`ChunkRows` holds, in order (the rest is the chunk's).
 ROW_FIELDS = (
     "idx", "repeat", "status", "solution", "count", "verified", "agrees", "time",
-    "build_time", "solve_time", "nodes", "guesses", "backtracks", "stats", "error",
+    "build_time", "solve_time", "nodes", "guesses", "backtracks", "stats", "error", "cpu_s",
+    "peak_mb",
 )  # fmt: skip
 #: The counters each outcome keeps in a column of its own (not in its stats text).
 COUNTERS = ("nodes", "guesses", "backtracks")
@@ -207,7 +222,8 @@ class ChunkRows:
     """The rows of one chunk, as the store keeps them: what the chunk's rows share (set,
     backend, worker, the stats every row shares as JSON), each puzzle's text, and a
     tuple per row in :data:`ROW_FIELDS` order (``stats``: the row's own stats as JSON,
-    beyond the shared ones and the counters; None when it has none)."""
+    beyond the shared ones and the counters; None when it has none; ``cpu_s`` and
+    ``peak_mb``: None where the executor did not measure them)."""
 
     set: str
     backend: str
@@ -285,8 +301,11 @@ def machine() -> dict[str, Any]:
 #: Columns format 1 gained over time: (table, column, type); a format-1 store gets them
 #: before it is brought to format 2.
 ADDED_COLUMNS = (("results", "worker", "TEXT"), ("runs", "executors", "TEXT"))
+#: Columns format 3 added to ``outcomes``: a format-2 store gains them (NULL in the rows it
+#: has: not measured) and the ``results`` view is made again to show them.
+MEASURED_COLUMNS = (("cpu_s", "REAL"), ("peak_mb", "REAL"))
 
-#: Format 1 to 2, in one transaction: the names and the puzzles once, each row's stats
+#: Format 1 to this one, in one transaction: the names and the puzzles once, each row's stats
 #: kept whole as its own (it has no shared part), the rows in their order.
 _MIGRATE = """
 ALTER TABLE results RENAME TO results_format1;
@@ -316,7 +335,7 @@ def _tables(db: sqlite3.Connection) -> dict[str, str]:
 
 
 def _open_format(db: sqlite3.Connection, path: Path) -> None:
-    """Create the tables of a new store, bring a format-1 store to format 2, or refuse a
+    """Create the tables of a new store, bring an older store to this format, or refuse a
     store of a newer format."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     tables = _tables(db)
@@ -342,6 +361,22 @@ def _open_format(db: sqlite3.Connection, path: Path) -> None:
         return
     if tables and "outcomes" not in tables:
         raise StoreError(f"{path} is an SQLite file but not a sudokulab results store")
+    if tables and version < FORMAT:  # format 2: the measured columns, then the view again
+        print(f"sudokulab: bringing {path} to store format {FORMAT}...", file=sys.stderr)
+        have = {row[1] for row in db.execute("PRAGMA table_info(outcomes)")}
+        added = "".join(
+            f"ALTER TABLE outcomes ADD COLUMN {column} {kind};\n"
+            for column, kind in MEASURED_COLUMNS
+            if column not in have
+        )
+        script = f"{added}DROP VIEW IF EXISTS results;\n{VIEW}PRAGMA user_version = {FORMAT};\n"
+        try:
+            db.executescript("BEGIN;\n" + script + "COMMIT;")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            raise
+        return
     db.executescript(SCHEMA)
     db.execute(f"PRAGMA user_version = {FORMAT}")
     db.commit()
@@ -617,7 +652,8 @@ class Store:
             " o.count AS count, o.verified AS verified, o.agrees AS agrees, o.time AS time,"
             " o.build_time AS build_time, o.solve_time AS solve_time, o.nodes AS nodes,"
             " o.guesses AS guesses, o.backtracks AS backtracks, o.error AS error,"
-            " o.worker_id AS worker, o.rowid AS seq, (SELECT p.puzzle FROM puzzles p WHERE"
+            " o.worker_id AS worker, o.cpu_s AS cpu_s, o.peak_mb AS peak_mb,"
+            " o.rowid AS seq, (SELECT p.puzzle FROM puzzles p WHERE"
             " p.run_id = o.run_id AND p.set_id = o.set_id AND p.idx = o.idx) AS puzzle"
             f" FROM outcomes o{where}"
         )
@@ -759,7 +795,7 @@ class Rows:
         frame = pd.DataFrame(index=results.index)
         for column in columns:
             values = results[column] if column in results else pd.Series(None, index=results.index)
-            if column in ("time", "build_time", "solve_time", *COUNTERS):
+            if column in ("time", "build_time", "solve_time", "cpu_s", "peak_mb", *COUNTERS):
                 values = pd.to_numeric(values, errors="coerce")
             elif column in ("verified", "agrees", "count", "idx", "repeat"):
                 values = values.map(_plain)

@@ -550,8 +550,8 @@ COMPACT = [
     "set", "backend", "puzzles", "solved", "unsolvable", "multiple", "timeouts", "errors",
     "invalid", "wrong", "mean_s", "mean_low_s", "mean_high_s", "median_s", "p90_s", "max_s",
     "puzzles_per_s",
-    "mean_guesses", "under_100ms", "under_1s", "vs_baseline", "vs_baseline_low",
-    "vs_baseline_high",
+    "mean_guesses", "under_100ms", "under_1s", "mean_cpu_s", "peak_mb", "vs_baseline",
+    "vs_baseline_low", "vs_baseline_high",
 ]  # fmt: skip
 #: The columns of two runs side by side on a terminal (the verdict says the rest).
 COMPACT_COMPARE = ["set", "backend", "old_mean_s", "new_mean_s", "ratio", "ratio_low",
@@ -591,7 +591,8 @@ def _scatter_pairs(rows, baseline: str | None) -> list[tuple[str, str]]:
 
 
 def _report(store, runs: list[int], args: argparse.Namespace) -> int:
-    """Print each run's summary (and two runs side by side); write report.md and plots;
+    """Print each run's summary (and two runs side by side); write report.md, the plots,
+    and report.html (the whole report in one file, the plots inside);
     the exit status the rows call for (2 when a puzzle was invalid, 1 when a row was not
     solved right, else 0).
 
@@ -640,6 +641,10 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
                 plots[path.stem] = path.name
     (folder / "report.md").write_text(
         report.markdown_report(rows, info, baseline=args.baseline, plots=plots)
+    )
+    images = {caption: folder / name for caption, name in plots.items()}
+    (folder / "report.html").write_text(
+        report.html_report(rows, info, baseline=args.baseline, images=images)
     )
     written = "report and plots" if plots else "report"
     print(f"{written}: {folder}/", file=sys.stderr)
