@@ -1,0 +1,183 @@
+"""The native engine propagates the variant rules: every kind on hand-made 4x4 puzzles
+against brute force on every level and order, the Miracle Sudoku unique, the root's
+pruning sound on random rules (hypothesis), and the compiled core counting as the
+reference does."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_variant_kinds import CASES, G4, all_4x4, brute, case, miracle
+
+import sudokulab
+from sudokulab.backends.native import rules_of, shape_of
+from sudokulab.models import Puzzle, build_model
+from sudokulab.models.rules import (
+    Consecutive,
+    Difference,
+    Less,
+    LessEqual,
+    LittleKiller,
+    MinDifference,
+    NotDifference,
+    NotEqual,
+    NotRatio,
+    PairSum,
+    Parity,
+    Ratio,
+    Sandwich,
+    SumEquals,
+)
+from sudokulab.native import reference
+from sudokulab.native.reference import ORDERS, PROPAGATIONS
+
+KNOBS = [(p, o) for p in PROPAGATIONS for o in ORDERS]
+
+
+def engine(puzzle: Puzzle, propagation: str, order: str, cls=reference.Engine):
+    model = build_model(puzzle)
+    units, cages = shape_of(model)
+    return cls(puzzle.size, units, propagation, order, cages, rules=rules_of(model))
+
+
+def search(puzzle: Puzzle, propagation: str, order: str, cls=reference.Engine, limit=None):
+    return engine(puzzle, propagation, order, cls).search(puzzle.givens, limit=limit)
+
+
+@pytest.mark.parametrize(("propagation", "order"), KNOBS)
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_each_kind_finds_exactly_the_brute_force_solutions(kind, propagation, order):
+    puzzle = case(kind)
+    out = search(puzzle, propagation, order)
+    assert out.complete
+    assert set(out.solutions) == brute(puzzle) and out.count == len(out.solutions)
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_each_kind_counts_as_cpsat_does(kind):
+    puzzle = case(kind)
+    cpsat = sudokulab.solve(puzzle, backend="cpsat", limit=None)
+    for backend in ("native", "native-py"):
+        result = sudokulab.solve(puzzle, backend=backend, limit=None)
+        assert result.exact and result.count == cpsat.count
+        assert set(result.solutions) == set(cpsat.solutions)
+
+
+def test_the_rules_prune_at_the_root_before_any_guess():
+    # a 4-cell thermometer along row 1 of a 4x4 grid is 1 2 3 4: no guess at all
+    thermo = tuple(Less(a, a + 1, "thermometer") for a in range(3))
+    puzzle = Puzzle(G4, (0,) * 16, (), None, thermo)
+    root = engine(puzzle, "hidden", "mrv").root(puzzle.givens)
+    assert root is not None and root[0][:4] == [1, 2, 4, 8] and all(root[1][:4])
+    # under forward the thermometer's bulb and tip still lose 4 and 1 before any guess
+    root = engine(puzzle, "forward", "mrv").root(puzzle.givens)
+    assert root is not None and root[0][0] == 0b0111 and root[0][3] == 0b1110
+
+
+def test_the_miracle_sudoku_is_unique_on_native_and_needs_its_rules():
+    puzzle = miracle()
+    out = search(puzzle, "forward", "mrv", limit=2)
+    assert out.complete and out.count == 1
+    assert out.solutions[0][:9] == (4, 8, 3, 7, 2, 6, 1, 5, 9)
+    result = sudokulab.solve(puzzle, backend="native", limit=2)
+    assert result.exact and result.count == 1 and result.solutions == out.solutions
+    loose = sudokulab.solve(miracle(("anti-knight", "anti-king")), backend="native", limit=2)
+    assert loose.status == "multiple"
+
+
+class Trace:
+    """Records the rule events and contradictions of a search."""
+
+    def __init__(self) -> None:
+        self.rules: list[tuple[int, list]] = []
+        self.kinds: list[tuple] = []
+
+    def __getattr__(self, name):
+        return lambda *args: None
+
+    def rule(self, index, removed):
+        self.rules.append((index, removed))
+
+    def contradiction(self, kind, cell, unit, bits, cage=-1):
+        self.kinds.append((kind, cage))
+
+
+def test_the_tracer_hears_each_rule_pruning_and_its_contradictions():
+    puzzle = case("less")
+    tracer = Trace()
+    model = build_model(puzzle)
+    units, cages = shape_of(model)
+    e = reference.Engine(4, units, "hidden", "mrv", cages, tracer, rules=rules_of(model))
+    e.search(puzzle.givens, limit=None)
+    assert tracer.rules and {index for index, _ in tracer.rules} <= {0, 1}
+    first, removed = tracer.rules[0]
+    assert all(gone for _cell, gone in removed)
+    refused = Puzzle(G4, (4,) + (0,) * 15, (), None, puzzle.rules)  # the bulb cannot be 4
+    tracer = Trace()
+    e = reference.Engine(4, units, "hidden", "mrv", cages, tracer, rules=rules_of(model))
+    assert e.search(refused.givens).count == 0
+    assert ("rule", 0) in tracer.kinds
+
+
+def test_backjumping_refuses_rules_by_name():
+    with pytest.raises(ValueError, match="variant rules"):
+        reference.Engine(4, G4_UNITS, "forward", "mrv", backjump=True, rules=(Less(0, 1),))
+
+
+G4_UNITS = tuple(u.cells for u in G4.units)
+
+
+@st.composite
+def rules_4x4(draw):
+    """A few random rules of every kind on the 4x4 grid."""
+    cell = st.integers(0, 15)
+    pair = st.tuples(cell, cell).filter(lambda p: p[0] != p[1])
+    small = st.integers(1, 3)
+    makers = [
+        lambda: Less(*draw(pair)),
+        lambda: LessEqual(*draw(pair)),
+        lambda: Difference(*draw(pair), draw(small)),
+        lambda: NotDifference(*draw(pair), draw(small)),
+        lambda: MinDifference(*draw(pair), draw(small)),
+        lambda: Ratio(*draw(pair), draw(st.integers(2, 3))),
+        lambda: NotRatio(*draw(pair), 2),
+        lambda: PairSum(*draw(pair), draw(st.integers(3, 7))),
+        lambda: NotEqual(*draw(pair)),
+        lambda: SumEquals(
+            tuple(draw(st.lists(cell, min_size=1, max_size=2, unique=True))),
+            tuple(draw(st.lists(cell, min_size=1, max_size=3, unique=True))),
+            digits=draw(st.booleans()),
+        ),
+        lambda: Consecutive(tuple(draw(st.lists(cell, min_size=2, max_size=4, unique=True)))),
+        lambda: Parity(draw(cell), draw(st.sampled_from(["odd", "even"]))),
+        lambda: Sandwich(
+            draw(st.sampled_from([tuple(range(r * 4, r * 4 + 4)) for r in range(4)])),
+            draw(st.integers(0, 5)),
+        ),
+        lambda: LittleKiller(
+            tuple(draw(st.lists(cell, min_size=2, max_size=3, unique=True))),
+            draw(st.integers(3, 10)),
+        ),
+    ]
+    picks = draw(st.lists(st.integers(0, len(makers) - 1), min_size=1, max_size=4))
+    return tuple(makers[i]() for i in picks)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules_4x4(), st.dictionaries(st.integers(0, 15), st.integers(1, 4), max_size=3))
+def test_property_the_root_keeps_every_value_some_completion_keeps(rules, givens):
+    puzzle = Puzzle(G4, tuple(givens.get(i, 0) for i in range(16)), (), None, rules)
+    solutions = {g for g in all_4x4() if puzzle.givens == tuple(
+        v if puzzle.givens[i] else 0 for i, v in enumerate(g)
+    ) and all(r.holds(g) for r in rules)}  # fmt: skip
+    for propagation in PROPAGATIONS:
+        root = engine(puzzle, propagation, "mrv").root(puzzle.givens)
+        if root is None:
+            assert not solutions, propagation
+            continue
+        masks = root[0]
+        for grid in solutions:
+            assert all(masks[c] >> (v - 1) & 1 for c, v in enumerate(grid)), propagation
+        out = search(puzzle, propagation, "mrv")
+        assert set(out.solutions) == solutions, propagation
