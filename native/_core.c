@@ -321,7 +321,8 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     x->degree = k->order == 2 && k->prop != PROP_NONE; /* under none: first, as mrv */
     /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
     x->floor = k->prop >= PROP_SINGLES ? 2 : 1;
-    x->pick9 = x->mrv && x->floor == 2 && t->size >= 2 && t->size <= 9 && !t->ncages;
+    x->pick9 = x->mrv && x->floor == 2 && t->size >= 2 && t->size <= 9 && !t->ncages &&
+               !t->unary;
     x->qcap = qcap;
     x->nwhere = nwhere;
     x->wdeg = k->order == ORDER_WDEG;

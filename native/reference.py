@@ -1138,13 +1138,14 @@ class Engine:
         singles = [c for c, m in enumerate(masks) if not m & (m - 1)]
         self._rdirty = set(range(len(t.rules)))
         if self.propagation == "ac3":
-            if not marks:  # as under singles, a lone candidate no given made is not placed
+            narrowed = marks or t.unary is not None  # pencil marks, or rules
+            if not narrowed:  # as under singles, a lone candidate no given made is not placed
                 singles = [c for c, v in enumerate(givens) if v]
             # Textbook AC-3 starts from every arc; a cell with one value is assigned.
             for c in singles:
                 placed[c] = 1
             arcs = deque((x, y) for y in range(len(masks)) for x in t.peers[y])
-            if marks:
+            if narrowed:
                 cages = set(range(len(t.cages)))
             else:  # as under singles: the cages of the cells that changed
                 cages = {t.cage_of[c] for c in singles if t.cage_of is not None}

@@ -29,10 +29,29 @@ from sudokulab.models.rules import (
     Sandwich,
     SumEquals,
 )
-from sudokulab.native import reference
+from sudokulab.native import compiled, reference
 from sudokulab.native.reference import ORDERS, PROPAGATIONS
 
 KNOBS = [(p, o) for p in PROPAGATIONS for o in ORDERS]
+#: The knobs both implementations run with rules (the core's dom-wdeg refuses them).
+CORE_KNOBS = [(p, o) for p in PROPAGATIONS for o in ORDERS if o != "dom-wdeg"]
+
+
+def counters(out) -> tuple:
+    return (out.solutions, out.count, out.complete, out.budget_spent, out.nodes, out.guesses,
+            out.backtracks)  # fmt: skip
+
+
+def both(puzzle: Puzzle, propagation: str, order: str, **knobs) -> tuple:
+    """The reference's and the core's outcomes (as counters) on one puzzle."""
+    model = build_model(puzzle)
+    units, cages = shape_of(model)
+    limit = knobs.pop("limit", None)
+    outs = []
+    for cls in (reference.Engine, compiled.Engine):
+        e = cls(puzzle.size, units, propagation, order, cages, rules=rules_of(model), **knobs)
+        outs.append(counters(e.search(puzzle.givens, limit=limit)))
+    return tuple(outs)
 
 
 def engine(puzzle: Puzzle, propagation: str, order: str, cls=reference.Engine):
@@ -70,9 +89,11 @@ def test_the_rules_prune_at_the_root_before_any_guess():
     puzzle = Puzzle(G4, (0,) * 16, (), None, thermo)
     root = engine(puzzle, "hidden", "mrv").root(puzzle.givens)
     assert root is not None and root[0][:4] == [1, 2, 4, 8] and all(root[1][:4])
-    # under forward the thermometer's bulb and tip still lose 4 and 1 before any guess
+    # under forward each rule prunes once, in order: the bulb loses 4 and the tip 1 (and
+    # more, from the rules before it), and no cell is placed
     root = engine(puzzle, "forward", "mrv").root(puzzle.givens)
-    assert root is not None and root[0][0] == 0b0111 and root[0][3] == 0b1110
+    assert root is not None and root[0][0] == 0b0111 and not root[0][3] & 1
+    assert not any(root[1])
 
 
 def test_the_miracle_sudoku_is_unique_on_native_and_needs_its_rules():
@@ -118,6 +139,54 @@ def test_the_tracer_hears_each_rule_pruning_and_its_contradictions():
     e = reference.Engine(4, units, "hidden", "mrv", cages, tracer, rules=rules_of(model))
     assert e.search(refused.givens).count == 0
     assert ("rule", 0) in tracer.kinds
+
+
+@pytest.mark.parametrize(("propagation", "order"), CORE_KNOBS)
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_the_core_counts_as_the_reference_does_on_each_kind(kind, propagation, order):
+    ref, core = both(case(kind), propagation, order)
+    assert core == ref
+
+
+@pytest.mark.parametrize("propagation", PROPAGATIONS)
+def test_the_core_matches_the_reference_with_lcv_and_a_budget(propagation):
+    puzzle = case("littlekiller")
+    ref, core = both(puzzle, propagation, "mrv", values="lcv")
+    assert core == ref
+    model = build_model(puzzle)
+    units, cages = shape_of(model)
+    stopped = [
+        cls(4, units, propagation, "first", cages, rules=rules_of(model)).search(
+            puzzle.givens, limit=None, max_guesses=3
+        )
+        for cls in (reference.Engine, compiled.Engine)
+    ]
+    assert counters(stopped[0]) == counters(stopped[1])
+
+
+@pytest.mark.parametrize("propagation", ["forward", "hidden", "locked"])
+def test_the_core_counts_the_miracle_sudoku_as_the_reference_does(propagation):
+    ref, core = both(miracle(), propagation, "mrv-degree", limit=2)
+    assert core == ref and ref[1] == 1
+
+
+def test_the_core_refuses_dom_wdeg_with_rules_and_the_reference_runs_it():
+    puzzle = case("less")
+    with pytest.raises(ValueError, match="dom-wdeg"):
+        engine(puzzle, "hidden", "dom-wdeg", compiled.Engine)
+    assert search(puzzle, "hidden", "dom-wdeg").count == len(brute(puzzle))
+
+
+def test_a_block_of_puzzles_with_rules_counts_as_one_by_one():
+    import numpy as np
+
+    puzzle = case("sumequals")
+    e = engine(puzzle, "hidden", "mrv", compiled.Engine)
+    grids = np.array([puzzle.givens, puzzle.givens], dtype=np.uint8)
+    solutions, rows = e.search_grids(grids, limit=None)
+    one = e.search(puzzle.givens, limit=None)
+    assert rows[:, 0].tolist() == [one.count] * 2 and rows[:, 2].tolist() == [one.nodes] * 2
+    assert tuple(solutions[0]) == one.solutions[0]
 
 
 def test_backjumping_refuses_rules_by_name():
@@ -181,3 +250,38 @@ def test_property_the_root_keeps_every_value_some_completion_keeps(rules, givens
             assert all(masks[c] >> (v - 1) & 1 for c, v in enumerate(grid)), propagation
         out = search(puzzle, propagation, "mrv")
         assert set(out.solutions) == solutions, propagation
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rules_4x4(),
+    st.dictionaries(st.integers(0, 15), st.integers(1, 4), max_size=3),
+    st.sampled_from(CORE_KNOBS),
+)
+def test_property_the_core_counts_as_the_reference_on_random_rules(rules, givens, knobs):
+    puzzle = Puzzle(G4, tuple(givens.get(i, 0) for i in range(16)), (), None, rules)
+    ref, core = both(puzzle, *knobs)
+    assert core == ref
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.data(), st.sampled_from(CORE_KNOBS))
+def test_property_the_core_counts_as_the_reference_on_6x6_rules(data, knobs):
+    from sudokulab.models import geometry
+
+    g6 = geometry(6)
+    cell = st.integers(0, 35)
+    pair = st.tuples(cell, cell).filter(lambda p: p[0] != p[1])
+    rules = data.draw(st.lists(st.one_of(
+        pair.map(lambda p: Less(*p)),
+        pair.map(lambda p: NotDifference(*p, 1)),
+        pair.map(lambda p: Ratio(*p, 2)),
+        st.lists(cell, min_size=2, max_size=4, unique=True).map(
+            lambda c: SumEquals((c[0],), tuple(c[1:]))
+        ),
+        st.lists(cell, min_size=2, max_size=3, unique=True).map(lambda c: Consecutive(tuple(c))),
+        cell.map(lambda c: Parity(c, "even")),
+    ), min_size=1, max_size=5))  # fmt: skip
+    puzzle = Puzzle(g6, (0,) * 36, (), None, tuple(rules))
+    ref, core = both(puzzle, *knobs, limit=3)
+    assert core == ref
