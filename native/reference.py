@@ -81,6 +81,50 @@ Cages (killer Sudoku): a cage is a group of cells whose values are distinct and 
                  arcs under ``ac3``, their units under ``gac``).
     This rule too only removes candidates and is monotone, so the fixpoint stays unique.
 
+Rules (the variant rules of :mod:`sudokulab.models.rules`, ``Engine(..., rules=...)``)
+    Every rule is compiled once per shape (:func:`compile_rules`) into one of four
+    propagators, each a function of its cells' masks alone (:func:`prune_rule`), which
+    only removes candidates and is monotone:
+    *pair*     a binary relation between two cells as a table: for each value of one
+               cell, the mask of the other's values it allows (Less, LessEqual,
+               Difference, NotDifference, MinDifference, Ratio, NotRatio, PairSum,
+               NotEqual: thermometers, kropki, XV, whispers, and the board-wide
+               anti-knight, anti-king and nonconsecutive pairs). A pass keeps each value
+               of the first cell with a support in the second, then each value of the
+               second with a support in what is left: arc consistency.
+    *sum*      a linear equation, a coefficient per cell (SumEquals: +1 per circle cell,
+               or its place value when the circle's cells are digits, -1 per shaft cell;
+               LittleKiller: +1 per cell), pruned on bounds: each cell keeps the values
+               that the other cells' least and greatest contributions leave room for.
+    *run*      Consecutive (renban): a value a cell holds alone leaves the other cells,
+               two cells holding one value fail, and each cell keeps the values of the
+               windows of the run's length that every cell meets and whose union holds
+               enough values.
+    *sandwich* checked only: once every cell of its line holds one value, it fails
+               unless the sum between the 1 and the largest value is its total.
+    Parity (and a pair relation of a cell with itself) is *unary*: the cells' masks are
+    narrowed before any given is placed (a given outside them is a ``clash`` at the root).
+    Per level:
+    ``none``     a placement is refused when a rule of its cell, run on the candidates
+                 with the placement made, fails.
+    ``forward``  after a placement, the rules of its cell prune once each, in index
+                 order (no cascade); the root prunes every rule once, in index order,
+                 after the givens.
+    ``singles`` and up  a rule whose cells changed prunes again in the level's fixpoint
+                 (the rules and cages, lowest index first; each narrowed cell's units,
+                 cage and rules marked, a cell left with one value queued, under ``ac3``
+                 placed and its arcs queued); with rules the root reaches the fixpoint as
+                 it does with pencil marks (every unit, cage and rule looked at once).
+    Every propagator is monotone, so every fixpoint above is unique: the compiled core
+    reaches it another way (each level's own fixpoint, then every rule, until a pass of
+    the rules removes nothing) with the same counters. A propagator that fails is the
+    contradiction ``"rule"``, traced as ``contradiction("rule", cell, -1, bits, index)``
+    (the rule's index in the list given, -1 for the unary masks), and blamed on nothing
+    by dom-wdeg (a rule has no weight; the compiled core does not run dom-wdeg with
+    rules). A pruning that removes values is traced as ``rule(index, removed)``
+    (``removed``: (cell, mask) pairs). Backjumping has no conflict sets for rules (a
+    ValueError).
+
 Order (which cell the search branches on):
     ``mrv``    the unplaced cell with the fewest candidates, lowest index on ties (the
                default here; the ``native`` backend's on the classic grid is ``mrv-degree``).
