@@ -82,6 +82,18 @@ class NativeBackend(Backend):
             )
         return ""
 
+    def refuses_with(self, model: Model, options: dict[str, Any]) -> str:
+        """Why the engine cannot search a model with variant rules with these options
+        ("" when it can): backjumping has no conflict sets for rules, and the compiled
+        core does not run dom-wdeg with them."""
+        if not rules_of(model):
+            return ""
+        if options.get("backjump"):
+            return f"{self.name} does not backjump over variant rules (no conflict sets)"
+        if self.engine == "c" and options.get("order") == "dom-wdeg":
+            return f"{self.name} runs order=dom-wdeg without variant rules only (native-py runs it)"
+        return ""
+
     def available(self) -> bool:
         """Always available: the Python reference needs nothing but Python."""
         return True

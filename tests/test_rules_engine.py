@@ -177,6 +177,16 @@ def test_the_core_refuses_dom_wdeg_with_rules_and_the_reference_runs_it():
     assert search(puzzle, "hidden", "dom-wdeg").count == len(brute(puzzle))
 
 
+def test_the_backends_refuse_the_knobs_they_cannot_run_with_rules_clearly():
+    puzzle = case("less")
+    wdeg = sudokulab.solve(puzzle, backend="native", order="dom-wdeg")
+    assert wdeg.status == "error" and "dom-wdeg without variant rules" in wdeg.message
+    jump = sudokulab.solve(puzzle, backend="native-py", propagation="forward", backjump=True)
+    assert jump.status == "error" and "does not backjump over variant rules" in jump.message
+    ref = sudokulab.solve(puzzle, backend="native-py", order="dom-wdeg", limit=None)
+    assert ref.exact and ref.count == len(brute(puzzle))
+
+
 def test_a_block_of_puzzles_with_rules_counts_as_one_by_one():
     import numpy as np
 
