@@ -225,6 +225,10 @@ typedef struct {
     uint8_t *dirty;
     int remover;
     int lcv; /* values=lcv: the least constraining candidate first (next_guess_lcv) */
+    /* the variant rules to prune again (a set and a list, engine.c's rules_run) */
+    uint8_t *rdirty;
+    int32_t *rlist;
+    int nrlist;
 } Ctx;
 
 

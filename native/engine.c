@@ -287,15 +287,73 @@ rule_apply(const TablesObject *t, uint32_t *masks, int r)
     return 1;
 }
 
-/* Every rule once, in index order, from a copy of the masks in before[] (the caller then
- * compares); 0 on a contradiction. */
-static int
-rules_pass(const TablesObject *t, uint32_t *masks, uint32_t *before)
+/* Mark rule r for another look (a set: marked once). */
+static inline void
+rule_mark(Ctx *x, int r)
 {
-    memcpy(before, masks, sizeof(uint32_t) * (size_t)t->ncells);
-    for (int r = 0; r < t->nrules; r++)
-        if (!rule_apply(t, masks, r))
+    if (!x->rdirty[r]) {
+        x->rdirty[r] = 1;
+        x->rlist[x->nrlist++] = r;
+    }
+}
+
+/* Forget the marks a contradiction left behind. */
+static inline void
+rules_clear(Ctx *x)
+{
+    for (int i = 0; i < x->nrlist; i++)
+        x->rdirty[x->rlist[i]] = 0;
+    x->nrlist = 0;
+}
+
+/* Mark every rule (the root). */
+static void
+rules_mark_all(Ctx *x)
+{
+    for (int r = 0; r < x->t->nrules; r++)
+        rule_mark(x, r);
+}
+
+/* Mark the rules of cell c. */
+static inline void
+rules_mark_cell(Ctx *x, int c)
+{
+    const TablesObject *t = x->t;
+    for (int k = t->ro_start[c]; k < t->ro_start[c + 1]; k++)
+        rule_mark(x, t->ro[k]);
+}
+
+/* Mark the rules of every cell whose mask is not the one in before[]. */
+static void
+rules_mark_changed(Ctx *x, const uint32_t *masks, const uint32_t *before)
+{
+    for (int c = 0; c < x->ncells; c++)
+        if (masks[c] != before[c])
+            rules_mark_cell(x, c);
+}
+
+/* The marked rules pruned to their own fixpoint (a rule that narrows a cell marks the
+ * cell's rules); 0 on a contradiction. The worklist's order is not the reference's: the
+ * fixpoint is the same (every pruning is monotone). */
+static int
+rules_run(Ctx *x, uint32_t *masks)
+{
+    const TablesObject *t = x->t;
+    uint32_t out[MAX_SIZE * MAX_SIZE];
+    while (x->nrlist) {
+        const int r = x->rlist[--x->nrlist];
+        x->rdirty[r] = 0;
+        if (!rule_prune(t, masks, r, out)) {
+            rules_clear(x);
             return 0;
+        }
+        const int32_t *cells = t->rule_cells + t->rule_start[r];
+        for (int i = 0, n = t->rule_start[r + 1] - t->rule_start[r]; i < n; i++)
+            if (out[i] != masks[cells[i]]) {
+                masks[cells[i]] = out[i];
+                rules_mark_cell(x, cells[i]);
+            }
+    }
     return 1;
 }
 
@@ -874,15 +932,21 @@ static int
 rules_settle(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where)
 {
     uint32_t before[MAX_SIZE * MAX_SIZE];
+    const size_t bytes = sizeof(uint32_t) * (size_t)x->ncells;
     for (;;) {
-        if (!rules_pass(x->t, masks, before))
+        memcpy(before, masks, bytes);
+        if (!rules_run(x, masks))
             return 0;
-        if (!memcmp(before, masks, sizeof(uint32_t) * (size_t)x->ncells))
+        if (!memcmp(before, masks, bytes))
             return 1;
         if (x->nwhere)
             where_from_masks(x, masks, where);
-        if (!root_settle(x, masks, placed, where))
+        memcpy(before, masks, bytes);
+        if (!root_settle(x, masks, placed, where)) {
+            rules_clear(x);
             return 0;
+        }
+        rules_mark_changed(x, masks, before);
     }
 }
 
@@ -993,12 +1057,19 @@ ac3_rules(Ctx *x, uint32_t *masks, uint8_t *placed, Arcs *a)
 {
     const TablesObject *t = x->t;
     uint32_t before[MAX_SIZE * MAX_SIZE];
+    const size_t bytes = sizeof(uint32_t) * (size_t)t->ncells;
     for (;;) {
-        if (!ac3_run(x, masks, placed, a))
+        if (t->nrules)
+            memcpy(before, masks, bytes);
+        if (!ac3_run(x, masks, placed, a)) {
+            rules_clear(x);
             return 0;
+        }
         if (!t->nrules)
             return 1;
-        if (!rules_pass(t, masks, before))
+        rules_mark_changed(x, masks, before);
+        memcpy(before, masks, bytes);
+        if (!rules_run(x, masks))
             return 0;
         int changed = 0;
         for (int c = 0; c < t->ncells; c++) {
@@ -1029,6 +1100,8 @@ place_ac3(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
         cage_mark(x, x->t->cage_of[cell]);
     Arcs a = {x->arcq, x->narcs, 0, 0};
     arcs_into(x->t, x->arcin, &a, cell, -1);
+    if (x->t->nrules)
+        rules_mark_cell(x, cell);
     return ac3_rules(x, masks, placed, &a);
 }
 
@@ -1255,12 +1328,19 @@ gac_rules(Ctx *x, uint32_t *masks, uint8_t *placed)
 {
     const TablesObject *t = x->t;
     uint32_t before[MAX_SIZE * MAX_SIZE];
+    const size_t bytes = sizeof(uint32_t) * (size_t)t->ncells;
     for (;;) {
-        if (!gac_fixpoint(x, masks, placed))
+        if (t->nrules)
+            memcpy(before, masks, bytes);
+        if (!gac_fixpoint(x, masks, placed)) {
+            rules_clear(x);
             return 0;
+        }
         if (!t->nrules)
             return 1;
-        if (!rules_pass(t, masks, before))
+        rules_mark_changed(x, masks, before);
+        memcpy(before, masks, bytes);
+        if (!rules_run(x, masks))
             return 0;
         size_t n = 0;
         int changed = 0;
@@ -1327,6 +1407,8 @@ shave(Ctx *x, uint32_t *masks, uint8_t *placed)
                 units_mark(x, c, -1);
                 if (t->cage_of[c] >= 0)
                     cage_mark(x, t->cage_of[c]);
+                if (t->nrules)
+                    rules_mark_cell(x, c);
                 if (!gac_rules(x, masks, placed))
                     return 0;
             }
@@ -1361,6 +1443,8 @@ root_cp(Ctx *x, uint32_t *masks, uint8_t *placed, const uint8_t *givens, const u
         placed[c] = 0;
     }
     const int narrowed = cands != NULL || t->unary != NULL;
+    rules_clear(x);
+    rules_mark_all(x);
     cage_clear(x);
     if (x->prop == PROP_AC3) {
         /* Every arc; a cell with one value is assigned (without marks, the givens only,
@@ -1428,10 +1512,13 @@ place_level(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell,
 static inline int
 place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
+    if (!x->t->nrules || x->prop < PROP_SINGLES || x->prop >= PROP_AC3)
+        return place_level(x, masks, placed, where, cell, bit);
+    uint32_t before[MAX_SIZE * MAX_SIZE];
+    memcpy(before, masks, sizeof(uint32_t) * (size_t)x->ncells);
     if (!place_level(x, masks, placed, where, cell, bit))
         return 0;
-    if (!x->t->nrules || x->prop < PROP_SINGLES || x->prop >= PROP_AC3)
-        return 1;
+    rules_mark_changed(x, masks, before);
     return rules_settle(x, masks, placed, where);
 }
 
@@ -2026,8 +2113,11 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
         if (x->prop == PROP_FORWARD)
             for (int k = 0; k < x->t->nrules && ok; k++)
                 ok = rule_apply(x->t, masks, k);
-        else if (x->prop >= PROP_SINGLES)
+        else if (x->prop >= PROP_SINGLES) {
+            rules_clear(x);
+            rules_mark_all(x);
             ok = rules_settle(x, masks, placed, where);
+        }
         if (!ok) {
             if (x->overflow)
                 return 0;
