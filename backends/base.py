@@ -149,6 +149,8 @@ def admit(
     checked = check_options(backend, dict(options or {}))
     request = Request(check_limit(limit), check_timeout(timeout), checked, start)
     refusal = unsupported(backend, model)
+    if not refusal and hasattr(backend, "refuses_with"):  # a kind it takes, but not so
+        refusal = backend.refuses_with(model, checked)
     if refusal:
         raise Unsupported(refusal)
     return request

@@ -45,7 +45,8 @@ class NativeBackend(Backend):
     every machine, where a deadline stops wherever the machine's speed has got to.
     """
 
-    kinds = frozenset({"alldifferent", "sum"})
+    #: The units, the cages and every variant rule kind the engine propagates.
+    kinds = frozenset({"alldifferent", "sum"}) | reference.RULE_KINDS
     options = {
         "propagation": reference.PROPAGATIONS,
         "order": reference.ORDERS,
@@ -81,6 +82,18 @@ class NativeBackend(Backend):
             )
         return ""
 
+    def refuses_with(self, model: Model, options: dict[str, Any]) -> str:
+        """Why the engine cannot search a model with variant rules with these options
+        ("" when it can): backjumping has no conflict sets for rules, and the compiled
+        core does not run dom-wdeg with them."""
+        if not rules_of(model):
+            return ""
+        if options.get("backjump"):
+            return f"{self.name} does not backjump over variant rules (no conflict sets)"
+        if self.engine == "c" and options.get("order") == "dom-wdeg":
+            return f"{self.name} runs order=dom-wdeg without variant rules only (native-py runs it)"
+        return ""
+
     def available(self) -> bool:
         """Always available: the Python reference needs nothing but Python."""
         return True
@@ -104,7 +117,9 @@ class NativeBackend(Backend):
         more = _more_knobs(options)
         interrupt.on_interrupt(native.interrupt)  # Ctrl-C stops it in any thread
         start = time.perf_counter()
-        engine = _engine(self._engine_class, model.size, units, propagation, order, cages, *more)
+        engine = _engine(
+            self._engine_class, model.size, units, propagation, order, cages, rules_of(model), *more
+        )
         marks = model.puzzle.candidates if model.narrowed else None
         out = engine.search(
             model.givens, request.limit, request.deadline, max_guesses=budget, candidates=marks
@@ -130,7 +145,9 @@ class NativeBackend(Backend):
         budget = options.get("max_guesses")
         more = _more_knobs(options)
         interrupt.on_interrupt(native.interrupt)
-        engine = _engine(self._engine_class, model.size, units, propagation, order, cages, *more)
+        engine = _engine(
+            self._engine_class, model.size, units, propagation, order, cages, rules_of(model), *more
+        )
         build = (time.perf_counter() - start) / len(grids)
         solutions, counters = engine.search_grids(
             grids.givens,
@@ -219,6 +236,11 @@ def shape_of(model: Model) -> tuple[tuple[tuple[int, ...], ...], tuple[Cage, ...
     return units, cages
 
 
+def rules_of(model: Model) -> tuple:
+    """The model's variant rules (the records of :mod:`sudokulab.models.rules`), in order."""
+    return tuple(c for c in model.constraints if c.kind in reference.RULE_KINDS)
+
+
 @lru_cache(maxsize=64)
 def _engine(
     engine_class: type,
@@ -227,11 +249,16 @@ def _engine(
     propagation: str,
     order: str,
     cages: tuple[Cage, ...],
+    rules: tuple = (),
     values: str = "natural",
     backjump: bool = False,
 ) -> Any:
     """The engine of a shape and knobs, made once: it keeps nothing from one search to
     the next, so every solve of that shape shares it."""
+    if rules:
+        return engine_class(
+            size, units, propagation, order, cages, values=values, backjump=backjump, rules=rules
+        )
     if values == "natural" and not backjump:  # the knobs every engine class takes
         return engine_class(size, units, propagation, order, cages)
     return engine_class(size, units, propagation, order, cages, values=values, backjump=backjump)

@@ -267,9 +267,10 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     /* dom-wdeg: each constraint's weight and unplaced cells; the reference's dirty sets */
     size_t ncons = (size_t)t->nunits + (size_t)t->ncages;
     size_t bytes_wdeg = (sizeof(uint32_t) + sizeof(int32_t) + 1) * ncons;
+    size_t bytes_rules = (sizeof(int32_t) + 1) * (size_t)t->nrules;
     memset(a, 0, sizeof *a);
     a->block = arena_alloc(bytes_states + bytes_frames + bytes_queue + bytes_cages +
-                               sizeof(int32_t) * nsusp + bytes_cp + bytes_wdeg + 1,
+                               sizeof(int32_t) * nsusp + bytes_cp + bytes_wdeg + bytes_rules + 1,
                            &a->bytes);
     if (a->block == NULL) {
         PyErr_NoMemory();
@@ -297,6 +298,8 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     p += sizeof(uint32_t) * ncons;
     a->x.live = (int32_t *)p;
     p += sizeof(int32_t) * ncons;
+    a->x.rlist = (int32_t *)p;
+    p += sizeof(int32_t) * (size_t)t->nrules;
     a->x.probe = (uint32_t *)p; /* masks, then placed: the last 4-byte items */
     p += (sizeof(uint32_t) + 1) * nprobe;
     a->x.arcin = (uint8_t *)p;
@@ -309,6 +312,8 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     a->x.cdirty = (uint8_t *)p;
     memset(a->x.cdirty, 0, (size_t)t->ncages);
     a->x.dirty = (uint8_t *)p + t->ncages; /* units, then cages: run_search clears them */
+    a->x.rdirty = a->x.dirty + ncons;
+    memset(a->x.rdirty, 0, (size_t)t->nrules);
 
     Ctx *x = &a->x;
     x->t = t;
@@ -321,7 +326,8 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     x->degree = k->order == 2 && k->prop != PROP_NONE; /* under none: first, as mrv */
     /* Under singles/hidden an unplaced cell keeps two or more candidates; forward, one. */
     x->floor = k->prop >= PROP_SINGLES ? 2 : 1;
-    x->pick9 = x->mrv && x->floor == 2 && t->size >= 2 && t->size <= 9 && !t->ncages;
+    x->pick9 = x->mrv && x->floor == 2 && t->size >= 2 && t->size <= 9 && !t->ncages &&
+               !t->unary;
     x->qcap = qcap;
     x->nwhere = nwhere;
     x->wdeg = k->order == ORDER_WDEG;

@@ -36,26 +36,42 @@ _FLAGS = tuple((bool(f & COMPLETE), bool(f & TIMED_OUT), bool(f & BUDGET_SPENT))
 
 
 @lru_cache(maxsize=32)
-def _tables(size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...] = ()):
+def _tables(
+    size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...] = (), rules: tuple = ()
+):
     """The core's tables for a grid shape, built once per shape.
 
-    The reference's tables check the cages and compute their value sets: one definition
-    of both, and the same errors from both implementations.
+    The reference's tables check the cages and compute their value sets, and compile the
+    rules: one definition of each, and the same errors from both implementations.
     """
-    if not cages:
+    if not cages and not rules:
         return _core.Tables(size, units)
-    ref = reference.tables(size, units, cages)
-    return _core.Tables(size, units, tuple(zip(ref.cages, ref.combos, strict=True)))
+    ref = reference.tables(size, units, cages, rules)
+    if not rules:
+        return _core.Tables(size, units, tuple(zip(ref.cages, ref.combos, strict=True)))
+    compiled = tuple(
+        (r.kind, r.cells, r.coefs, r.total, r.supports) for r in ref.rules
+    )  # fmt: skip
+    return _core.Tables(
+        size,
+        units,
+        tuple(zip(ref.cages, ref.combos, strict=True)),
+        rules=compiled,
+        unary=ref.unary,
+    )
 
 
-def tables(size: int, units: Sequence[Sequence[int]], cages: Sequence[Cage] = ()):
-    """The cached core tables of a shape, its units and cages as tuples or lists."""
+def tables(
+    size: int, units: Sequence[Sequence[int]], cages: Sequence[Cage] = (), rules: tuple = ()
+):
+    """The cached core tables of a shape, its units and cages as tuples or lists (and its
+    variant rules, a tuple of records)."""
     try:
-        return _tables(size, units, cages)
+        return _tables(size, units, cages, rules)
     except TypeError:  # unhashable (lists): normalise, then cache
         units = tuple(tuple(unit) for unit in units)
         cages = tuple((tuple(cells), total) for cells, total in cages)
-        return _tables(size, units, cages)
+        return _tables(size, units, cages, tuple(rules))
 
 
 class Engine:
@@ -79,8 +95,14 @@ class Engine:
         *,
         values: str = "natural",
         backjump: bool = False,
+        rules: tuple = (),
     ) -> None:
         reference.check_knobs(propagation, order, values)
+        if rules and order == "dom-wdeg":
+            raise ValueError(
+                "order 'dom-wdeg' does not run with variant rules in the compiled core "
+                "(the reference runs it: native-py)"
+            )
         if backjump:
             raise ValueError(
                 "backjumping runs in the reference engine only (native-py), not the compiled core"
@@ -90,7 +112,7 @@ class Engine:
                 f"order 'dom-wdeg' runs under propagation {', '.join(WDEG_PROPAGATIONS)} in "
                 f"the compiled core, not {propagation!r} (the reference runs it: native-py)"
             )
-        self.tables = tables(size, units, cages)  # the core's Tables
+        self.tables = tables(size, units, cages, tuple(rules))  # the core's Tables
         self.propagation = propagation
         self.order = order
         self.values = values

@@ -141,7 +141,20 @@ typedef struct {
     int nlock;
     int32_t *lock_a, *lock_b;
     uint32_t *lock_ina, *lock_inb;
+    /* The variant rules, compiled by reference.compile_rules (RULE_PAIR ... below): each
+     * rule's kind, its cells (rule_start: nrules + 1 offsets), a coefficient per cell
+     * (sums), its total, and a pair's supports (2 * size masks a rule: for each value of
+     * its first cell the second's values it allows, then the other way); each cell's
+     * rules (ro_start: ncells + 1 offsets into ro) and its unary mask (NULL: no rules). */
+    int nrules;
+    int32_t *rule_kind, *rule_start, *rule_cells, *rule_total;
+    int64_t *rule_coef;
+    uint32_t *rule_sup;
+    int32_t *ro_start, *ro;
+    uint32_t *unary;
 } TablesObject;
+
+enum { RULE_PAIR = 0, RULE_SUM = 1, RULE_RUN = 2, RULE_SANDWICH = 3 };
 
 extern PyTypeObject TablesType;
 
@@ -212,6 +225,10 @@ typedef struct {
     uint8_t *dirty;
     int remover;
     int lcv; /* values=lcv: the least constraining candidate first (next_guess_lcv) */
+    /* the variant rules to prune again (a set and a list, engine.c's rules_run) */
+    uint8_t *rdirty;
+    int32_t *rlist;
+    int nrlist;
 } Ctx;
 
 

@@ -156,6 +156,221 @@ prune_cage(Ctx *x, uint32_t *masks, const uint8_t *placed, uint32_t *where, Queu
     return 1;
 }
 
+/*
+ * The variant rules (the reference's prune_rule, "Rules" in its docstring): one pass of
+ * rule r over the masks, its cells' new masks into out[]; 0 when it leaves one empty or
+ * cannot hold. Masks only: placed[] is not read (a placed cell holds one value).
+ */
+static int
+rule_prune(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
+{
+    const int32_t *cells = t->rule_cells + t->rule_start[r];
+    const int n = t->rule_start[r + 1] - t->rule_start[r];
+    const int size = t->size;
+    switch (t->rule_kind[r]) {
+    case RULE_PAIR: {
+        const uint32_t *sup = t->rule_sup + (size_t)r * 2 * size;
+        const uint32_t mb = masks[cells[1]];
+        uint32_t na = 0, nb = 0;
+        for (uint32_t m = masks[cells[0]]; m; m &= m - 1)
+            if (sup[__builtin_ctz(m)] & mb)
+                na |= m & (0u - m);
+        for (uint32_t m = mb; m; m &= m - 1)
+            if (sup[size + __builtin_ctz(m)] & na)
+                nb |= m & (0u - m);
+        out[0] = na;
+        out[1] = nb;
+        return na && nb;
+    }
+    case RULE_SUM: {
+        const int64_t *coef = t->rule_coef + t->rule_start[r];
+        int64_t low = 0, high = 0;
+        for (int i = 0; i < n; i++) {
+            const uint32_t m = masks[cells[i]];
+            if (!m)
+                return 0;
+            const int64_t a = coef[i] * (__builtin_ctz(m) + 1), b = coef[i] * (32 - __builtin_clz(m));
+            low += a < b ? a : b;
+            high += a < b ? b : a;
+        }
+        const int64_t total = t->rule_total[r];
+        if (total < low || total > high)
+            return 0;
+        for (int i = 0; i < n; i++) {
+            const uint32_t m = masks[cells[i]];
+            const int64_t a = coef[i] * (__builtin_ctz(m) + 1), b = coef[i] * (32 - __builtin_clz(m));
+            const int64_t floor = total - (high - (a < b ? b : a));
+            const int64_t ceiling = total - (low - (a < b ? a : b));
+            uint32_t keep = 0;
+            for (uint32_t mm = m; mm; mm &= mm - 1) {
+                const int64_t v = coef[i] * (__builtin_ctz(mm) + 1);
+                if (floor <= v && v <= ceiling)
+                    keep |= mm & (0u - mm);
+            }
+            if (!keep)
+                return 0;
+            out[i] = keep;
+        }
+        return 1;
+    }
+    case RULE_RUN: {
+        uint32_t held = 0;
+        for (int i = 0; i < n; i++) {
+            const uint32_t m = masks[cells[i]];
+            if (m && !(m & (m - 1))) {
+                if (held & m)
+                    return 0; /* two cells of the run hold one value */
+                held |= m;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            const uint32_t m = masks[cells[i]];
+            out[i] = (m & (m - 1)) ? m & ~held : m;
+        }
+        uint32_t allowed = 0;
+        for (int low = 0; low + n <= size; low++) {
+            const uint32_t window = (n >= 32 ? ~0u : ((1u << n) - 1u)) << low;
+            uint32_t uni = 0;
+            int fits = 1;
+            for (int i = 0; i < n && fits; i++) {
+                if (!(out[i] & window))
+                    fits = 0;
+                uni |= out[i] & window;
+            }
+            if (fits && popcount32(uni) >= n)
+                allowed |= window;
+        }
+        for (int i = 0; i < n; i++)
+            if (!(out[i] &= allowed))
+                return 0;
+        return 1;
+    }
+    default: { /* RULE_SANDWICH: checked once every cell of the line holds one value */
+        int one = -1, top = -1, open = 0;
+        for (int i = 0; i < n; i++) {
+            const uint32_t m = masks[cells[i]];
+            out[i] = m;
+            if (!m)
+                return 0;
+            open |= (m & (m - 1)) != 0;
+        }
+        if (open)
+            return 1;
+        for (int i = 0; i < n; i++) {
+            const int v = 32 - __builtin_clz(masks[cells[i]]);
+            if (v == 1 && one < 0)
+                one = i;
+            if (v == n && top < 0)
+                top = i;
+        }
+        if (one < 0 || top < 0)
+            return 0;
+        const int i = one < top ? one : top, j = one < top ? top : one;
+        int64_t sum = 0;
+        for (int k = i + 1; k < j; k++)
+            sum += 32 - __builtin_clz(masks[cells[k]]);
+        return sum == t->rule_total[r];
+    }
+    }
+}
+
+/* Rule r's pruning applied to the masks; 0 on a contradiction. */
+static int
+rule_apply(const TablesObject *t, uint32_t *masks, int r)
+{
+    uint32_t out[MAX_SIZE * MAX_SIZE];
+    if (!rule_prune(t, masks, r, out))
+        return 0;
+    const int32_t *cells = t->rule_cells + t->rule_start[r];
+    for (int i = 0, n = t->rule_start[r + 1] - t->rule_start[r]; i < n; i++)
+        masks[cells[i]] = out[i];
+    return 1;
+}
+
+/* Mark rule r for another look (a set: marked once). */
+static inline void
+rule_mark(Ctx *x, int r)
+{
+    if (!x->rdirty[r]) {
+        x->rdirty[r] = 1;
+        x->rlist[x->nrlist++] = r;
+    }
+}
+
+/* Forget the marks a contradiction left behind. */
+static inline void
+rules_clear(Ctx *x)
+{
+    for (int i = 0; i < x->nrlist; i++)
+        x->rdirty[x->rlist[i]] = 0;
+    x->nrlist = 0;
+}
+
+/* Mark every rule (the root). */
+static void
+rules_mark_all(Ctx *x)
+{
+    for (int r = 0; r < x->t->nrules; r++)
+        rule_mark(x, r);
+}
+
+/* Mark the rules of cell c. */
+static inline void
+rules_mark_cell(Ctx *x, int c)
+{
+    const TablesObject *t = x->t;
+    for (int k = t->ro_start[c]; k < t->ro_start[c + 1]; k++)
+        rule_mark(x, t->ro[k]);
+}
+
+/* Mark the rules of every cell whose mask is not the one in before[]. */
+static void
+rules_mark_changed(Ctx *x, const uint32_t *masks, const uint32_t *before)
+{
+    for (int c = 0; c < x->ncells; c++)
+        if (masks[c] != before[c])
+            rules_mark_cell(x, c);
+}
+
+/* The marked rules pruned to their own fixpoint (a rule that narrows a cell marks the
+ * cell's rules); 0 on a contradiction. The worklist's order is not the reference's: the
+ * fixpoint is the same (every pruning is monotone). */
+static int
+rules_run(Ctx *x, uint32_t *masks)
+{
+    const TablesObject *t = x->t;
+    uint32_t out[MAX_SIZE * MAX_SIZE];
+    while (x->nrlist) {
+        const int r = x->rlist[--x->nrlist];
+        x->rdirty[r] = 0;
+        if (!rule_prune(t, masks, r, out)) {
+            rules_clear(x);
+            return 0;
+        }
+        const int32_t *cells = t->rule_cells + t->rule_start[r];
+        for (int i = 0, n = t->rule_start[r + 1] - t->rule_start[r]; i < n; i++)
+            if (out[i] != masks[cells[i]]) {
+                masks[cells[i]] = out[i];
+                rules_mark_cell(x, cells[i]);
+            }
+    }
+    return 1;
+}
+
+/* none: whether placing bit in cell leaves every rule of the cell a chance. */
+static int
+rules_admit(const TablesObject *t, uint32_t *masks, int cell, uint32_t bit)
+{
+    uint32_t out[MAX_SIZE * MAX_SIZE];
+    const uint32_t saved = masks[cell];
+    masks[cell] = bit;
+    int ok = 1;
+    for (int k = t->ro_start[cell]; k < t->ro_start[cell + 1] && ok; k++)
+        ok = rule_prune(t, masks, t->ro[k], out);
+    masks[cell] = saved;
+    return ok;
+}
+
 /* none: place bit unless a placed peer already holds it. */
 static int
 place_check(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
@@ -168,6 +383,8 @@ place_check(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
     }
     if (t->cage_of[cell] >= 0 && !cage_admits(t, masks, placed, t->cage_of[cell], bit))
         return 0; /* no value set of the cage holds these values */
+    if (t->nrules && !rules_admit(t, masks, cell, bit))
+        return 0;
     masks[cell] = bit;
     placed[cell] = 1;
     return 1;
@@ -192,8 +409,11 @@ place_forward(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
             masks[p] = m;
         }
     }
-    if (t->cage_of[cell] >= 0)
-        return prune_cage(x, masks, placed, NULL, NULL, t->cage_of[cell]);
+    if (t->cage_of[cell] >= 0 && !prune_cage(x, masks, placed, NULL, NULL, t->cage_of[cell]))
+        return 0;
+    for (int k = t->ro_start ? t->ro_start[cell] : 0; t->nrules && k < t->ro_start[cell + 1]; k++)
+        if (!rule_apply(t, masks, t->ro[k]))
+            return 0; /* the rules of the cell, once each in index order */
     return 1;
 }
 
@@ -705,6 +925,31 @@ lock_fixpoint(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where)
     }
 }
 
+/* singles, hidden, locked with rules: every rule pruned after the level's fixpoint, and
+ * the level's fixpoint again from a narrowed state (root_settle) until a pass of the
+ * rules removes nothing: the reference's fixpoint, reached in another order. */
+static int
+rules_settle(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where)
+{
+    uint32_t before[MAX_SIZE * MAX_SIZE];
+    const size_t bytes = sizeof(uint32_t) * (size_t)x->ncells;
+    for (;;) {
+        memcpy(before, masks, bytes);
+        if (!rules_run(x, masks))
+            return 0;
+        if (!memcmp(before, masks, bytes))
+            return 1;
+        if (x->nwhere)
+            where_from_masks(x, masks, where);
+        memcpy(before, masks, bytes);
+        if (!root_settle(x, masks, placed, where)) {
+            rules_clear(x);
+            return 0;
+        }
+        rules_mark_changed(x, masks, before);
+    }
+}
+
 static int
 place_locked(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
@@ -805,6 +1050,44 @@ out:
     return ok;
 }
 
+/* ac3 with rules: AC-3's fixpoint, then every rule, the narrowed cells' arcs queued
+ * (a cell left with one value assigned), until a pass of the rules removes nothing. */
+static int
+ac3_rules(Ctx *x, uint32_t *masks, uint8_t *placed, Arcs *a)
+{
+    const TablesObject *t = x->t;
+    uint32_t before[MAX_SIZE * MAX_SIZE];
+    const size_t bytes = sizeof(uint32_t) * (size_t)t->ncells;
+    for (;;) {
+        if (t->nrules)
+            memcpy(before, masks, bytes);
+        if (!ac3_run(x, masks, placed, a)) {
+            rules_clear(x);
+            return 0;
+        }
+        if (!t->nrules)
+            return 1;
+        rules_mark_changed(x, masks, before);
+        memcpy(before, masks, bytes);
+        if (!rules_run(x, masks))
+            return 0;
+        int changed = 0;
+        for (int c = 0; c < t->ncells; c++) {
+            const uint32_t m = masks[c];
+            if (m == before[c])
+                continue;
+            changed = 1;
+            if (!(m & (m - 1)))
+                placed[c] = 1;
+            if (t->cage_of[c] >= 0)
+                cage_mark(x, t->cage_of[c]);
+            arcs_into(t, x->arcin, a, c, -1);
+        }
+        if (!changed)
+            return 1;
+    }
+}
+
 static int
 place_ac3(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
 {
@@ -817,7 +1100,9 @@ place_ac3(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
         cage_mark(x, x->t->cage_of[cell]);
     Arcs a = {x->arcq, x->narcs, 0, 0};
     arcs_into(x->t, x->arcin, &a, cell, -1);
-    return ac3_run(x, masks, placed, &a);
+    if (x->t->nrules)
+        rules_mark_cell(x, cell);
+    return ac3_rules(x, masks, placed, &a);
 }
 
 /* gac: mark unit u for filtering (a set: marked once), forget the marks, take one. */
@@ -1036,13 +1321,55 @@ dead:
     return 0;
 }
 
+/* gac with rules: gac's fixpoint, then every rule, the narrowed cells queued (one value
+ * left) and their units and cages marked, until a pass of the rules removes nothing. */
+static int
+gac_rules(Ctx *x, uint32_t *masks, uint8_t *placed)
+{
+    const TablesObject *t = x->t;
+    uint32_t before[MAX_SIZE * MAX_SIZE];
+    const size_t bytes = sizeof(uint32_t) * (size_t)t->ncells;
+    for (;;) {
+        if (t->nrules)
+            memcpy(before, masks, bytes);
+        if (!gac_fixpoint(x, masks, placed)) {
+            rules_clear(x);
+            return 0;
+        }
+        if (!t->nrules)
+            return 1;
+        rules_mark_changed(x, masks, before);
+        memcpy(before, masks, bytes);
+        if (!rules_run(x, masks))
+            return 0;
+        size_t n = 0;
+        int changed = 0;
+        for (int c = 0; c < t->ncells; c++) {
+            const uint32_t m = masks[c];
+            if (m == before[c])
+                continue;
+            changed = 1;
+            if (!(m & (m - 1)) && !placed[c]) { /* at most one entry a cell */
+                x->qcell[n] = c;
+                x->qbit[n++] = m;
+            }
+            units_mark(x, c, -1);
+            if (t->cage_of[c] >= 0)
+                cage_mark(x, t->cage_of[c]);
+        }
+        if (!changed)
+            return 1;
+        x->qseed = n;
+    }
+}
+
 static int
 place_gac(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
 {
     x->qcell[0] = cell;
     x->qbit[0] = bit;
     x->qseed = 1;
-    return gac_fixpoint(x, masks, placed);
+    return gac_rules(x, masks, placed);
 }
 
 /* sac: singleton arc consistency over a gac fixpoint (the reference's _shave): each open
@@ -1080,7 +1407,9 @@ shave(Ctx *x, uint32_t *masks, uint8_t *placed)
                 units_mark(x, c, -1);
                 if (t->cage_of[c] >= 0)
                     cage_mark(x, t->cage_of[c]);
-                if (!gac_fixpoint(x, masks, placed))
+                if (t->nrules)
+                    rules_mark_cell(x, c);
+                if (!gac_rules(x, masks, placed))
                     return 0;
             }
         }
@@ -1107,28 +1436,34 @@ root_cp(Ctx *x, uint32_t *masks, uint8_t *placed, const uint8_t *givens, const u
         const int g = givens[c];
         if (!m || (g && !(m >> (g - 1) & 1)))
             return 0; /* no candidate, or a given the marks exclude */
-        masks[c] = g ? 1u << (g - 1) : m;
+        const uint32_t u = t->unary ? m & t->unary[c] : m;
+        if (!u || (g && !(u >> (g - 1) & 1)))
+            return 0; /* the unary rules leave no candidate, or exclude the given */
+        masks[c] = g ? 1u << (g - 1) : u;
         placed[c] = 0;
     }
+    const int narrowed = cands != NULL || t->unary != NULL;
+    rules_clear(x);
+    rules_mark_all(x);
     cage_clear(x);
     if (x->prop == PROP_AC3) {
         /* Every arc; a cell with one value is assigned (without marks, the givens only,
          * as under singles), and the cages of those cells marked (with marks, all). */
         for (int c = 0; c < ncells; c++) {
             const uint32_t m = masks[c];
-            if (cands ? !(m & (m - 1)) : givens[c] != 0) {
+            if (narrowed ? !(m & (m - 1)) : givens[c] != 0) {
                 placed[c] = 1;
                 if (t->cage_of[c] >= 0)
                     cage_mark(x, t->cage_of[c]);
             }
         }
-        if (cands)
+        if (narrowed)
             for (int g = 0; g < t->ncages; g++)
                 cage_mark(x, g);
         Arcs a = {x->arcq, x->narcs, 0, 0};
         for (int y = 0; y < ncells; y++)
             arcs_into(t, x->arcin, &a, y, -1);
-        return ac3_run(x, masks, placed, &a);
+        return ac3_rules(x, masks, placed, &a);
     }
     /* Every cell with one candidate queued (at most one entry a cell), every unit and
      * every cage marked. */
@@ -1144,13 +1479,13 @@ root_cp(Ctx *x, uint32_t *masks, uint8_t *placed, const uint8_t *givens, const u
         unit_mark(x, u);
     for (int g = 0; g < t->ncages; g++)
         cage_mark(x, g);
-    if (!gac_fixpoint(x, masks, placed))
+    if (!gac_rules(x, masks, placed))
         return 0;
     return x->prop != PROP_SAC || shave(x, masks, placed);
 }
 
 static inline int
-place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
+place_level(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
 {
     switch (x->prop) {
     case PROP_NONE:
@@ -1170,6 +1505,21 @@ place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint3
     default:
         return place_locked(x, masks, placed, where, cell, bit);
     }
+}
+
+/* Place bit in cell with the level's propagation; with rules under singles, hidden and
+ * locked, the rules' fixpoint after it (none, forward, ac3, gac and sac see to theirs). */
+static inline int
+place(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where, int cell, uint32_t bit)
+{
+    if (!x->t->nrules || x->prop < PROP_SINGLES || x->prop >= PROP_AC3)
+        return place_level(x, masks, placed, where, cell, bit);
+    uint32_t before[MAX_SIZE * MAX_SIZE];
+    memcpy(before, masks, sizeof(uint32_t) * (size_t)x->ncells);
+    if (!place_level(x, masks, placed, where, cell, bit))
+        return 0;
+    rules_mark_changed(x, masks, before);
+    return rules_settle(x, masks, placed, where);
 }
 
 static inline int
@@ -1692,7 +2042,7 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
         }
         goto search;
     }
-    if (x->prop >= PROP_HIDDEN && !x->t->ncages && x->size > 1) {
+    if (x->prop >= PROP_HIDDEN && !x->t->ncages && !x->t->unary && x->size > 1) {
         if (!root_hidden(x, masks, placed, where, r->givens, r->cands) ||
             (x->prop == PROP_LOCKED && !lock_fixpoint(x, masks, placed, where))) {
             if (x->overflow)
@@ -1722,6 +2072,19 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
         if (nwhere)
             where_from_masks(x, masks, where);
     }
+    const uint32_t *unary = x->t->unary;
+    if (unary != NULL) { /* the unary rules narrow the cells before any given */
+        for (int c = 0; c < ncells; c++) {
+            const int g = r->givens[c];
+            masks[c] &= unary[c];
+            if (!masks[c] || (g && !(masks[c] >> (g - 1) & 1))) {
+                r->complete = 1;
+                return 1;
+            }
+        }
+        if (nwhere)
+            where_from_masks(x, masks, where);
+    }
     for (int c = 0; c < ncells; c++) {
         int v = r->givens[c];
         if (!v)
@@ -1739,11 +2102,28 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
             return 1;
         }
     }
-    if (cands != NULL && !root_settle(x, masks, placed, where)) {
+    if ((cands != NULL || unary != NULL) && !root_settle(x, masks, placed, where)) {
         if (x->overflow)
             return 0;
         r->complete = 1;
         return 1;
+    }
+    if (unary != NULL) { /* every rule: once under forward, to the fixpoint above it */
+        int ok = 1;
+        if (x->prop == PROP_FORWARD)
+            for (int k = 0; k < x->t->nrules && ok; k++)
+                ok = rule_apply(x->t, masks, k);
+        else if (x->prop >= PROP_SINGLES) {
+            rules_clear(x);
+            rules_mark_all(x);
+            ok = rules_settle(x, masks, placed, where);
+        }
+        if (!ok) {
+            if (x->overflow)
+                return 0;
+            r->complete = 1;
+            return 1;
+        }
     }
 
 search:;

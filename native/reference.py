@@ -81,6 +81,50 @@ Cages (killer Sudoku): a cage is a group of cells whose values are distinct and 
                  arcs under ``ac3``, their units under ``gac``).
     This rule too only removes candidates and is monotone, so the fixpoint stays unique.
 
+Rules (the variant rules of :mod:`sudokulab.models.rules`, ``Engine(..., rules=...)``)
+    Every rule is compiled once per shape (:func:`compile_rules`) into one of four
+    propagators, each a function of its cells' masks alone (:func:`prune_rule`), which
+    only removes candidates and is monotone:
+    *pair*     a binary relation between two cells as a table: for each value of one
+               cell, the mask of the other's values it allows (Less, LessEqual,
+               Difference, NotDifference, MinDifference, Ratio, NotRatio, PairSum,
+               NotEqual: thermometers, kropki, XV, whispers, and the board-wide
+               anti-knight, anti-king and nonconsecutive pairs). A pass keeps each value
+               of the first cell with a support in the second, then each value of the
+               second with a support in what is left: arc consistency.
+    *sum*      a linear equation, a coefficient per cell (SumEquals: +1 per circle cell,
+               or its place value when the circle's cells are digits, -1 per shaft cell;
+               LittleKiller: +1 per cell), pruned on bounds: each cell keeps the values
+               that the other cells' least and greatest contributions leave room for.
+    *run*      Consecutive (renban): a value a cell holds alone leaves the other cells,
+               two cells holding one value fail, and each cell keeps the values of the
+               windows of the run's length that every cell meets and whose union holds
+               enough values.
+    *sandwich* checked only: once every cell of its line holds one value, it fails
+               unless the sum between the 1 and the largest value is its total.
+    Parity (and a pair relation of a cell with itself) is *unary*: the cells' masks are
+    narrowed before any given is placed (a given outside them is a ``clash`` at the root).
+    Per level:
+    ``none``     a placement is refused when a rule of its cell, run on the candidates
+                 with the placement made, fails.
+    ``forward``  after a placement, the rules of its cell prune once each, in index
+                 order (no cascade); the root prunes every rule once, in index order,
+                 after the givens.
+    ``singles`` and up  a rule whose cells changed prunes again in the level's fixpoint
+                 (the rules and cages, lowest index first; each narrowed cell's units,
+                 cage and rules marked, a cell left with one value queued, under ``ac3``
+                 placed and its arcs queued); with rules the root reaches the fixpoint as
+                 it does with pencil marks (every unit, cage and rule looked at once).
+    Every propagator is monotone, so every fixpoint above is unique: the compiled core
+    reaches it another way (each level's own fixpoint, then every rule, until a pass of
+    the rules removes nothing) with the same counters. A propagator that fails is the
+    contradiction ``"rule"``, traced as ``contradiction("rule", cell, -1, bits, index)``
+    (the rule's index in the list given, -1 for the unary masks), and blamed on nothing
+    by dom-wdeg (a rule has no weight; the compiled core does not run dom-wdeg with
+    rules). A pruning that removes values is traced as ``rule(index, removed)``
+    (``removed``: (cell, mask) pairs). Backjumping has no conflict sets for rules (a
+    ValueError).
+
 Order (which cell the search branches on):
     ``mrv``    the unplaced cell with the fewest candidates, lowest index on ties (the
                default here; the ``native`` backend's on the classic grid is ``mrv-degree``).
@@ -314,6 +358,9 @@ class Tables:
     intersections: tuple[
         tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...
     ] = ()
+    rules: tuple[CompiledRule, ...] = ()  # the variant rules, compiled (see "Rules")
+    rules_of: tuple[tuple[int, ...], ...] = ()  # each cell's compiled rules, ascending
+    unary: tuple[int, ...] | None = None  # each cell's mask the rules allow; None: no rules
 
 
 def _bits(mask: int) -> list[int]:
@@ -475,9 +522,182 @@ def combinations_of(size: int, cells: int, total: int) -> tuple[int, ...]:
     )
 
 
+# -- variant rules: compiled once per shape into pair relations, sums, runs --------------
+
+#: The compiled rule kinds (the compiled core's codes are their indexes).
+PAIR, SUM, RUN, SANDWICH = 0, 1, 2, 3
+#: The rule kinds the engine propagates (see "Rules" in the module docstring).
+RULE_KINDS = frozenset(
+    {"less", "lessequal", "difference", "notdifference", "mindifference", "ratio"}
+    | {"notratio", "pairsum", "notequal", "sumequals", "consecutive", "parity"}
+    | {"sandwich", "littlekiller"}
+)
+
+_RELATIONS: dict[str, Any] = {
+    "less": lambda r, x, y: x < y,
+    "lessequal": lambda r, x, y: x <= y,
+    "difference": lambda r, x, y: abs(x - y) == r.k,
+    "notdifference": lambda r, x, y: abs(x - y) != r.k,
+    "mindifference": lambda r, x, y: abs(x - y) >= r.k,
+    "ratio": lambda r, x, y: x == r.r * y or y == r.r * x,
+    "notratio": lambda r, x, y: x != r.r * y and y != r.r * x,
+    "pairsum": lambda r, x, y: x + y == r.total,
+    "notequal": lambda r, x, y: x != y,
+}
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    """One rule as the engine propagates it: ``kind`` (PAIR, SUM, RUN or SANDWICH),
+    ``index`` (the rule's place in the puzzle's list), its ``cells``; a PAIR's
+    ``supports`` (for each value v of the first cell the mask of the second's values it
+    allows, index v-1, then the same from the second cell), a SUM's ``coefs`` (one per
+    cell) and ``total``, a SANDWICH's ``total``."""
+
+    kind: int
+    index: int
+    cells: tuple[int, ...]
+    coefs: tuple[int, ...] = ()
+    total: int = 0
+    supports: tuple[int, ...] = ()
+
+
+def compile_rules(size: int, rules: Any) -> tuple[tuple[CompiledRule, ...], tuple[int, ...]]:
+    """The rules as the engine propagates them, and each cell's unary mask (Parity, and a
+    pair relation of a cell with itself); ValueError for a kind it does not know."""
+    cells = size * size
+    full = (1 << size) - 1
+    unary = [full] * cells
+    out: list[CompiledRule] = []
+    for index, rule in enumerate(rules):
+        kind = rule.kind
+        for c in rule.cells:
+            if not 0 <= c < cells:
+                raise ValueError(f"rule {index + 1} ({rule.name}): cell {c} is outside the grid")
+        if kind in _RELATIONS:
+            holds = _RELATIONS[kind]
+            a, b = rule.a, rule.b
+            if a == b:
+                unary[a] &= sum(1 << (v - 1) for v in range(1, size + 1) if holds(rule, v, v))
+                continue
+            ab = tuple(
+                sum(1 << (w - 1) for w in range(1, size + 1) if holds(rule, v, w))
+                for v in range(1, size + 1)
+            )
+            ba = tuple(
+                sum(1 << (v - 1) for v in range(1, size + 1) if holds(rule, v, w))
+                for w in range(1, size + 1)
+            )
+            out.append(CompiledRule(PAIR, index, (a, b), supports=ab + ba))
+        elif kind == "parity":
+            odd = rule.parity == "odd"
+            unary[rule.cell] &= sum(1 << (v - 1) for v in range(1, size + 1) if v % 2 == odd)
+        elif kind in ("sumequals", "littlekiller"):
+            coef: dict[int, int] = {}
+            if kind == "littlekiller":
+                for c in rule.line:
+                    coef[c] = coef.get(c, 0) + 1
+                total = rule.total
+            else:
+                n = len(rule.targets)
+                for i, c in enumerate(rule.targets):
+                    coef[c] = coef.get(c, 0) + (10 ** (n - 1 - i) if rule.digits else 1)
+                for c in rule.terms:
+                    coef[c] = coef.get(c, 0) - 1
+                total = 0
+            kept = tuple(c for c in coef if coef[c])
+            out.append(CompiledRule(SUM, index, kept, tuple(coef[c] for c in kept), total))
+        elif kind == "consecutive":
+            if len(set(rule.line)) != len(rule.line):
+                raise ValueError(f"rule {index + 1} ({rule.name}): a cell is listed twice")
+            out.append(CompiledRule(RUN, index, tuple(rule.line)))
+        elif kind == "sandwich":
+            out.append(CompiledRule(SANDWICH, index, tuple(rule.line), total=rule.total))
+        else:
+            raise ValueError(f"the native engine does not propagate rule kind {kind!r}")
+    return tuple(out), tuple(unary)
+
+
+def prune_rule(rule: CompiledRule, masks: list[int], size: int) -> list[int] | None:
+    """One pass of a rule's pruning: the new masks of its cells (in its order), or None
+    when it leaves one empty or cannot hold (see "Rules" in the module docstring)."""
+    cells = rule.cells
+    if rule.kind == PAIR:
+        a, b = cells
+        sup = rule.supports
+        mb = masks[b]
+        na = 0
+        for bit in _bits(masks[a]):
+            if sup[bit.bit_length() - 1] & mb:
+                na |= bit
+        nb = 0
+        for bit in _bits(mb):
+            if sup[size + bit.bit_length() - 1] & na:
+                nb |= bit
+        return [na, nb] if na and nb else None
+    if rule.kind == SUM:
+        lows, highs = [], []
+        for c, k in zip(cells, rule.coefs, strict=True):
+            m = masks[c]
+            if not m:
+                return None
+            first, last = (m & -m).bit_length(), m.bit_length()
+            lows.append(min(k * first, k * last))
+            highs.append(max(k * first, k * last))
+        low, high, total = sum(lows), sum(highs), rule.total
+        if not low <= total <= high:
+            return None
+        out = []
+        for c, k, lo, hi in zip(cells, rule.coefs, lows, highs, strict=True):
+            floor, ceiling = total - (high - hi), total - (low - lo)
+            m = 0
+            for bit in _bits(masks[c]):
+                if floor <= k * bit.bit_length() <= ceiling:
+                    m |= bit
+            if not m:
+                return None
+            out.append(m)
+        return out
+    if rule.kind == RUN:
+        held = 0
+        for c in cells:
+            m = masks[c]
+            if m and not m & (m - 1):
+                if held & m:
+                    return None  # two cells of the run hold one value
+                held |= m
+        now = [masks[c] if not masks[c] & (masks[c] - 1) else masks[c] & ~held for c in cells]
+        n = len(cells)
+        allowed = 0
+        for low in range(size - n + 1):
+            window = ((1 << n) - 1) << low
+            union = 0
+            for m in now:
+                if not m & window:
+                    break
+                union |= m & window
+            else:
+                if union.bit_count() >= n:
+                    allowed |= window
+        out = [m & allowed for m in now]
+        return out if all(out) else None
+    # SANDWICH: checked once every cell of the line holds one value
+    if any(masks[c] & (masks[c] - 1) or not masks[c] for c in cells):
+        return [masks[c] for c in cells]
+    values = [masks[c].bit_length() for c in cells]
+    high = len(cells)
+    if 1 not in values or high not in values:
+        return None
+    i, j = sorted((values.index(1), values.index(high)))
+    return [masks[c] for c in cells] if sum(values[i + 1 : j]) == rule.total else None
+
+
 @lru_cache(maxsize=32)
-def tables(size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...] = ()) -> Tables:
-    """Peers and unit membership of every cell, for a size, its units and its cages."""
+def tables(
+    size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...] = (), rules: tuple = ()
+) -> Tables:
+    """Peers and unit membership of every cell, for a size, its units, its cages and its
+    variant rules (compiled, see :func:`compile_rules`)."""
     count = size * size
     units_of: list[list[int]] = [[] for _ in range(count)]
     peer_sets: list[set[int]] = [set() for _ in range(count)]
@@ -499,6 +719,11 @@ def tables(size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...
             cage_of[cell] = index
             peer_sets[cell].update(cells)
     peers = tuple(tuple(sorted(s - {c})) for c, s in enumerate(peer_sets))
+    compiled, unary = compile_rules(size, rules)
+    rules_of: list[list[int]] = [[] for _ in range(count)]
+    for index, rule in enumerate(compiled):
+        for cell in rule.cells:
+            rules_of[cell].append(index)
     intersections = []
     for a, unit_a in enumerate(units):
         for b, unit_b in enumerate(units):
@@ -520,6 +745,9 @@ def tables(size: int, units: tuple[tuple[int, ...], ...], cages: tuple[Cage, ...
         tuple(combinations_of(size, len(cells), total) for cells, total in cages),
         tuple(cage_of) if cages else None,
         tuple(intersections),
+        compiled,
+        tuple(map(tuple, rules_of)),
+        unary if rules else None,
     )
 
 
@@ -545,11 +773,17 @@ class Engine:
         *,
         values: str = "natural",
         backjump: bool = False,
+        rules: tuple = (),
     ) -> None:
         check_knobs(propagation, order, values)
         if backjump:
             check_backjump(propagation)
-        self.tables = tables(size, units, cages)
+            if rules:
+                raise ValueError("backjumping has no conflict sets for variant rules")
+        self.tables = tables(size, units, cages, tuple(rules))
+        self._rules = tuple(rules)
+        #: The compiled rules to prune again in the fixpoint under way (see "Rules").
+        self._rdirty: set[int] = set()
         self.trace = trace  # None, or an object with the methods in the module docstring
         self.propagation = propagation
         self.order = order
@@ -607,6 +841,14 @@ class Engine:
                 if self.trace is not None:
                     self.trace.contradiction("cage", cell, -1, bit, k)
                 return False  # no value set of the cage holds these values
+        if t.unary is not None:
+            saved, masks[cell] = masks[cell], bit
+            for r in t.rules_of[cell]:
+                if prune_rule(t.rules[r], masks, t.size) is None:
+                    masks[cell] = saved
+                    if self.trace is not None:
+                        self.trace.contradiction("rule", cell, -1, bit, t.rules[r].index)
+                    return False
         masks[cell] = bit
         placed[cell] = 1
         return True
@@ -633,8 +875,12 @@ class Engine:
                         trace.contradiction("empty", p, -1, bit)
                     return False
                 masks[p] = m
-        if t.cage_of is not None and t.cage_of[cell] >= 0:
-            return self._prune_cage(masks, placed, t.cage_of[cell], None, None, None)
+        k = t.cage_of[cell] if t.cage_of is not None else -1
+        if k >= 0 and not self._prune_cage(masks, placed, k, None, None, None):
+            return False
+        for r in t.rules_of[cell] if t.unary is not None else ():
+            if not self._prune_rule(masks, placed, r, None, None, None):
+                return False
         return True
 
     def _place_singles(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
@@ -643,6 +889,7 @@ class Engine:
         # Traced only: why each queued cell is there. The caller reported the first
         # placement (a given or a guess); a hidden single is keyed by its cell with its unit.
         why: dict[int, int] = {cell: -2} if trace is not None else {}
+        self._rdirty = set()
         # dirty: units whose candidates changed (hidden-single suspects); dirty_cages:
         # cages whose cells changed (to prune again)
         return self._propagate(masks, placed, [(cell, bit)], set(), set(), why)
@@ -664,6 +911,8 @@ class Engine:
         hidden = self._hidden
         cage_of = self.tables.cage_of
         trace = self.trace
+        rules_of = self.tables.rules_of if self.tables.unary is not None else None
+        rdirty = self._rdirty
         while True:
             while queue:
                 c, b = queue.pop()
@@ -688,6 +937,8 @@ class Engine:
                     dirty.update(units_of[c])
                 if cage_of is not None and cage_of[c] >= 0:
                     dirty_cages.add(cage_of[c])
+                if rules_of is not None:
+                    rdirty.update(rules_of[c])
                 for p in peers[c]:
                     m = masks[p]
                     if m & b:
@@ -703,6 +954,8 @@ class Engine:
                             dirty.update(units_of[p])
                         if cage_of is not None and cage_of[p] >= 0:
                             dirty_cages.add(cage_of[p])
+                        if rules_of is not None:
+                            rdirty.update(rules_of[p])
             if dirty:
                 if not self._hidden_singles(masks, placed, dirty, queue, why):
                     return False
@@ -715,11 +968,17 @@ class Engine:
                 if not self._prune_cage(masks, placed, k, queue, dirty, dirty_cages):
                     return False
                 continue
+            if rdirty:
+                r = min(rdirty)
+                rdirty.discard(r)
+                if not self._prune_rule(masks, placed, r, queue, dirty, dirty_cages):
+                    return False
+                continue
             if not self._locked:
                 return True
             if not self._locked_candidates(masks, placed, queue, dirty, dirty_cages):
                 return False
-            if not (queue or dirty or dirty_cages):
+            if not (queue or dirty or dirty_cages or rdirty):
                 return True  # nothing was locked: the fixpoint
 
     def _prune_cage(
@@ -778,6 +1037,49 @@ class Engine:
                     if self._hidden:
                         dirty.update(t.units_of[c])
                     dirty_cages.add(k)
+                    if t.unary is not None:
+                        self._rdirty.update(t.rules_of[c])
+        return True
+
+    def _prune_rule(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        r: int,
+        queue: list | None,
+        dirty: set[int] | None,
+        dirty_cages: set[int] | None,
+    ) -> bool:
+        """One pass of compiled rule ``r``'s pruning (:func:`prune_rule`); False on a
+        contradiction. With a ``queue`` (singles and up), a cell left with one candidate is
+        queued and the units, cage and rules of every narrowed cell marked for another look.
+        """
+        t = self.tables
+        rule = t.rules[r]
+        new = prune_rule(rule, masks, t.size)
+        trace = self.trace
+        if new is None:
+            if trace is not None:
+                trace.contradiction("rule", -1, -1, 0, rule.index)
+            return False
+        removed = [
+            (c, masks[c] & ~m) for c, m in zip(rule.cells, new, strict=True) if m != masks[c]
+        ]
+        if not removed:
+            return True
+        if trace is not None and hasattr(trace, "rule"):
+            trace.rule(rule.index, removed)
+        for c, gone in removed:
+            m = masks[c] & ~gone  # never 0, and never a placed cell's: those hold one value
+            masks[c] = m
+            if queue is not None:
+                if not m & (m - 1):
+                    queue.append((c, m))
+                if self._hidden:
+                    dirty.update(t.units_of[c])
+                if t.cage_of is not None and t.cage_of[c] >= 0:
+                    dirty_cages.add(t.cage_of[c])
+                self._rdirty.update(t.rules_of[c])
         return True
 
     def _locked_candidates(
@@ -816,6 +1118,8 @@ class Engine:
                     dirty.update(t.units_of[c])
                     if t.cage_of is not None and t.cage_of[c] >= 0:
                         dirty_cages.add(t.cage_of[c])
+                    if t.unary is not None:
+                        self._rdirty.update(t.rules_of[c])
         return True
 
     def _hidden_singles(
@@ -876,14 +1180,16 @@ class Engine:
                 trace.place(cell, bit, "given", -1)
             masks[cell] = bit
         singles = [c for c, m in enumerate(masks) if not m & (m - 1)]
+        self._rdirty = set(range(len(t.rules)))
         if self.propagation == "ac3":
-            if not marks:  # as under singles, a lone candidate no given made is not placed
+            narrowed = marks or t.unary is not None  # pencil marks, or rules
+            if not narrowed:  # as under singles, a lone candidate no given made is not placed
                 singles = [c for c, v in enumerate(givens) if v]
             # Textbook AC-3 starts from every arc; a cell with one value is assigned.
             for c in singles:
                 placed[c] = 1
             arcs = deque((x, y) for y in range(len(masks)) for x in t.peers[y])
-            if marks:
+            if narrowed:
                 cages = set(range(len(t.cages)))
             else:  # as under singles: the cages of the cells that changed
                 cages = {t.cage_of[c] for c in singles if t.cage_of is not None}
@@ -910,6 +1216,7 @@ class Engine:
         placed[cell] = 1
         t = self.tables
         cages = set() if t.cage_of is None or t.cage_of[cell] < 0 else {t.cage_of[cell]}
+        self._rdirty = set(t.rules_of[cell]) if t.unary is not None else set()
         return self._ac3(masks, placed, deque((p, cell) for p in t.peers[cell]), cages)
 
     def _ac3(self, masks: list[int], placed: bytearray, arcs: deque, cages: set[int]) -> bool:
@@ -924,6 +1231,8 @@ class Engine:
         """
         t = self.tables
         peers, cage_of, trace = t.peers, t.cage_of, self.trace
+        rules_of = t.rules_of if t.unary is not None else None
+        rdirty = self._rdirty
         queued = set(arcs)
         while True:
             while arcs:
@@ -950,6 +1259,30 @@ class Engine:
                         arcs.append((z, x))
                 if cage_of is not None and cage_of[x] >= 0:
                     cages.add(cage_of[x])
+                if rules_of is not None:
+                    rdirty.update(rules_of[x])
+            if not cages and rdirty:
+                r = min(rdirty)
+                rdirty.discard(r)
+                cells = t.rules[r].cells
+                before = [masks[c] for c in cells]
+                if not self._prune_rule(masks, placed, r, None, None, None):
+                    return False
+                for c, old in zip(cells, before, strict=True):
+                    m = masks[c]
+                    if m != old:
+                        rdirty.update(rules_of[c])
+                        if cage_of is not None and cage_of[c] >= 0:
+                            cages.add(cage_of[c])
+                        if not m & (m - 1):
+                            placed[c] = 1
+                            if trace is not None:
+                                trace.place(c, m, "naked", -1)
+                        for z in peers[c]:
+                            if (z, c) not in queued:
+                                queued.add((z, c))
+                                arcs.append((z, c))
+                continue
             if not cages:
                 return True
             k = min(cages)
@@ -961,6 +1294,8 @@ class Engine:
                 m = masks[c]
                 if m != old:
                     cages.add(k)
+                    if rules_of is not None:
+                        rdirty.update(rules_of[c])
                     if not m & (m - 1):
                         placed[c] = 1
                         if trace is not None:
@@ -975,6 +1310,7 @@ class Engine:
         changed, to a fixpoint. Strictly stronger than ``hidden``; incomparable with
         ``locked``."""
         why: dict[int, int] = {cell: -2} if self.trace is not None else {}
+        self._rdirty = set()
         return self._propagate_gac(masks, placed, [(cell, bit)], set(), set(), why)
 
     def _propagate_gac(
@@ -991,6 +1327,8 @@ class Engine:
         one unit at a time (lowest index first); False on a contradiction."""
         t = self.tables
         peers, units_of, cage_of, trace = t.peers, t.units_of, t.cage_of, self.trace
+        rules_of = t.rules_of if t.unary is not None else None
+        rdirty = self._rdirty
         while True:
             while queue:
                 c, b = queue.pop()
@@ -1009,6 +1347,8 @@ class Engine:
                 dirty.update(units_of[c])
                 if cage_of is not None and cage_of[c] >= 0:
                     dirty_cages.add(cage_of[c])
+                if rules_of is not None:
+                    rdirty.update(rules_of[c])
                 for p in peers[c]:
                     m = masks[p]
                     if m & b:
@@ -1023,10 +1363,18 @@ class Engine:
                         dirty.update(units_of[p])
                         if cage_of is not None and cage_of[p] >= 0:
                             dirty_cages.add(cage_of[p])
+                        if rules_of is not None:
+                            rdirty.update(rules_of[p])
             if dirty_cages:
                 k = min(dirty_cages)
                 dirty_cages.discard(k)
                 if not self._prune_cage(masks, placed, k, queue, dirty, dirty_cages):
+                    return False
+                continue
+            if rdirty:
+                r = min(rdirty)
+                rdirty.discard(r)
+                if not self._prune_rule(masks, placed, r, queue, dirty, dirty_cages):
                     return False
                 continue
             if not dirty:
@@ -1072,6 +1420,8 @@ class Engine:
             dirty.update(v for v in t.units_of[c] if v != u)
             if t.cage_of is not None and t.cage_of[c] >= 0:
                 dirty_cages.add(t.cage_of[c])
+            if t.unary is not None:
+                self._rdirty.update(t.rules_of[c])
         return True
 
     def _place_sac(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
@@ -1108,6 +1458,7 @@ class Engine:
                     masks[c] = m
                     queue = [] if m & (m - 1) else [(c, m)]
                     cages = set() if t.cage_of is None or t.cage_of[c] < 0 else {t.cage_of[c]}
+                    self._rdirty = set(t.rules_of[c]) if t.unary is not None else set()
                     if not self._propagate_gac(masks, placed, queue, set(t.units_of[c]), cages, {}):
                         return False
             if not removed:
@@ -1197,6 +1548,7 @@ class Engine:
         engine = Engine(
             t.size, t.units, self.propagation, self.order, self._cages,
             _Blame(t, weights, self.trace), values=self.values, backjump=self.backjump,
+            rules=self._rules,
         )  # fmt: skip
         engine._weights = weights
         return engine
@@ -1224,6 +1576,17 @@ class Engine:
                         else:
                             trace.contradiction("empty", cell, -1, 0)
                     return None  # no candidate, or a given its marks exclude
+        if t.unary is not None:  # the unary rules narrow the cells before any given
+            for cell, value in enumerate(givens):
+                m = masks[cell] & t.unary[cell]
+                if not m or (value and not m >> (value - 1) & 1):
+                    if trace is not None:
+                        if m:
+                            trace.contradiction("clash", cell, -1, 1 << (value - 1))
+                        else:
+                            trace.contradiction("rule", cell, -1, 0, -1)
+                    return None
+                masks[cell] = m
         if self.propagation in _CP_LEVELS:
             return self._root_cp(masks, givens, candidates is not None)
         for cell, value in enumerate(givens):
@@ -1236,13 +1599,20 @@ class Engine:
                 if trace is not None:
                     trace.contradiction("clash", cell, -1, 1 << (value - 1))
                 return None  # propagation placed a different value here
-        if candidates is not None and self.propagation in ("singles", "hidden", "locked"):
-            # The marks' own singles, and every unit and cage, as if each had just changed.
+        narrowed = candidates is not None or t.unary is not None
+        if narrowed and self.propagation in ("singles", "hidden", "locked"):
+            # The marks' (and rules') own singles, and every unit, cage and rule, as if
+            # each had just changed.
             queue = [(c, m) for c, m in enumerate(masks) if not placed[c] and not m & (m - 1)]
             dirty = set(range(len(t.units))) if self._hidden else set()
             dirty_cages = set(range(len(t.cages)))
+            self._rdirty = set(range(len(t.rules)))
             if not self._propagate(masks, placed, queue, dirty, dirty_cages, {}):
                 return None
+        elif t.unary is not None and self.propagation == "forward":
+            for r in range(len(t.rules)):  # every rule once, as after a placement
+                if not self._prune_rule(masks, placed, r, None, None, None):
+                    return None
         return masks, placed
 
     def search(
@@ -1643,6 +2013,8 @@ class _Blame:
         """The constraint (a unit, or the number of units plus a cage) a contradiction is
         blamed on; None for a cell in no unit (a shape of loose units) and no cage."""
         t = self.tables
+        if kind == "rule":
+            return None  # a rule is no weighted constraint: its contradictions raise none
         if kind == "cage":
             return len(t.units) + cage
         if kind == "noplace":

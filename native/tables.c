@@ -63,6 +63,15 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->lock_b);
     PyMem_Free(self->lock_ina);
     PyMem_Free(self->lock_inb);
+    PyMem_Free(self->rule_kind);
+    PyMem_Free(self->rule_start);
+    PyMem_Free(self->rule_cells);
+    PyMem_Free(self->rule_total);
+    PyMem_Free(self->rule_coef);
+    PyMem_Free(self->rule_sup);
+    PyMem_Free(self->ro_start);
+    PyMem_Free(self->ro);
+    PyMem_Free(self->unary);
     Py_XDECREF(self->units_obj);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -256,14 +265,186 @@ read_intersections(TablesObject *self)
     return 0;
 }
 
+/* An int64 item of a sequence (a rule's coefficient), or -1 with an exception set. */
+static int
+rule_int(PyObject *seq, Py_ssize_t i, const char *what, long long lo, long long hi,
+         long long *out)
+{
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    if (!PyLong_Check(item) || PyBool_Check(item)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int", what);
+        return -1;
+    }
+    long long v = PyLong_AsLongLong(item);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < lo || v > hi) {
+        PyErr_Format(PyExc_ValueError, "%s %lld is outside %lld..%lld", what, v, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/*
+ * The rules: a sequence of (kind, cells, coefficients, total, supports) as
+ * reference.compile_rules makes them, and the unary masks (one per cell). 0, or -1 with
+ * an exception set.
+ */
+static int
+read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
+{
+    const int ncells = self->ncells, size = self->size;
+    PyObject *seq = NULL, *item = NULL, *cells = NULL, *coefs = NULL, *sup = NULL, *un = NULL;
+    int ok = -1;
+    seq = PySequence_Fast(rules_arg, "rules must be a sequence");
+    if (seq == NULL)
+        return -1;
+    const Py_ssize_t nrules = PySequence_Fast_GET_SIZE(seq);
+    if (nrules > (1 << 20)) {
+        PyErr_Format(PyExc_ValueError, "too many rules: %zd", nrules);
+        goto out;
+    }
+    self->nrules = (int)nrules;
+    self->rule_kind = PyMem_Calloc((size_t)nrules + 1, sizeof(int32_t));
+    self->rule_start = PyMem_Calloc((size_t)nrules + 1, sizeof(int32_t));
+    self->rule_total = PyMem_Calloc((size_t)nrules + 1, sizeof(int32_t));
+    self->rule_sup = PyMem_Calloc((size_t)nrules * 2 * (size_t)size + 1, sizeof(uint32_t));
+    self->ro_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
+    self->unary = PyMem_Calloc((size_t)ncells, sizeof(uint32_t));
+    if (!self->rule_kind || !self->rule_start || !self->rule_total || !self->rule_sup ||
+        !self->ro_start || !self->unary) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    Py_ssize_t total = 0;
+    for (Py_ssize_t r = 0; r < nrules; r++) {
+        item = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, r),
+                               "a rule must be (kind, cells, coefficients, total, supports)");
+        if (item == NULL)
+            goto out;
+        if (PySequence_Fast_GET_SIZE(item) != 5) {
+            PyErr_Format(PyExc_ValueError, "rule %zd must have 5 fields", r);
+            goto out;
+        }
+        cells = PySequence_Fast(PySequence_Fast_GET_ITEM(item, 1), "a rule's cells");
+        if (cells == NULL)
+            goto out;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(cells);
+        if (n > ncells) {
+            PyErr_Format(PyExc_ValueError, "rule %zd has %zd cells", r, n);
+            goto out;
+        }
+        total += n;
+        self->rule_start[r + 1] = (int32_t)total;
+        Py_CLEAR(cells);
+        Py_CLEAR(item);
+    }
+    self->rule_cells = PyMem_Malloc(sizeof(int32_t) * ((size_t)total + 1));
+    self->rule_coef = PyMem_Calloc((size_t)total + 1, sizeof(int64_t));
+    self->ro = PyMem_Malloc(sizeof(int32_t) * ((size_t)total + 1));
+    if (!self->rule_cells || !self->rule_coef || !self->ro) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (Py_ssize_t r = 0; r < nrules; r++) {
+        long long v;
+        item = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, r), "a rule");
+        if (item == NULL)
+            goto out;
+        if (PySequence_Fast_GET_SIZE(item) != 5) { /* changed while read */
+            PyErr_Format(PyExc_ValueError, "rule %zd must have 5 fields", r);
+            goto out;
+        }
+        if (rule_int(item, 0, "a rule's kind", RULE_PAIR, RULE_SANDWICH, &v) < 0)
+            goto out;
+        const int kind = (int)v;
+        self->rule_kind[r] = kind;
+        cells = PySequence_Fast(PySequence_Fast_GET_ITEM(item, 1), "a rule's cells");
+        coefs = PySequence_Fast(PySequence_Fast_GET_ITEM(item, 2), "a rule's coefficients");
+        sup = PySequence_Fast(PySequence_Fast_GET_ITEM(item, 4), "a rule's supports");
+        if (cells == NULL || coefs == NULL || sup == NULL)
+            goto out;
+        const int n = self->rule_start[r + 1] - self->rule_start[r];
+        if (PySequence_Fast_GET_SIZE(cells) != n || (kind == RULE_PAIR && n != 2) ||
+            (kind == RULE_SUM && PySequence_Fast_GET_SIZE(coefs) != n) ||
+            (kind == RULE_PAIR && PySequence_Fast_GET_SIZE(sup) != 2 * size)) {
+            PyErr_Format(PyExc_ValueError, "rule %zd: its fields do not fit its kind", r);
+            goto out;
+        }
+        for (int i = 0; i < n; i++) {
+            if (rule_int(cells, i, "a rule's cell", 0, ncells - 1, &v) < 0)
+                goto out;
+            self->rule_cells[self->rule_start[r] + i] = (int32_t)v;
+            self->ro_start[v + 1]++;
+            if (kind == RULE_SUM) {
+                if (rule_int(coefs, i, "a rule's coefficient", -1000000000LL, 1000000000LL,
+                             &v) < 0)
+                    goto out;
+                self->rule_coef[self->rule_start[r] + i] = v;
+            }
+        }
+        if (rule_int(item, 3, "a rule's total", -1000000000LL, 1000000000LL, &v) < 0)
+            goto out;
+        self->rule_total[r] = (int32_t)v;
+        if (kind == RULE_PAIR)
+            for (int i = 0; i < 2 * size; i++) {
+                if (rule_int(sup, i, "a rule's support", 0, self->full, &v) < 0)
+                    goto out;
+                self->rule_sup[(size_t)r * 2 * size + i] = (uint32_t)v;
+            }
+        Py_CLEAR(cells);
+        Py_CLEAR(coefs);
+        Py_CLEAR(sup);
+        Py_CLEAR(item);
+    }
+    for (int c = 0; c < ncells; c++)
+        self->ro_start[c + 1] += self->ro_start[c];
+    {
+        int32_t *fill = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
+        if (fill == NULL) {
+            PyErr_NoMemory();
+            goto out;
+        }
+        for (int r = 0; r < self->nrules; r++) /* each cell's rules, ascending */
+            for (int k = self->rule_start[r]; k < self->rule_start[r + 1]; k++) {
+                const int c = self->rule_cells[k];
+                self->ro[self->ro_start[c] + fill[c]++] = r;
+            }
+        PyMem_Free(fill);
+    }
+    un = PySequence_Fast(unary_arg, "unary must be a sequence of masks");
+    if (un == NULL)
+        goto out;
+    if (PySequence_Fast_GET_SIZE(un) != ncells) {
+        PyErr_Format(PyExc_ValueError, "unary must hold %d masks", ncells);
+        goto out;
+    }
+    for (int c = 0; c < ncells; c++) {
+        long long v;
+        if (rule_int(un, c, "a unary mask", 0, self->full, &v) < 0)
+            goto out;
+        self->unary[c] = (uint32_t)v;
+    }
+    ok = 0;
+out:
+    Py_XDECREF(un);
+    Py_XDECREF(cells);
+    Py_XDECREF(coefs);
+    Py_XDECREF(sup);
+    Py_XDECREF(item);
+    Py_DECREF(seq);
+    return ok;
+}
+
 static PyObject *
 Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"size", "units", "cages", "bitboard", NULL};
-    PyObject *size_obj, *units_arg, *cages_arg = NULL;
+    static char *kwlist[] = {"size", "units", "cages", "bitboard", "rules", "unary", NULL};
+    PyObject *size_obj, *units_arg, *cages_arg = NULL, *rules_arg = NULL, *unary_arg = NULL;
     int bitboard = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|Op:Tables", kwlist, &size_obj, &units_arg,
-                                     &cages_arg, &bitboard))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OpOO:Tables", kwlist, &size_obj,
+                                     &units_arg, &cages_arg, &bitboard, &rules_arg, &unary_arg))
         return NULL;
     long size;
     if (as_index(size_obj, "size", 1, MAX_SIZE, &size) < 0)
@@ -468,7 +649,9 @@ Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         }
     }
 
-    self->board9 = bitboard && b9_cpu && is_classic9(self);
+    if (rules_arg != NULL && unary_arg != NULL && read_rules(self, rules_arg, unary_arg) < 0)
+        goto fail;
+    self->board9 = bitboard && b9_cpu && is_classic9(self) && self->unary == NULL;
     if (read_intersections(self) < 0)
         goto fail;
 
