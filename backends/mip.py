@@ -178,10 +178,11 @@ class MipBackend(Backend):
         )
 
 
-def build(model: Model, name: str = DEFAULT, integer: bool = True):
+def build(model: Model, name: str = DEFAULT, integer: bool = True, spans: list | None = None):
     """The program of ``model`` on solver ``name`` (GLOP with ``integer`` false: the LP
     relaxation), its variables as one ``{value: var}`` per cell, and its rows counted by
-    kind; None when this OR-Tools lacks the solver."""
+    kind; None when this OR-Tools lacks the solver. ``spans``, when given, gets each
+    variant rule with the number of rows it added (they come last, in the rules' order)."""
     from ortools.linear_solver import pywraplp
 
     solver = pywraplp.Solver.CreateSolver(SOLVERS[name].pywraplp if integer else "GLOP")
@@ -204,7 +205,10 @@ def build(model: Model, name: str = DEFAULT, integer: bool = True):
     size = model.size
     for constraint in model.constraints:
         if constraint.kind not in ("alldifferent", "sum"):
-            rows["variant rules"] += add_rule(solver, x, constraint, size, new_var)
+            added = add_rule(solver, x, constraint, size, new_var)
+            rows["variant rules"] += added
+            if spans is not None:
+                spans.append((constraint, added))
             continue
         cells = constraint.cells
         whole = len(cells) == size and constraint.kind == "alldifferent"

@@ -5,10 +5,11 @@ solutions without it (the translation uses the rule)."""
 from __future__ import annotations
 
 import pytest
-from test_variant_kinds import case, miracle
+from test_variant_kinds import all_4x4, case, miracle
 
 import sudokulab
 from sudokulab.backends import get_backend, sat
+from sudokulab.interchange import Refused, WrongSolution, verify
 from sudokulab.models import Puzzle, build_model, geometry, is_solution
 from sudokulab.models.rules import KINDS, LittleKiller, Sandwich, SumEquals
 
@@ -123,3 +124,56 @@ def test_sat_refuses_the_sum_kinds_by_name_without_pysat_pb(monkeypatch):
     monkeypatch.setattr(sat, "PB", False)
     with pytest.raises(ValueError, match="sandwich constraints need pysat.pb"):
         sat.rule_clauses([Sandwich(tuple(range(4)), 5, "s")], 4, 64)
+
+
+# --- the exported files carry the rules: solvers from other codebases solve them ---------
+
+
+@pytest.mark.parametrize("encoding", sat.ENCODINGS)
+def test_dimacs_of_a_variant_solved_by_picosat_is_its_unique_solution(encoding):
+    from test_export import picosat
+
+    text = sudokulab.export(miracle(), "dimacs", encoding)
+    assert "auxiliary variables" not in text  # pairs need none: forbidden pairs and supports
+    answer = sudokulab.import_solution(miracle(), picosat(text), "dimacs", encoding)
+    reference = sudokulab.solve(miracle(), backend="cpsat", limit=2)
+    assert answer.status == "solved" and answer.solution == reference.solutions[0]
+    # the sums' auxiliary variables are written and numbered too
+    sandwiched = case("sandwich")
+    text = sudokulab.export(sandwiched, "dimacs", encoding)
+    assert "auxiliary variables (cage selectors, the variant rules' own)" in text
+    answer = sudokulab.import_solution(sandwiched, picosat(text), "dimacs", encoding)
+    assert answer.status == "solved" and is_solution(sandwiched, answer.solution)
+
+
+@pytest.mark.parametrize("suffix", ["mps", "lp"])
+@pytest.mark.parametrize("kind", ["less", "sandwich", "consecutive", "sumequals"])
+def test_mps_and_lp_of_a_variant_solved_by_highs_is_its_unique_solution(tmp_path, suffix, kind):
+    from test_export import highs
+
+    puzzle = with_givens(case(kind), UNIQUE[kind])
+    text = sudokulab.export(puzzle, suffix)
+    assert "rule1_" in text  # the rules' rows, named
+    answer = sudokulab.import_solution(puzzle, highs(tmp_path, text, suffix, 0), suffix)
+    reference = sudokulab.solve(puzzle, backend="cpsat", limit=2)
+    assert answer.status == "solved" and answer.solution == reference.solutions[0]
+
+
+def test_opb_of_a_variant_solved_is_its_unique_solution():
+    from test_export import opb_solved
+
+    puzzle = with_givens(case("consecutive"), UNIQUE["consecutive"])
+    answer = sudokulab.import_solution(puzzle, opb_solved(sudokulab.export(puzzle, "opb")), "opb")
+    assert answer.status == "solved" and is_solution(puzzle, answer.solution)
+
+
+def test_formats_without_the_rules_refuse_them_by_name():
+    with pytest.raises(Refused, match="smt2: no way to write notdifference, notequal"):
+        sudokulab.export(miracle(), "smt2")
+
+
+def test_an_imported_grid_breaking_a_rule_is_named():
+    puzzle = case("less")
+    wrong = next(g for g in all_4x4() if not is_solution(puzzle, g))
+    with pytest.raises(WrongSolution, match=r"thermometer 1 \(less\) is broken at r1c"):
+        verify(build_model(puzzle), wrong)
