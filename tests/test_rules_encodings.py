@@ -177,3 +177,22 @@ def test_an_imported_grid_breaking_a_rule_is_named():
     wrong = next(g for g in all_4x4() if not is_solution(puzzle, g))
     with pytest.raises(WrongSolution, match=r"thermometer 1 \(less\) is broken at r1c"):
         verify(build_model(puzzle), wrong)
+
+
+# --- the shipped generated variant sets --------------------------------------------------
+
+VARIANT_SETS = ["gen-anti-knight", "gen-thermometer", "gen-kropki"]
+
+
+@pytest.mark.parametrize("name", VARIANT_SETS)
+def test_the_generated_variant_sets_are_unique_on_cpsat_and_sat(name):
+    from sudokulab.catalog import load
+
+    entries = load(name).entries
+    assert len(entries) == 8
+    for entry in entries:
+        assert entry.puzzle.rules
+        for backend in ("cpsat", "sat"):
+            found = sudokulab.solve(entry.puzzle, backend=backend, limit=2)
+            assert found.count == 1 and found.exact, (name, entry.line, backend)
+            assert found.solutions[0] == entry.solution
