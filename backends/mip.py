@@ -12,6 +12,17 @@ The program, as the operations-research classroom writes it:
 - a killer cage: its values differ (at most one x(cell, value) per value), and the sum
   of value times x(cell, value) over its cells equals its total.
 
+The variant rules (:func:`add_rule`), in the linearisations the textbooks use: a
+thermometer step as ``sum(v * x(a, v)) + 1 <= sum(v * x(b, v))`` (the slow one without
+the 1), an XV pair, an arrow, a region-sum line and a little killer as linear rows over
+``v * x(cell, v)``, anti-knight and anti-king as ``x(a, v) + x(b, v) <= 1``, the other
+pair relations (kropki dots, whispers, nonconsecutive) as support rows, ``x(a, u) <=``
+the sum of the ``x(b, v)`` that keep the rule with u (each at least as tight as the
+forbidden pairs' ``x(a, u) + x(b, w) <= 1``), parity as the other parity's x fixed to 0,
+renban as one selected window of consecutive values holding each value at most once,
+and a sandwich as the same sum over ``y(k, v) = x(k, v)`` and "k lies between the
+crusts", linearised, the crusts counted along the line.
+
 There is no objective: any feasible point is a solution. Solutions are counted with
 no-good cuts (a found grid is cut off: the sum of its x(cell, value) over the open cells
 is at most their number less one) and the solver is asked again, up to the limit
@@ -38,8 +49,10 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ..models import Grid, Model
+from ..models.rules import KINDS, PAIRS
 from . import interrupt
 from .base import Backend, Request, Unanswered, count_by_blocking
+from .cpsat import pair_table
 from .result import Result, Status
 
 
@@ -81,7 +94,7 @@ class MipBackend(Backend):
     """A 0-1 integer program on a MIP solver; options ``solver`` and ``root_lp``."""
 
     name = "mip"
-    kinds = frozenset({"alldifferent", "sum"})
+    kinds = frozenset({"alldifferent", "sum"} | set(KINDS))
     options = {"solver": tuple(SOLVERS), "root_lp": bool}
     stops_itself = True  # the solver's time limit, set to the time left before each solve
     requires = "ortools"
@@ -165,10 +178,11 @@ class MipBackend(Backend):
         )
 
 
-def build(model: Model, name: str = DEFAULT, integer: bool = True):
+def build(model: Model, name: str = DEFAULT, integer: bool = True, spans: list | None = None):
     """The program of ``model`` on solver ``name`` (GLOP with ``integer`` false: the LP
     relaxation), its variables as one ``{value: var}`` per cell, and its rows counted by
-    kind; None when this OR-Tools lacks the solver."""
+    kind; None when this OR-Tools lacks the solver. ``spans``, when given, gets each
+    variant rule with the number of rows it added (they come last, in the rules' order)."""
     from ortools.linear_solver import pywraplp
 
     solver = pywraplp.Solver.CreateSolver(SOLVERS[name].pywraplp if integer else "GLOP")
@@ -187,8 +201,15 @@ def build(model: Model, name: str = DEFAULT, integer: bool = True):
         for var in values.values():
             row.SetCoefficient(var, 1)
     rows = {"one value per cell": len(x), "each value once per unit": 0, "cage": 0}
+    rows["variant rules"] = 0
     size = model.size
     for constraint in model.constraints:
+        if constraint.kind not in ("alldifferent", "sum"):
+            added = add_rule(solver, x, constraint, size, new_var)
+            rows["variant rules"] += added
+            if spans is not None:
+                spans.append((constraint, added))
+            continue
         cells = constraint.cells
         whole = len(cells) == size and constraint.kind == "alldifferent"
         for v in range(1, size + 1):
@@ -206,6 +227,106 @@ def build(model: Model, name: str = DEFAULT, integer: bool = True):
                     row.SetCoefficient(var, v)
             rows["cage"] += 1
     return solver, x, rows
+
+
+def add_rule(solver: Any, x: list[dict[int, Any]], rule: Any, size: int, new_var: Any) -> int:
+    """Add one variant rule (:mod:`sudokulab.models.rules`) over the x(cell, value) of
+    ``x`` (``new_var`` makes its own 0-1 variables); the number of rows it added."""
+    kind, values = rule.kind, range(1, size + 1)
+    before = solver.NumConstraints()
+
+    def weighted(cells: Any, scale: int = 1) -> list[tuple[Any, int]]:
+        return [(var, scale * v) for c in cells for v, var in x[c].items()]
+
+    if kind in ("less", "lessequal", "pairsum"):
+        a, b = weighted([rule.a]), weighted([rule.b], -1 if kind != "pairsum" else 1)
+        if kind == "pairsum":
+            _row(solver, a + b, rule.total, rule.total)
+        else:  # value(a) - value(b) <= -1 (less) or 0
+            _row(solver, a + b, -solver.infinity(), -1 if kind == "less" else 0)
+    elif kind == "notequal":
+        for v in values:
+            held = [(x[c][v], 1) for c in rule.cells if v in x[c]]
+            if len(held) == 2:
+                _row(solver, held, -solver.infinity(), 1)
+    elif kind in PAIRS:
+        allowed = set(pair_table(rule, size))
+        for u in values:
+            for mine, other, keeps in (
+                (rule.a, rule.b, lambda w, u=u: (u, w) in allowed),
+                (rule.b, rule.a, lambda w, u=u: (w, u) in allowed),
+            ):
+                if u in x[mine]:
+                    support = [(var, -1) for w, var in x[other].items() if keeps(w)]
+                    if len(support) < len(x[other]):  # else the row says nothing
+                        _row(solver, [(x[mine][u], 1), *support], -solver.infinity(), 0)
+    elif kind == "parity":
+        for v, var in x[rule.cell].items():
+            if v % 2 != (rule.parity == "odd"):
+                var.SetUb(0)
+    elif kind == "sumequals":
+        width = len(rule.targets)
+        left = [
+            term
+            for i, c in enumerate(rule.targets)
+            for term in weighted([c], 10 ** (width - 1 - i) if rule.digits else 1)
+        ]
+        _row(solver, left + weighted(rule.terms, -1), 0, 0)
+    elif kind == "littlekiller":
+        _row(solver, weighted(rule.line), rule.total, rule.total)
+    elif kind == "consecutive":
+        length = len(rule.line)
+        window = {low: new_var(0, 1, "") for low in range(1, size - length + 2)}
+        _row(solver, [(w, 1) for w in window.values()], 1, 1)
+        # each value at most once, and only inside the selected window
+        for v in values:
+            held = [(x[c][v], 1) for c in rule.line if v in x[c]]
+            inside = [(w, -1) for low, w in window.items() if low <= v < low + length]
+            if held:
+                _row(solver, held + inside, -solver.infinity(), 0)
+    elif kind == "sandwich":
+        _add_sandwich(solver, x, rule, size, new_var)
+    else:
+        raise ValueError(f"mip: no linearisation of {kind} constraints")
+    return solver.NumConstraints() - before
+
+
+def _add_sandwich(solver: Any, x: list[dict[int, Any]], rule: Any, size: int, new_var: Any):
+    """The values strictly between the crusts (the 1 and the size) add up to the total.
+
+    ``seen[k]``, the crusts before position k (0, 1 or 2), is linear in x; a 0-1 ``both``
+    with ``2 both <= seen <= 1 + both`` makes ``inside = seen - 2 both`` the indicator of
+    exactly one crust before k; ``y(k, v) = x(k, v) and inside`` by the product's three
+    rows; the sum of ``v * y(k, v)`` is the total."""
+    line, inf = rule.line, solver.infinity()
+    terms: list[tuple[Any, int]] = []
+    for k in range(1, len(line) - 1):
+        seen = [(var, 1) for c in line[:k] for v, var in x[c].items() if v in (1, size)]
+        both = new_var(0, 1, "")
+        _row(solver, [*seen, (both, -2)], 0, inf)  # 2 both <= seen
+        _row(solver, [*seen, (both, -1)], -inf, 1)  # seen <= 1 + both
+        inside = [*seen, (both, -2)]
+        for v, var in x[line[k]].items():
+            if v in (1, size):
+                continue
+            y = new_var(0, 1, "")
+            _row(solver, [(y, 1), (var, -1)], -inf, 0)
+            _row(solver, [(y, 1), *((t, -c) for t, c in inside)], -inf, 0)
+            _row(solver, [(y, 1), (var, -1), *((t, -c) for t, c in inside)], -1, inf)
+            terms.append((y, v))
+    _row(solver, terms, rule.total, rule.total)
+
+
+def _row(solver: Any, terms: list[tuple[Any, int]], lower: float, upper: float) -> None:
+    """``lower <= sum(coefficient * var) <= upper``, a variable's terms added together."""
+    coefficients: dict[int, list] = {}
+    for var, coefficient in terms:
+        entry = coefficients.setdefault(var.index(), [var, 0])
+        entry[1] += coefficient
+    row = solver.Constraint(lower, upper)
+    for var, coefficient in coefficients.values():
+        if coefficient:
+            row.SetCoefficient(var, coefficient)
 
 
 def root_lp_integral(model: Model) -> bool:

@@ -17,6 +17,18 @@ and one selector variable per value set it may use (every set of distinct values
 size adding up to its total): exactly one selector holds, each value of the selected set
 appears in the cage, and a value in one of its cells needs a selected set holding it.
 
+The variant rules (:mod:`sudokulab.models.rules`) are the same in every encoding too
+(:func:`rule_clauses`): a pair relation (thermometer step, kropki dot, XV, whisper,
+anti-knight) as one clause per forbidden value pair and, for arc consistency under unit
+propagation, a support clause per value (``x(a, u)`` needs one of ``b``'s values that
+keeps the rule with ``u``); parity as unit clauses; renban as its definition (values
+pairwise different, one selected window of consecutive values holding every cell's
+value); a sum (arrow, region-sum line, little killer) as a pseudo-Boolean equality over
+the one-hot literals, ``sum(v * x(c, v))``, encoded by PySAT's :mod:`pysat.pb` (the
+``pindakaas`` package: the ``pb`` extra); a sandwich as the same sum over the cells
+between its crusts, whose positions Tseitin variables track along the line. Without
+``pindakaas`` the sum kinds are refused by name.
+
 Solutions are counted with blocking clauses (each found grid is forbidden over its
 non-given cells, then the solver is asked again). The deadline interrupts the solver
 from a timer thread (``solve_limited(expect_interrupt=True)``), so only solvers whose
@@ -41,9 +53,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..models import Grid, Model
+from ..models.rules import KINDS, PAIRS
 from ..native.reference import combinations_of
 from . import interrupt
 from .base import Backend, Request, Unanswered, count_by_blocking
+from .cpsat import pair_table
 from .result import Result, Status
 
 #: Encodings, default first: ``optimized`` measured fastest on classic and larger grids,
@@ -83,20 +97,29 @@ CELL_AMO = "cell at most one value"
 UNIT_AMO = "value at most once per unit"
 UNIT_ALO = "value at least once per unit"
 CAGES = "cages"
+RULES = "variant rules"
 GIVENS = "givens"
 _GROUPS = {
-    "minimal": (CELL_ALO, UNIT_AMO, CAGES),
-    "extended": (CELL_ALO, CELL_AMO, UNIT_AMO, UNIT_ALO, CAGES),
+    "minimal": (CELL_ALO, UNIT_AMO, CAGES, RULES),
+    "extended": (CELL_ALO, CELL_AMO, UNIT_AMO, UNIT_ALO, CAGES, RULES),
 }
+#: Groups left out of a CNF's counts when empty.
+_OPTIONAL = (CAGES, RULES)
+
+#: The rule kinds encoded as sums, which need :mod:`pysat.pb` (the ``pindakaas`` package).
+SUM_KINDS = frozenset({"sumequals", "littlekiller", "sandwich"})
+#: Whether :mod:`pysat.pb` can encode here (found, not imported).
+PB = importlib.util.find_spec("pindakaas") is not None
 
 
 @dataclass(frozen=True)
 class Cnf:
     """A model as CNF: clauses over variables ``1..variables``, and how to read a grid.
 
-    Variable ``x`` stands for cell ``cell[x]`` taking value ``value[x]`` (value 0: a
-    cage's selector). ``fixed`` holds the givens (0 elsewhere): the cells the blocking
-    clauses leave out. ``groups`` counts the clauses of each kind, in build order.
+    Variable ``x`` stands for cell ``cell[x]`` taking value ``value[x]`` (value 0: an
+    auxiliary variable, a cage's selector or a rule's). ``fixed`` holds the givens (0
+    elsewhere): the cells the blocking clauses leave out. ``groups`` counts the clauses
+    of each kind, in build order.
     """
 
     encoding: str
@@ -146,7 +169,7 @@ def encode(model: Model, encoding: str = ENCODINGS[0]) -> Cnf:
         encoding,
         clauses,
         template.variables,
-        tuple((name, len(group)) for name, group in groups if name != CAGES or group),
+        tuple((name, len(group)) for name, group in groups if name not in _OPTIONAL or group),
         template.cell,
         template.value,
         tuple(d[0] if len(d) == 1 else 0 for d in model.domains),
@@ -208,8 +231,16 @@ def _template(size: int, cells: int, constraints: tuple) -> _Template:
         # each value of the selected set appears in the cage
         for s, m in zip(selectors, sets, strict=True):
             cages += [(-s, *(x(c, v) for c in cage.cells)) for v in values if m >> (v - 1) & 1]
+    rules, top = rule_clauses(
+        [c for c in constraints if c.kind not in ("alldifferent", "sum")], n, len(cell_of) - 1
+    )
+    cell_of += [-1] * (top - len(cell_of) + 1)
+    value_of += [0] * (top - len(value_of) + 1)
+    # peers hold different values: only units and cages say so (a rule's cells may repeat)
     peers: list[set[int]] = [set() for _ in range(cells)]
     for constraint in constraints:
+        if constraint.kind not in ("alldifferent", "sum"):
+            continue
         for c in constraint.cells:
             peers[c].update(constraint.cells)
     groups = {
@@ -218,6 +249,7 @@ def _template(size: int, cells: int, constraints: tuple) -> _Template:
         UNIT_AMO: unit_amo,
         UNIT_ALO: unit_alo,
         CAGES: tuple(cages),
+        RULES: tuple(rules),
     }
     return _Template(
         len(cell_of) - 1,
@@ -227,6 +259,148 @@ def _template(size: int, cells: int, constraints: tuple) -> _Template:
         tuple(frozenset(p - {c}) for c, p in enumerate(peers)),
         {name: _blocks(group) for name, group in groups.items()},
     )
+
+
+def rule_clauses(rules: Sequence[Any], n: int, top: int) -> tuple[list[tuple[int, ...]], int]:
+    """The clauses of the variant rules over ``x(cell, value) = cell * n + value``, and the
+    last variable they use (their auxiliary variables come after ``top``).
+
+    ValueError naming a sum kind when :mod:`pysat.pb` is missing (no ``pindakaas``).
+
+    >>> from sudokulab.models.rules import Less
+    >>> clauses, top = rule_clauses([Less(0, 1)], 4, 32)
+    >>> (-4, -8) in clauses, (-3,) in clauses, top
+    (True, False, 32)
+    """
+    aux = _Aux(top)
+
+    def x(cell: int, value: int) -> int:
+        return cell * n + value
+
+    values = range(1, n + 1)
+    clauses: list[tuple[int, ...]] = []
+    for rule in rules:
+        kind = rule.kind
+        if kind in PAIRS:
+            allowed = set(pair_table(rule, n))
+            a, b = rule.a, rule.b
+            clauses += [
+                (-x(a, u), -x(b, v)) for u in values for v in values if (u, v) not in allowed
+            ]
+            # support clauses, where unit propagation on the forbidden pairs and a cell's
+            # "at least one value" would not already find them (two or more values ruled out)
+            for u in values:
+                of_a = [v for v in values if (u, v) in allowed]
+                of_b = [v for v in values if (v, u) in allowed]
+                if len(of_a) < n - 1:
+                    clauses.append((-x(a, u), *(x(b, v) for v in of_a)))
+                if len(of_b) < n - 1:
+                    clauses.append((-x(b, u), *(x(a, v) for v in of_b)))
+        elif kind == "parity":
+            odd = rule.parity == "odd"
+            clauses += [(-x(rule.cell, v),) for v in values if v % 2 != odd]
+        elif kind == "consecutive":
+            line = rule.line
+            clauses += [(-x(a, v), -x(b, v)) for v in values for a, b in combinations(line, 2)]
+            lows = range(1, n - len(line) + 2)
+            window = {low: aux.new() for low in lows}
+            clauses.append(tuple(window.values()))
+            clauses += [(-s, -t) for s, t in combinations(window.values(), 2)]
+            for c in line:
+                for v in values:
+                    holding = [w for low, w in window.items() if low <= v < low + len(line)]
+                    clauses.append((-x(c, v), *holding))
+        elif kind in SUM_KINDS:
+            if not PB:
+                raise ValueError(f"{kind} constraints need pysat.pb (install pindakaas)")
+            terms: dict[int, int] = {}
+            if kind == "sumequals":
+                width = len(rule.targets)
+                for i, c in enumerate(rule.targets):
+                    weight = 10 ** (width - 1 - i) if rule.digits else 1
+                    for v in values:
+                        terms[x(c, v)] = terms.get(x(c, v), 0) + weight * v
+                for c in rule.terms:
+                    for v in values:
+                        terms[x(c, v)] = terms.get(x(c, v), 0) - v
+            elif kind == "littlekiller":
+                for c in rule.line:
+                    for v in values:
+                        terms[x(c, v)] = terms.get(x(c, v), 0) + v
+            else:
+                inside = _sandwich_inside(rule.line, n, x, aux, clauses)
+                terms = {y: v for y, v in inside}
+            total = rule.total if kind != "sumequals" else 0
+            clauses += _pb_equals(terms, total, aux)
+        else:
+            raise ValueError(f"no CNF for {kind} constraints")
+    return clauses, aux.top
+
+
+class _Aux:
+    """Hands out auxiliary variables after the last one in use."""
+
+    def __init__(self, top: int) -> None:
+        self.top = top
+
+    def new(self) -> int:
+        """A fresh variable."""
+        self.top += 1
+        return self.top
+
+
+def _pb_equals(terms: dict[int, int], total: int, aux: _Aux) -> list[tuple[int, ...]]:
+    """``sum(weight * literal) == total`` as clauses by :mod:`pysat.pb` (its default
+    encoder for the shape), auxiliary variables from ``aux``."""
+    from pysat.pb import PBEnc
+
+    lits = [lit for lit, w in terms.items() if w]
+    weights = [terms[lit] for lit in lits]
+    encoded = PBEnc.equals(lits=lits, weights=weights, bound=total, top_id=aux.top)
+    aux.top = max(aux.top, encoded.nv)
+    return [tuple(c) for c in encoded.clauses]
+
+
+def _sandwich_inside(
+    line: Sequence[int], n: int, x: Any, aux: _Aux, clauses: list[tuple[int, ...]]
+) -> list[tuple[int, int]]:
+    """The (literal, weight) terms of a sandwich's sum: ``y(k, v)``, cell k of the line
+    holding v and lying strictly between the crusts (the 1 and the n), weighted v.
+
+    Along the line, ``seen[k]`` says a crust lies before position k, ``both[k]`` that two
+    do; position k is inside when ``seen[k]`` and not ``both[k]`` (a crust itself holds 1
+    or n, which no term counts)."""
+
+    def define_or(z: int, a: int, b: int) -> None:
+        clauses.extend([(-z, a, b), (z, -a), (z, -b)])
+
+    def define_and(z: int, a: int, b: int) -> None:
+        clauses.extend([(z, -a, -b), (-z, a), (-z, b)])
+
+    false = aux.new()
+    clauses.append((-false,))
+    crust = []
+    for c in line:
+        z = aux.new()
+        define_or(z, x(c, 1), x(c, n))
+        crust.append(z)
+    seen, both = crust[0], false  # before position 1
+    terms: list[tuple[int, int]] = []
+    for k in range(1, len(line) - 1):
+        inside = aux.new()
+        define_and(inside, seen, -both)
+        for v in range(2, n):
+            y = aux.new()
+            define_and(y, x(line[k], v), inside)
+            terms.append((y, v))
+        second = aux.new()
+        define_and(second, seen, crust[k])
+        next_both = aux.new()
+        define_or(next_both, both, second)
+        next_seen = aux.new()
+        define_or(next_seen, seen, crust[k])
+        seen, both = next_seen, next_both
+    return terms
 
 
 def _blocks(clauses: tuple[tuple[int, ...], ...]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
@@ -274,7 +448,7 @@ def _optimized(model: Model, template: _Template) -> Cnf:
     groups: list[tuple[str, int]] = []
     clauses: list[list[int]] = []
     for name in _GROUPS["extended"]:
-        if name == CAGES and not template.groups[CAGES]:
+        if name in _OPTIONAL and not template.groups[name]:
             continue
         reduced = [
             c for var, sign in template.blocks[name] for c in _reduce(var, sign, state, renumber)
@@ -314,7 +488,8 @@ class SatBackend(Backend):
     """A CDCL SAT solver from PySAT on a CNF encoding; options ``encoding`` and ``solver``."""
 
     name = "sat"
-    kinds = frozenset({"alldifferent", "sum"})
+    kinds = frozenset({"alldifferent", "sum"} | (set(KINDS) - (set() if PB else SUM_KINDS)))
+    refuses = {} if PB else dict.fromkeys(SUM_KINDS, "sums need pysat.pb (install pindakaas)")
     options = {"encoding": ENCODINGS, "solver": SOLVERS, "search": SEARCHES}
     stops_itself = True  # the solver is interrupted from a timer thread at the deadline
     requires = "python-sat"
@@ -417,10 +592,11 @@ class SatBackend(Backend):
         """The CNF this backend builds (the default encoding), counted clause by clause."""
         cnf = encode(model, ENCODINGS[0])
         groups = ", ".join(f"{count} {name}" for name, count in cnf.groups)
-        selectors = cnf.value.count(0) - 1  # value 0: a cage's selector (or no variable)
-        variables = f"{cnf.variables - selectors} Boolean x(cell, value)"
-        if selectors:
-            variables += f" and {selectors} cage selectors"
+        auxiliary = cnf.value.count(0) - 1  # value 0: a cage's or a rule's (or no variable)
+        variables = f"{cnf.variables - auxiliary} Boolean x(cell, value)"
+        if auxiliary:
+            what = "auxiliary variables" if dict(cnf.groups).get(RULES) else "cage selectors"
+            variables += f" and {auxiliary} {what}"
         return (
             f"sat: {cnf.encoding} encoding, {variables}, {len(cnf.clauses)} clauses "
             f"({groups}); solver {SOLVERS[0]}"

@@ -28,6 +28,14 @@ exist, a given is added at a cell where they differ (at a random blank cell when
 budget ran out first). The ladder knows no sums, so they are graded by what the engine
 needs, cages included: ``easy`` (naked and hidden singles), ``extreme`` (search).
 
+Variant rules (``anti-knight``, ``thermometer``, ``kropki``): the solved grid keeps the
+rules (an anti-knight grid is completed by :data:`RULES_BACKEND` from a random seeding;
+thermometers, random increasing paths of orthogonal neighbours, and kropki dots, every
+white and black dot between orthogonal neighbours, are read off a classic solved
+grid), then clues are removed while :data:`RULES_BACKEND` proves the puzzle unique (the
+native engine does not propagate the rules yet). The ladder knows no rules: these
+puzzles are not graded.
+
 Everything random comes from one ``random.Random(seed)``, and the search is steered by
 counts of guesses, never by a clock, so the same seed gives the same puzzles on every
 run and machine. A request that cannot be met quickly (a rare technique, a large grid)
@@ -51,12 +59,21 @@ from .logic.ladder import BY_NAME, GRADES
 from .logic.rating import rate_run
 from .models import Cage, Geometry, Grid, Puzzle, Unit, geometry, make_geometry
 from .models.formats import counted
-from .models.variants import diagonal_units, hyper_units
+from .models.rules import Difference, Less, Ratio, neighbour_pairs
+from .models.variants import board_rules, diagonal_units, hyper_units
 
 #: Difficulties, easiest first: the logic solver's grades.
 DIFFICULTIES = GRADES
+#: The variants stated by rules (:mod:`sudokulab.models.rules`), made unique by
+#: :data:`RULES_BACKEND`.
+RULE_VARIANTS = ("anti-knight", "thermometer", "kropki")
 #: What ``variant`` may be.
-KINDS = ("classic", "x", "hyper", "jigsaw", "killer")
+KINDS = ("classic", "x", "hyper", "jigsaw", "killer", *RULE_VARIANTS)
+#: The backend that completes and proves unique the puzzles of :data:`RULE_VARIANTS`: one
+#: that takes the rules (the native engine may take over once it propagates them).
+RULES_BACKEND = "cpsat"
+#: Thermometers drawn on a thermometer puzzle, and the most cells of one.
+THERMOMETERS, THERMOMETER_CELLS = 6, 5
 #: Grids drawn for one puzzle before the generator gives up on a difficulty.
 ATTEMPTS = 200
 #: Guesses the engine may spend completing one random seeding of a solved grid before
@@ -479,6 +496,8 @@ def generate(
         raise GenerateError(f"unknown difficulty {difficulty!r}: {', '.join(DIFFICULTIES)}")
     if technique is not None and technique not in BY_NAME:
         raise GenerateError(f"unknown technique {technique!r}: {', '.join(BY_NAME)}")
+    if variant in RULE_VARIANTS and (difficulty, technique) != (None, None):
+        raise GenerateError(f"{variant} puzzles are not graded: the logic solver knows no rules")
     if variant == "killer" and difficulty not in (None, "easy", "extreme"):
         raise GenerateError(
             "killer puzzles are graded easy or extreme (the engine's singles, "
@@ -537,6 +556,8 @@ def _one(
 ) -> Generated:
     ladder = None if variant == "killer" else ladder_for(difficulty, technique)
     tick = clock.tick
+    if variant in RULE_VARIANTS:
+        return _ruled(size, variant, rng, clock)
     for attempt in range(clock.attempts):
         clock.attempt = attempt + 1
         tick()
@@ -561,3 +582,97 @@ def _one(
         f"no {wanted} in {counted(clock.attempts, 'grid')}{rare}: more attempts or another "
         "seed may find one"
     )
+
+
+def _ruled(size: int, variant: str, rng: random.Random, clock: _Clock) -> Generated:
+    """A puzzle of a variant stated by rules, unique by :data:`RULES_BACKEND`."""
+    geom, tick = geometry(size), clock.tick
+    for attempt in range(clock.attempts):
+        clock.attempt = attempt + 1
+        tick()
+        if variant == "anti-knight":
+            rules = board_rules(geom, "anti-knight")
+            solution = _completed(geom, rules, rng)
+        else:
+            solution = solved_grid(geom, rng, tick=tick)
+            if solution is not None:
+                draw = thermometers if variant == "thermometer" else kropki_dots
+                rules = draw(geom, solution, rng)
+        if solution is None:
+            continue
+        puzzle = unique_by_rules(Puzzle(geom, tuple(solution), (), None, rules), rng, tick)
+        return Generated(puzzle, solution, "")
+    raise GenerateError(f"no {size}x{size} {variant} puzzle in {counted(clock.attempts, 'grid')}")
+
+
+def _completed(geom: Geometry, rules: tuple, rng: random.Random) -> Grid | None:
+    """A solution of an empty grid under ``rules`` from a random seeding (n cells, the
+    values 1..n: they keep any not-equal rule), by :data:`RULES_BACKEND`; None if none."""
+    from .api import solve
+
+    givens = [0] * geom.cell_count
+    for cell, value in zip(rng.sample(geom.cells, geom.size), rng.sample(geom.values, geom.size),
+                           strict=True):  # fmt: skip
+        givens[cell] = value
+    found = solve(Puzzle(geom, tuple(givens), (), None, rules), backend=RULES_BACKEND)
+    return found.solutions[0] if found.solutions else None
+
+
+def thermometers(geom: Geometry, solution: Grid, rng: random.Random) -> tuple:
+    """Up to :data:`THERMOMETERS` disjoint thermometers the solution keeps: from a random
+    bulb, each step to a random free orthogonal neighbour holding a larger value, 3 to
+    :data:`THERMOMETER_CELLS` cells; each a chain of ``Less`` named ``thermometer k``."""
+    n, used, rules = geom.size, set(), []
+    for bulb in rng.sample(geom.cells, geom.cell_count):
+        if len(rules) == THERMOMETERS:
+            break
+        if bulb in used:
+            continue
+        path = [bulb]
+        while len(path) < THERMOMETER_CELLS:
+            last = path[-1]
+            up = [
+                d
+                for d in _neighbours(n, last)
+                if d not in used and d not in path and solution[d] > solution[last]
+            ]
+            if not up:
+                break
+            path.append(rng.choice(sorted(up)))
+        if len(path) < 3:
+            continue
+        used.update(path)
+        name = f"thermometer {len(rules) + 1}"
+        rules.append(tuple(Less(a, b, name) for a, b in zip(path, path[1:], strict=False)))
+    return tuple(rule for chain in rules for rule in chain)
+
+
+def kropki_dots(geom: Geometry, solution: Grid, rng: random.Random) -> tuple:
+    """Every kropki dot of the solution between orthogonal neighbours: black where one
+    value is twice the other (1 and 2 too), else white where they differ by 1."""
+    dots = []
+    for a, b in neighbour_pairs(geom.size):
+        x, y = solution[a], solution[b]
+        if x == 2 * y or y == 2 * x:
+            dots.append(Ratio(a, b, 2, "black dot"))
+        elif abs(x - y) == 1:
+            dots.append(Difference(a, b, 1, "white dot"))
+    return tuple(dots)
+
+
+def unique_by_rules(
+    puzzle: Puzzle, rng: random.Random, tick: Callable[[], None] = _nothing
+) -> Puzzle:
+    """Blank the givens of a puzzle with rules one at a time, in random order, while
+    :data:`RULES_BACKEND` proves it unique (a count of 1 with limit 2)."""
+    from .api import solve
+
+    givens = list(puzzle.givens)
+    for cell in rng.sample(puzzle.geometry.cells, puzzle.geometry.cell_count):
+        tick()
+        kept, givens[cell] = givens[cell], 0
+        trial = Puzzle(puzzle.geometry, tuple(givens), (), None, puzzle.rules)
+        found = solve(trial, backend=RULES_BACKEND, limit=2)
+        if not (found.count == 1 and found.exact):
+            givens[cell] = kept
+    return Puzzle(puzzle.geometry, tuple(givens), (), None, puzzle.rules)

@@ -192,3 +192,29 @@ def test_a_timeout_does_not_make_the_right_answers_disagree():
     alone = cross_check([slow], ["native", "backtracking:max_guesses=1000"])
     assert alone["agrees"].tolist() == [None, None]  # one answer has no one to agree with
     assert alone["ok"].tolist() == [True, False]
+
+
+def test_a_backend_refusing_a_variant_is_skipped_with_its_reason(tmp_path, capsys):
+    from sudokulab.models import Puzzle, geometry
+    from sudokulab.models.documents import dumps
+    from sudokulab.models.rules import Less
+
+    # a thermometer along row 1 of an empty 4x4 (1 2 3 4) with r2c1 given: dlx refuses it
+    puzzle = Puzzle(geometry(4), (0,) * 4 + (3,) + (0,) * 11, (), None,
+                    tuple(Less(c, c + 1, "thermometer 1") for c in range(3)))  # fmt: skip
+    frame = cross_check([puzzle, EXAMPLE], ["cpsat", "dlx", "sat"])
+    refused = frame[(frame["index"] == 0) & (frame["backend"] == "dlx")].iloc[0]
+    assert refused["status"] == "skipped" and refused["ok"]
+    assert "dlx does not support less constraints" in refused["message"]
+    assert refused["agrees"] is None
+    # the others still answer it, and dlx answers the classic puzzle
+    assert frame[frame["backend"] != "dlx"]["status"].isin(["solved", "multiple"]).all()
+    assert frame[(frame["index"] == 1) & (frame["backend"] == "dlx")]["status"].item() == "solved"
+    assert frame["ok"].all()
+    assert summarize(frame).loc["dlx", "skipped"] == 1
+    path = tmp_path / "variant.jsonl"
+    path.write_text(dumps(puzzle) + "\n")
+    assert main(["check", str(path), "--backends", "cpsat,dlx,sat"]) == 0
+    out = capsys.readouterr().out
+    assert "dlx                      1 puzzle: dlx does not support less constraints" in out
+    assert "all 2 backends agree on 1 puzzle" in out

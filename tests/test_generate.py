@@ -12,17 +12,27 @@ from importlib import resources
 
 import pytest
 
+import sudokulab
 import sudokulab.bench.progress as progress_module
 import sudokulab.cli.generate as generate_command
 from sudokulab import native
 from sudokulab.backends import get_backend
 from sudokulab.catalog import entries
 from sudokulab.cli import main
-from sudokulab.generate import ATTEMPTS, DIFFICULTIES, GenerateError, generate, grade, propagates
+from sudokulab.generate import (
+    ATTEMPTS,
+    DIFFICULTIES,
+    RULE_VARIANTS,
+    RULES_BACKEND,
+    GenerateError,
+    generate,
+    grade,
+    propagates,
+)
 from sudokulab.logic import LADDER, solve_logic
 from sudokulab.logic.ladder import BY_NAME
 from sudokulab.logic.rating import rate_run
-from sudokulab.models import build_model, is_solution
+from sudokulab.models import Puzzle, build_model, is_solution
 from sudokulab.models.variants import region_labels, variant_geometry
 
 
@@ -323,3 +333,28 @@ def test_the_command_stops_at_its_timeout_with_exit_2(capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert "sudokulab: error: no X-chain 16x16 classic puzzle within the timeout of 0.3 s (" in err
+
+
+@pytest.mark.parametrize("variant", RULE_VARIANTS)
+def test_rule_variants_are_unique_by_their_backend_and_need_their_rules(variant):
+    made = list(generate(9, variant, count=1, seed=5))
+    assert made == list(generate(9, variant, count=1, seed=5))  # seeded
+    item = made[0]
+    puzzle = item.puzzle
+    assert puzzle.rules and is_solution(puzzle, item.solution)
+    assert item.grade == ""  # the logic solver knows no rules: not graded
+    for backend in (RULES_BACKEND, "sat"):
+        found = sudokulab.solve(puzzle, backend=backend, limit=2)
+        assert found.count == 1 and found.exact and found.solutions[0] == item.solution
+    without = Puzzle(puzzle.geometry, puzzle.givens)
+    assert sudokulab.solve(without, backend=RULES_BACKEND, limit=2).status == "multiple"
+    kinds = {rule.kind for rule in puzzle.rules}
+    assert kinds <= {"anti-knight": {"notequal"}, "thermometer": {"less"},
+                     "kropki": {"difference", "ratio"}}[variant]  # fmt: skip
+
+
+def test_rule_variants_refuse_a_grade(capsys):
+    with pytest.raises(GenerateError, match="kropki puzzles are not graded"):
+        list(generate(9, "kropki", difficulty="easy"))
+    assert main(["generate", "--variant", "anti-knight", "--technique", "x-wing"]) == 2
+    assert "anti-knight puzzles are not graded" in capsys.readouterr().err

@@ -9,8 +9,17 @@ from pathlib import Path
 import pytest
 
 from sudokulab import solve
+from sudokulab.backends import get_backend
+from sudokulab.backends.base import unsupported
 from sudokulab.cli import main
-from sudokulab.models import ParseError, format_grid, format_line, read_file, read_text
+from sudokulab.models import (
+    ParseError,
+    build_model,
+    format_grid,
+    format_line,
+    read_file,
+    read_text,
+)
 from sudokulab.models.stream import Block, read_blocks
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data"
@@ -128,6 +137,8 @@ def test_solve_prints_what_one_puzzle_at_a_time_gives(capsys, backend, mode):
     rng = random.Random(3)
     for path in sorted(SHIPPED.glob("*.jsonl")):
         entries = read_file(path)
+        if unsupported(get_backend(backend), build_model(entries[0].puzzle)):
+            continue  # a rule variant the engine does not take (yet)
         if backend == "native-py":
             entries = rng.sample(entries, min(3, len(entries)))
         elif mode == ["--count"]:

@@ -16,8 +16,9 @@ import numpy as np
 
 from ..api import as_puzzle, solve_grids
 from ..backends import BackendSpec, Worker, all_backends, as_spec, get_backend
+from ..backends.base import unsupported
 from ..backends.result import Answers
-from ..models import Entry, Grid, Puzzle
+from ..models import Entry, Grid, Puzzle, build_model
 from ..models.grids import Grids, format_lines
 from ..models.stream import Block, blocks_of
 from .progress import Progress
@@ -31,6 +32,10 @@ COLUMNS = [
     "build_time", "solve_time", "verified", "known", "agrees", "ok", "solution", "message",
 ]  # fmt: skip
 
+
+#: The status of a row whose backend refuses the puzzle's constraint kinds: not run, and
+#: neither a failure nor a disagreement (its message says why).
+SKIPPED = "skipped"
 
 #: The status a limit-2 search earns on a puzzle with 0, 1, or 2 or more solutions.
 _BY_COUNT = {0: "unsolvable", 1: "solved", 2: "multiple"}
@@ -109,6 +114,21 @@ def _answers(
     return out
 
 
+def _refusals(specs: Sequence[BackendSpec], puzzle: Puzzle) -> list[str]:
+    """Per backend, why it refuses the constraint kinds of a block's puzzles (they share
+    them; "" when it takes them)."""
+    model = build_model(puzzle)
+    return [unsupported(get_backend(s.backend), model) for s in specs]
+
+
+def _skipped(spec: BackendSpec, grids: Grids, bar) -> Answers:
+    """The answers of a backend that refuses the block: none, the rows ticked off."""
+    if bar is not None:
+        for _ in range(len(grids)):
+            bar.update(str(spec))
+    return Answers.empty(str(spec), len(grids), grids.geometry.cell_count)
+
+
 def cross_check(
     puzzles: Iterable[Puzzle | str | Entry],
     backends: Sequence[str | BackendSpec] | None = None,
@@ -126,7 +146,8 @@ def cross_check(
     backends':
     no solution, the same unique solution, or several; None for a timeout or an error,
     and when fewer than two backends answered), ``ok`` (the row is conclusive, verified,
-    matches what is known, and does not disagree), ``solution``, ``message``.
+    matches what is known, and does not disagree; or it is ``skipped``: the backend
+    refuses the puzzle's constraint kinds, and its message says why), ``solution``, ``message``.
     Backends that cannot stop themselves run in one child process each, killed at the
     deadline. ``solutions`` gives known solutions in puzzle order (default: the ones an
     :class:`Entry` carries). With ``progress``, a bar (or periodic lines) on stderr.
@@ -155,8 +176,15 @@ def cross_check(
         }
         start = 0
         for block in blocks_of(entries):
-            answers = [_answers(s, block.grids, timeout, workers.get(str(s)), bar) for s in specs]
-            rows += _rows(block, entries[start : start + len(block)], start, answers, solutions)
+            refused = _refusals(specs, block.grids.puzzle(0))
+            answers = [
+                _skipped(s, block.grids, bar) if refused[k] else
+                _answers(s, block.grids, timeout, workers.get(str(s)), bar)
+                for k, s in enumerate(specs)
+            ]  # fmt: skip
+            rows += _rows(
+                block, entries[start : start + len(block)], start, answers, solutions, refused
+            )
             start += len(block)
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -167,9 +195,11 @@ def _rows(
     start: int,
     answers: Sequence[Answers],
     solutions: Sequence[Grid | None] | None,
+    refused: Sequence[str],
 ) -> list[dict[str, Any]]:
     """The rows of one block: each backend's answer, verified, compared with what is
-    known and with the other backends'."""
+    known and with the other backends'; a backend that ``refused`` the block's kinds
+    (the reason, else "") has rows ``skipped`` saying why, which fail nothing."""
     grids = block.grids
     if grids.candidates is None:
         puzzles = format_lines(grids.givens).splitlines()
@@ -178,7 +208,10 @@ def _rows(
     has = [a.solution.any(axis=1) for a in answers]
     verified = [grids.verify(a.solution) for a in answers]
     texts = [format_lines(a.solution).splitlines() for a in answers]
-    statuses = [a.status_names() for a in answers]
+    statuses = [
+        np.full(len(entries), SKIPPED, dtype=object) if why else a.status_names()
+        for a, why in zip(answers, refused, strict=True)
+    ]
     rows = []
     for i, entry in enumerate(entries):
         index = start + i
@@ -198,7 +231,7 @@ def _rows(
             if entry.count is not None and status in _BY_COUNT.values():
                 right = status == _BY_COUNT[min(entry.count, 2)]
                 matches = right if matches is None else matches and right
-            ok = (
+            ok = bool(refused[j]) or (
                 status in CONCLUSIVE
                 and status != "invalid"
                 and agrees is not False
@@ -222,14 +255,15 @@ def _rows(
                     "agrees": agrees,
                     "ok": ok,
                     "solution": texts[j][i] if grid is not None else "",
-                    "message": a.messages.get(i, ""),
+                    "message": refused[j] or a.messages.get(i, ""),
                 }
             )
     return rows
 
 
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per backend: how many puzzles, by status, verified, known matches, agreement, time."""
+    """Per backend: how many puzzles, by status (``skipped`` when some were refused),
+    verified, known matches, agreement, time."""
     by = frame.groupby("backend", sort=False)
     summary = by.agg(
         puzzles=("index", "size"),
@@ -239,9 +273,12 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
         timeout=("status", lambda s: int((s == "timeout").sum())),
         error=("status", lambda s: int((s == "error").sum())),
         invalid=("status", lambda s: int((s == "invalid").sum())),
+        skipped=("status", lambda s: int((s == SKIPPED).sum())),
         verified=("verified", lambda s: int((s == True).sum())),  # noqa: E712
         known=("known", lambda s: int((s == True).sum())),  # noqa: E712
         agrees=("agrees", lambda s: int((s == True).sum())),  # noqa: E712
         mean_ms=("time", lambda s: round(s.mean() * 1000, 3)),
     )
+    if not summary["skipped"].any():  # the column only where a backend refused something
+        summary = summary.drop(columns="skipped")
     return summary

@@ -8,7 +8,15 @@ import sys
 import time
 
 from ..bench.progress import Progress
-from ..generate import ATTEMPTS, DIFFICULTIES, KINDS, GenerateError, Tried, generate
+from ..generate import (
+    ATTEMPTS,
+    DIFFICULTIES,
+    KINDS,
+    RULES_BACKEND,
+    GenerateError,
+    Tried,
+    generate,
+)
 from ..logic.ladder import BY_NAME
 from ..models import format_line
 from ..models.documents import dumps
@@ -21,6 +29,7 @@ examples:
   sudokulab generate --size 16 --difficulty easy --symmetry rotational
   sudokulab generate --variant jigsaw --count 10 --seed 3 > jigsaw.jsonl
   sudokulab generate --variant killer --format json
+  sudokulab generate --variant thermometer --count 8 --seed 32   # checked unique by cpsat
 
 Lines hold the givens only (classic, x and hyper; read x and hyper back with --variant);
 documents (JSON Lines) also carry the variant, regions, cages, name and solution.
@@ -83,7 +92,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 if progress.bar is not None:
                     progress.bar.clear()  # the bar and the puzzles may share a terminal
                 print(text, flush=True)
-                progress.update(f"{shape}, {item.grade}")
+                progress.update(f"{shape}, {item.grade}" if item.grade else shape)
     except GenerateError as err:
         raise UsageError(str(err)) from None
     return EXIT_OK
@@ -137,7 +146,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         choices=KINDS,
         default="classic",
         help="the rules: classic, x (diagonals), hyper (windows), jigsaw (irregular "
-        "regions) or killer (cages) (default: classic)",
+        "regions), killer (cages), or a variant stated by rules, made unique by "
+        f"{RULES_BACKEND} and not graded: anti-knight, thermometer (random thermometers), "
+        "kropki (every white and black dot) (default: classic)",
     )
     p.add_argument(
         "--difficulty",

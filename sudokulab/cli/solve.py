@@ -77,6 +77,9 @@ examples:
   sudokulab check hard95 --data-dir ../shared/data --backends native,cpsat
   sudokulab check puzzles.txt --backends backtracking,hidden-singles,cpsat:workers=2
 
+A backend that refuses a puzzle's constraint kinds (variant rules it does not model) is
+skipped on it, with its reason: neither a failure nor a disagreement.
+
 exit status: 0 every backend agrees and every answer verifies (on a puzzle without a
 solution too, when every backend proves it has none), 1 some backend disagrees, fails
 verification, times out or errs, 2 bad input.
@@ -541,7 +544,7 @@ def _stats_line(label: str, result: Result) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Cross-check backends; exit 0 when all agree and verify, 1 when not, 2 for bad input."""
-    from ..bench.crosscheck import cross_check, summarize
+    from ..bench.crosscheck import SKIPPED, cross_check, summarize
 
     entries, unread = [], 0
     for item in input_blocks(args):  # a bad line is named, the good puzzles are checked
@@ -573,6 +576,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         except OSError as err:
             raise UsageError(f"{args.csv}: cannot write: {err.strerror or err}") from None
     print(summarize(frame).to_string())
+    skipped = frame[frame["status"] == SKIPPED]
+    if len(skipped):  # refused constraint kinds: said once per backend, never a failure
+        print("\nskipped (the backend refuses the puzzle's constraint kinds):")
+        for backend, rows in skipped.groupby("backend", sort=False):
+            why = "; ".join(dict.fromkeys(rows["message"]))
+            print(f"  {backend:<24} {counted(len(rows), 'puzzle')}: {why}")
     bad = frame[~frame["ok"]]
     for index, rows in bad.groupby("index", sort=True):
         first = rows.iloc[0]
@@ -604,7 +613,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if failed:
         print(f"\n{failed} of {counted(total, 'puzzle')}: backends disagree or fail")
         return EXIT_FAILED
-    backends = frame["backend"].nunique()
+    backends = frame[frame["status"] != SKIPPED]["backend"].nunique()
     who = f"all {backends} backends agree" if backends > 1 else "the backend's answers verify"
     print(f"\n{who} on {'all ' if total > 1 else ''}{counted(total, 'puzzle')}")
     return EXIT_OK

@@ -2,7 +2,8 @@
 
 One function writes, one reads, for each format; each writes the model a backend
 solves (the SAT backend's CNF, the MIP backend's program, the SMT backend's assertions,
-the CP model's ``alldifferent`` and ``sum``), with a header naming the puzzle, the
+the CP model's ``alldifferent`` and ``sum``; the variant rules where the format writes a
+backend's model that takes them: DIMACS, OPB, MPS and LP), with a header naming the puzzle, the
 encoding and the variable numbering, and each reader decodes the grid and verifies it
 against the rules and the givens (:class:`WrongSolution` names the cell at fault).
 
@@ -31,6 +32,9 @@ class Format:
     encodings: tuple[str, ...]
     write: Callable[[Model, str], str]
     read: Callable[[Model, str, str, str], Answer]
+    #: The constraint kinds it writes: a backend's translation where it writes that
+    #: backend's model (the SAT backend's CNF, the MIP backend's program).
+    kinds: frozenset[str] = frozenset({"alldifferent", "sum"})
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -39,10 +43,10 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("dimacs", dimacs.ENCODINGS, dimacs.write_dimacs, dimacs.read_dimacs),
-        Format("opb", linear.ENCODINGS, linear.write_opb, linear.read_opb),
-        Format("mps", linear.ENCODINGS, linear.write_mps, linear.read_mip),
-        Format("lp", linear.ENCODINGS, linear.write_lp, linear.read_mip),
+        Format("dimacs", dimacs.ENCODINGS, dimacs.write_dimacs, dimacs.read_dimacs, dimacs.KINDS),
+        Format("opb", linear.ENCODINGS, linear.write_opb, linear.read_opb, linear.KINDS),
+        Format("mps", linear.ENCODINGS, linear.write_mps, linear.read_mip, linear.KINDS),
+        Format("lp", linear.ENCODINGS, linear.write_lp, linear.read_mip, linear.KINDS),
         Format("smt2", smt.ENCODINGS, smt.write_smt2, smt.read_smt2),
         Format("mzn", cp.ENCODINGS, cp.write_mzn, cp.read_mzn),
         Format("xcsp3", cp.ENCODINGS, cp.write_xcsp3, cp.read_xcsp3),
@@ -69,7 +73,7 @@ def export_model(model: Model, format: str, encoding: str | None = None) -> str:
     """The model as a file of ``format`` (:data:`FORMATS`) under ``encoding``; Refused
     when the format or encoding cannot carry it."""
     chosen, encoding = format_of(format, encoding)
-    unknown = model.kinds - {"alldifferent", "sum"}
+    unknown = model.kinds - chosen.kinds
     if unknown:
         raise Refused(f"{format}: no way to write {', '.join(sorted(unknown))} constraints")
     return chosen.write(model, encoding)

@@ -19,6 +19,8 @@ from .common import (
 
 #: The SAT backend's encodings, its default first.
 ENCODINGS = sat.ENCODINGS
+#: The constraint kinds written: the SAT backend's.
+KINDS = sat.SatBackend.kinds
 
 
 def cnf_of(model: Model, encoding: str) -> sat.Cnf:
@@ -37,7 +39,12 @@ def numbering(model: Model, cnf: sat.Cnf) -> str:
     selectors = sum(1 for v in range(1, cnf.variables + 1) if not cnf.value[v])
     extra = ""
     if selectors:
-        extra = f";\nvariables {cnf.variables - selectors + 1}..{cnf.variables}: cage selectors"
+        what = (
+            "cage selectors"
+            if not set(model.kinds) - {"alldifferent", "sum"}
+            else ("auxiliary variables (cage selectors, the variant rules' own)")
+        )
+        extra = f";\nvariables {cnf.variables - selectors + 1}..{cnf.variables}: {what}"
     if cnf.encoding != "optimized":
         return (
             f"variable (cell*{n} + value-1)+1 is true when the cell (0..{cells - 1}) holds the "

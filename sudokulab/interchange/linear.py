@@ -14,41 +14,54 @@ from .dimacs import answer_of, read_competition
 
 #: The program's one encoding (the MIP backend's).
 ENCODINGS = ("binary",)
+#: The constraint kinds written: the MIP backend's.
+KINDS = mip.MipBackend.kinds
 
 LP_NUMBERING = (
     "one binary x_rRcC_V per cell and value its domain allows: 1 when cell rRcC holds V "
     "(a given's cell has one, fixed to 1);\nrows: one value per cell, each value once per unit "
-    "(at most once in a unit of fewer cells), each cage's values and total; no objective"
+    "(at most once in a unit of fewer cells), each cage's values and total, then each variant "
+    "rule's rows (rule<k>_<name>_<j>) over x and its own binaries (aux<i>); no objective"
 )
 
 
-def program(model: Model) -> tuple[Any, list[tuple[int, int]]]:
+def program(model: Model) -> tuple[Any, list[tuple[int, int] | None]]:
     """The MIP backend's program of ``model`` as OR-Tools' ``MPModelProto``, its variables
-    and rows named, and each variable's (cell, value) in the program's order."""
+    and rows named, and each variable's (cell, value) in the program's order (None for a
+    variant rule's own variable)."""
     from ortools.linear_solver import linear_solver_pb2
 
-    solver, x, _ = mip.build(model)
+    spans: list = []
+    solver, x, _ = mip.build(model, spans=spans)
     proto = linear_solver_pb2.MPModelProto()
     solver.ExportModelToProto(proto)
     geom = model.geometry
-    of: list[tuple[int, int]] = [(0, 0)] * len(proto.variable)
+    of: list[tuple[int, int] | None] = [None] * len(proto.variable)
     for cell, values in enumerate(x):
         for value, var in values.items():
             of[var.index()] = (cell, value)
             proto.variable[var.index()].name = f"x_{geom.cell_name(cell)}_{value}"
-    for row, name in zip(proto.constraint, _row_names(model, proto, of), strict=True):
+    for i, pair in enumerate(of):
+        if pair is None:
+            proto.variable[i].name = f"aux{i + 1}"
+    # the rules' rows come last, in the rules' order
+    ruled = sum(count for _, count in spans)
+    names = _row_names(model, proto.constraint[: len(proto.constraint) - ruled], of)
+    for k, (rule, count) in enumerate(spans, 1):
+        names += [f"rule{k}_{_word(rule.name)}_{j}" for j in range(1, count + 1)]
+    for row, name in zip(proto.constraint, names, strict=True):
         row.name = name
     return proto, of
 
 
-def _row_names(model: Model, proto: Any, of: list[tuple[int, int]]) -> list[str]:
+def _row_names(model: Model, rows: Any, of: list[tuple[int, int] | None]) -> list[str]:
     """Each row's name from what it holds, in the program's order: a cell's row, then per
     constraint the row of each value it holds and, for a cage, its total."""
     geom = model.geometry
     names: list[str] = []
     constraints = iter(model.constraints)
     current, last = None, 0
-    for row in proto.constraint:
+    for row in rows:
         cells = {of[i][0] for i in row.var_index}
         values = {of[i][1] for i in row.var_index}
         ones = all(c == 1 for c in row.coefficient)
@@ -120,12 +133,14 @@ def write_opb(model: Model, encoding: str) -> str:
         if math.isfinite(ub) and ub < 1e30:
             rows.append(f"{_terms(terms, -1)} >= {_int(-ub)} ;")
     by_cell: dict[int, list[tuple[int, int]]] = {}
-    for i, (cell, value) in enumerate(of):
-        by_cell.setdefault(cell, []).append((value, i + 1))
+    for i, pair in enumerate(of):
+        if pair is not None:
+            by_cell.setdefault(pair[0], []).append((pair[1], i + 1))
     numbering = [
         "x<k> is the program's k-th variable, 1 when its cell holds its value (the MIP "
         "backend's program: cells row-major, each cell's values ascending, a given's cell "
-        "one variable); a row at most b is written negated, at least -b;",
+        "one variable; the variant rules' own binaries after them); a row at most b is "
+        "written negated, at least -b;",
         "each cell's variables, value by value:",
     ]
     for cell, pairs in sorted(by_cell.items()):
@@ -222,6 +237,6 @@ def read_opb(model: Model, text: str, encoding: str, source: str) -> Answer:
     for lit in literals:
         if abs(lit) > len(of):
             raise unreadable(f"x{abs(lit)}: the program has {len(of)} variables", source)
-        if lit > 0:
+        if lit > 0 and of[lit - 1] is not None:
             pairs.append(of[lit - 1])
     return Answer(SOLVED, decode(model, pairs))
