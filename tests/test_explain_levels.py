@@ -122,8 +122,9 @@ def test_every_event_the_engine_reports_has_words(data_dir):
             kinds.add(type(event))
             before = state
         kinds |= {type(s.event) for s in steps(t)}
-    assert called >= protocol() - {"prune_cage"}  # cages: tests/test_cages.py
-    assert kinds >= set(typing.get_args(tr.Event)) - {tr.CagePrune}
+    # cages: tests/test_cages.py; variant rules: tests/test_explain_rules.py
+    assert called >= protocol() - {"prune_cage", "rule"}
+    assert kinds >= set(typing.get_args(tr.Event)) - {tr.CagePrune, tr.RulePrune}
 
 
 def test_an_event_without_words_is_refused():

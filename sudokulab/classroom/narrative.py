@@ -28,6 +28,7 @@ from .trace import (
     Backjump,
     Backtrack,
     CagePrune,
+    RulePrune,
     Contradiction,
     Elimination,
     Event,
@@ -81,12 +82,29 @@ def cage_name(cages: tuple[Cage, ...], k: int, geom: Geometry) -> str:
     return f"cage {k + 1} (sum {cage.total}: {_cells(geom, cage.cells)})"
 
 
+def rule_name(rules: tuple, k: int, geom: Geometry) -> str:
+    """A variant rule as the story names it: ``thermometer (r1c1, r1c2)``; -1 is the
+    parity marks, which narrow cells before the search."""
+    if k < 0:
+        return "the parity marks"
+    rule = rules[k]
+    return f"{rule.name} ({_cells(geom, rule.cells)})"
+
+
 def describe(
-    event: Event, geom: Geometry, before: State | None, cages: tuple[Cage, ...] = ()
+    event: Event,
+    geom: Geometry,
+    before: State | None,
+    cages: tuple[Cage, ...] = (),
+    rules: tuple = (),
 ) -> str:
     """The line for one event (``before`` is the grid before it, to name a clashing peer;
-    ``cages`` the puzzle's killer cages, to name one); a TypeError for an event it has no
-    words for."""
+    ``cages`` the puzzle's killer cages and ``rules`` its variant rules, to name one); a
+    TypeError for an event it has no words for."""
+    if isinstance(event, RulePrune):
+        parts = [f"{_values(values)} leave {geom.cell_name(c)}" for c, values in event.removed]
+        parts = [p.replace(" leave ", " leaves ", 1) if "," not in p else p for p in parts]
+        return f"{rule_name(rules, event.rule, geom)}: {'; '.join(parts)}"
     if isinstance(event, CagePrune):
         return (
             f"{cage_name(cages, event.cage, geom)}: only {_values(event.allowed)} can complete "
@@ -122,7 +140,7 @@ def describe(
         options = _values(event.candidates)
         return f"guess {name} = {symbol(event.value)} (candidates {options}; depth {event.depth})"
     if isinstance(event, Contradiction):
-        return "contradiction: " + _contradiction(event, geom, before, cages)
+        return "contradiction: " + _contradiction(event, geom, before, cages, rules)
     if isinstance(event, Backtrack):
         return f"backtrack: every candidate of {name} failed; back to depth {event.depth - 1}"
     if isinstance(event, Solution):
@@ -208,11 +226,22 @@ def locked_text(event: Locked, geom: Geometry) -> str:
 
 
 def _contradiction(
-    event: Contradiction, geom: Geometry, before: State | None, cages: tuple[Cage, ...] = ()
+    event: Contradiction,
+    geom: Geometry,
+    before: State | None,
+    cages: tuple[Cage, ...] = (),
+    rules: tuple = (),
 ) -> str:
     """Why the state is dead, in the rule's words."""
     name = geom.cell_name(event.cell) if event.cell >= 0 else ""
     values = event.values
+    if event.kind == "rule":  # the rule's index travels in the cage field
+        rule = rule_name(rules, event.cage, geom)
+        if event.cell >= 0 and values:
+            return f"{name} cannot be {symbol(values[0])}: it would break {rule}"
+        if event.cell >= 0:
+            return f"{name} has no candidate {rule} allows"
+        return f"{rule} cannot hold with the candidates left"
     if event.kind == "cage":
         cage = cage_name(cages, event.cage, geom)
         if event.cell >= 0:
@@ -249,7 +278,7 @@ def steps(trace: Trace) -> list[Step]:
     """The trace's steps; an elimination joins the placement or guess that caused it, and
     more than :data:`PROBES_TOLD` consistent sac probes in a row become one step."""
     geom = trace.puzzle.geometry
-    cages = trace.puzzle.cages
+    cages, rules = trace.puzzle.cages, trace.puzzle.rules
     out: list[Step] = []
     before: State | None = None
     frames: dict[int, int] = {}  # depth -> the cell branched on there (dom-wdeg's words)
@@ -288,9 +317,9 @@ def steps(trace: Trace) -> list[Step]:
             out[-1] = replace(last, removed=removed, state=state)
         else:
             unit = getattr(event, "unit", -1)
-            text = describe(event, geom, before, cages)
+            text = describe(event, geom, before, cages, rules)
             removed = ()
-            if isinstance(event, CagePrune):
+            if isinstance(event, CagePrune | RulePrune):
                 removed = tuple((c, v) for c, values in event.removed for v in values)
             elif isinstance(event, Locked):
                 removed = tuple((c, event.value) for c in event.cells)
@@ -299,6 +328,8 @@ def steps(trace: Trace) -> list[Step]:
             elif isinstance(event, Revise) or (isinstance(event, Probe) and event.failed):
                 removed = ((event.cell, event.value),)
             pattern: tuple[int, ...] = (event.other,) if isinstance(event, Revise) else ()
+            if isinstance(event, RulePrune):
+                pattern = tuple(rules[event.rule].cells)  # the rule's cells, highlighted
             skipped: tuple[int, ...] = ()
             if isinstance(event, Backjump):
                 skipped = tuple(frames[d] for d in event.skipped if d in frames)
@@ -395,6 +426,8 @@ def summary_lines(trace: Trace) -> list[str]:
     ]
     if trace.puzzle.cages:
         rows.insert(3, ("cage prunings", s.cage_prunings))
+    if trace.puzzle.rules:
+        rows.insert(3, ("rule prunings", s.rule_prunings))
     rows[3:3] = level_rows(trace)
     head = f"summary ({settings(trace)}):"
     width = max(16, *(len(label) for label, _ in rows))

@@ -68,6 +68,8 @@ def viewer_data(trace: Trace) -> dict:
     ]
     if trace.puzzle.cages:
         summary.insert(3, ["cage prunings", s.cage_prunings])
+    if trace.puzzle.rules:
+        summary.insert(3, ["rule prunings", s.rule_prunings])
     summary[3:3] = [list(row) for row in level_rows(trace)]
     title = f"{trace.puzzle}  ·  {settings(trace)}"
     return story_data(trace.puzzle, steps(trace), summary, trace.truncated, title)

@@ -79,6 +79,16 @@ class CagePrune:
 
 
 @dataclass(frozen=True)
+class RulePrune:
+    """Variant rule ``rule`` (index into puzzle.rules) allows no more than what is left:
+    each of ``removed``'s cells loses its values."""
+
+    rule: int
+    removed: tuple[tuple[int, tuple[int, ...]], ...]  # (cell, values removed there)
+    depth: int
+
+
+@dataclass(frozen=True)
 class Locked:
     """Locked candidates: ``value``'s places in ``unit`` all lie where it meets ``other``,
     so ``cells`` (the rest of ``other``) lose it. A box and a line: *pointing* when the
@@ -194,6 +204,7 @@ Event = (
     Placement
     | Elimination
     | CagePrune
+    | RulePrune
     | Locked
     | Revise
     | GacFilter
@@ -228,6 +239,7 @@ class Summary:
     failed_probes: int = 0  # of those, the ones removed
     backjumps: int = 0  # dead ends that jumped back more than one level (backjump)
     skipped: int = 0  # the levels those jumps passed over
+    rule_prunings: int = 0  # variant rules whose propagation removed candidates
 
 
 @dataclass(frozen=True)
@@ -281,6 +293,7 @@ class Recorder:
                 "failed",
                 "backjumps",
                 "skipped",
+                "rule",
             ),
             0,
         )
@@ -341,6 +354,11 @@ class Recorder:
                 self.depth,
             )
         )
+
+    def rule(self, index: int, removed: list[tuple[int, int]]) -> None:
+        """Variant rule ``index`` removed ``removed`` (cell, mask)."""
+        self.counts["rule"] += 1
+        self._keep(RulePrune(index, tuple((c, values_of(m)) for c, m in removed), self.depth))
 
     def lock(self, unit: int, other: int, bit: int, cells: list[int]) -> None:
         """``bit`` is locked in ``unit`` where it meets ``other``: ``cells`` lose it."""
@@ -422,6 +440,7 @@ class Recorder:
             failed_probes=c["failed"],
             backjumps=c["backjumps"],
             skipped=c["skipped"],
+            rule_prunings=c["rule"],
         )
 
 
@@ -439,9 +458,6 @@ def trace_puzzle(
     pencil-mark puzzle from its candidates); ``values`` and ``backjump`` as the engine's
     (a ValueError for an unknown order, or backjumping under a level without conflict
     sets)."""
-    if puzzle.rules:  # told without them, the story would be another puzzle's
-        kinds = ", ".join(sorted({rule.kind for rule in puzzle.rules}))
-        raise ValueError(f"the engine does not propagate variant rules yet ({kinds})")
     geom = puzzle.geometry
     recorder = Recorder(max_steps)
     cages = tuple((cage.cells, cage.total) for cage in puzzle.cages)
@@ -454,6 +470,7 @@ def trace_puzzle(
         recorder,
         values=values,
         backjump=backjump,
+        rules=puzzle.rules,
     )
     if order == "dom-wdeg":
         recorder.weigh(engine.tables)
@@ -506,7 +523,7 @@ def replay(trace: Trace) -> Iterator[tuple[Event, State]]:
             bit = 1 << (event.value - 1)
             for p in event.cells:
                 masks[p] &= ~bit
-        elif isinstance(event, CagePrune | GacFilter):
+        elif isinstance(event, CagePrune | GacFilter | RulePrune):
             for p, values in event.removed:
                 for v in values:
                     masks[p] &= ~(1 << (v - 1))
