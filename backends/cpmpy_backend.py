@@ -16,9 +16,11 @@ Solutions are counted by CPMpy's ``solveAll`` with the limit as its ``solution_l
 and the time left as its ``time_limit``: CP-SAT's own enumeration for ``ortools``, for
 the others CPMpy's loop that blocks each solution found. A count is exact when the
 solver says it ran out of solutions (``OPTIMAL`` or ``UNSATISFIABLE`` after the last
-one) before the limit; else a stop short of the limit is a timeout. A solver that cannot
-take one of the constraints (CPMpy's ``NotSupportedError``, or an ``ImportError`` for a
-part it lacks: PySAT's pseudo-Boolean encodings need pypblib) gives an ``error`` naming it.
+one) before the limit. A stop short of the limit without that is a timeout when a time
+limit was given (the solver's own clock stopped it, which may run a little ahead of the
+request's), else an ``error``. A solver that cannot take one of the constraints (CPMpy's
+``NotSupportedError``, or an ``ImportError`` for a part it lacks: PySAT's pseudo-Boolean
+encodings need pypblib) gives an ``error`` naming it.
 
 CPMpy is imported only when a model is solved, or a solver named.
 """
@@ -31,7 +33,7 @@ from typing import Any
 
 from ..models import Model
 from ..models.rules import KINDS
-from .base import SLACK, Backend, Request
+from .base import Backend, Request
 from .cpsat import pair_table
 from .highs_backend import quiet_highs
 from .result import Result, Status
@@ -142,12 +144,11 @@ class CpmpyBackend(Backend):
         exact = not limited and status in (ExitStatus.OPTIMAL, ExitStatus.UNSATISFIABLE)
         if exact or limited:
             return Result.counted(self.name, solutions, exact, False, 0.0, solve_time, stats)
-        after = request.left()
-        clock = after is not None and after <= SLACK
-        if not clock and status in (ExitStatus.UNKNOWN, ExitStatus.ERROR, ExitStatus.NOT_RUN):
-            # stopped short of the limit without an answer, and not by the clock
+        if request.timeout is None or status in (ExitStatus.ERROR, ExitStatus.NOT_RUN):
+            # stopped short of the limit without an answer, and no time limit to stop it
             why = f"cpmpy: {solver_name} stopped with status {status.name}"
             return Result.counted(self.name, solutions, False, False, 0.0, solve_time, stats, why)
+        # stopped short by its time limit, whatever the request's clock says: a timeout
         return Result.counted(self.name, solutions, False, True, 0.0, solve_time, stats)
 
     def _refused(self, solver: str, err: Exception, stats: dict, took: float) -> Result:
