@@ -33,6 +33,7 @@ from typing import Any
 
 from ..models import Model
 from ..models.rules import KINDS
+from . import interrupt
 from .base import Backend, Request
 from .cpsat import pair_table
 from .highs_backend import quiet_highs
@@ -127,6 +128,7 @@ class CpmpyBackend(Backend):
             # CP-SAT's enumeration is complete with one worker only (backends/cpsat.py),
             # and Ctrl-C is the caller's.
             extra = {"num_workers": 1, "catch_sigint_signal": False}
+            interrupt.on_interrupt(solver.ort_solver.stop_search)
         try:
             solver.solveAll(
                 display=lambda: solutions.append(tuple(int(x.value()) for x in xs)),
@@ -137,6 +139,10 @@ class CpmpyBackend(Backend):
             )
         except (NotSupportedError, ImportError) as err:
             return self._refused(solver_name, err, stats, time.perf_counter() - start)
+        except Exception as err:  # the solver's own failure (a licence, a crash): this row's
+            took = time.perf_counter() - start
+            message = f"cpmpy: {solver_name} failed: {err}"
+            return Result(self.name, Status.ERROR, solve_time=took, stats=stats, message=message)
         solve_time = time.perf_counter() - start
         status = solver.status().exitstatus
         stats["exit"] = status.name

@@ -139,6 +139,10 @@ def test_gurobi_refuses_what_its_size_limited_licence_cannot_hold():
     )
     # a 9x9 program fits: 729 binaries and 324 rows at most
     assert sudokulab.solve("." * 81, "gurobi").status == "solved"
+    # through CPMpy, Gurobi's own refusal is the row's error, not a crash
+    if get_backend("cpmpy").available():
+        through = sudokulab.solve("." * 256, "cpmpy:solver=gurobi")
+        assert through.status == "error" and "size-limited" in through.message
 
 
 def test_the_program_is_the_issues_729_binaries_and_324_rows():
