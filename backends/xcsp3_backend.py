@@ -113,8 +113,6 @@ def read(text: str, cells: int) -> tuple[list[tuple[int, ...]], str | None, bool
             status = words[1]
         if words[:1] == ["v"]:
             body.append(line[1:])
-        elif status is not None:
-            continue  # after the status: the repeated last solution, comments
     solutions = []
     seen = set()
     for chunk in re.split(r"<instantiation", " ".join(body))[1:]:

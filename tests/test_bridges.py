@@ -203,3 +203,24 @@ def test_check_takes_the_bridges_like_any_backend(capsys):
     assert code == 0
     out = capsys.readouterr().out.splitlines()
     assert out[-1] == f"all {len(names)} backends agree on all 3 puzzles"
+
+
+def test_xcsp3_reads_each_solution_once_and_whether_ace_explored_everything():
+    from sudokulab.backends.xcsp3_backend import read
+
+    choco = (
+        "v <instantiation id='sol1' type='solution' >\nv <list>x[0] x[1]</list>\n"
+        "v <values>1 2 </values>\nv </instantiation>\ns SATISFIABLE\n"
+        "v <instantiation id='sol1' type='solution' >\nv <list>x[0] x[1]</list>\n"
+        "v <values>1 2 </values>\nv </instantiation>\nd FOUND SOLUTIONS 1\n"
+    )
+    assert read(choco, 2) == ([(1, 2)], "SATISFIABLE", False)
+    ace = (
+        "v  <instantiation id='sol1' type='solution'> <list> x[] </list> <values> 2 1 "
+        "</values> </instantiation>\n\x1b[32ms SATISFIABLE\nd FOUND SOLUTIONS\x1b[0m  1\n"
+        "d COMPLETE EXPLORATION\n"
+    )
+    assert read(ace, 2) == ([(2, 1)], "SATISFIABLE", True)
+    stopped = ace.replace("COMPLETE", "INCOMPLETE")
+    assert read(stopped, 2)[2] is False
+    assert read("s UNSATISFIABLE\nd COMPLETE EXPLORATION\n", 2) == ([], "UNSATISFIABLE", True)
