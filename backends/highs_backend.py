@@ -11,7 +11,8 @@ the open cells and HiGHS is asked again, up to the limit. The deadline is HiGHS'
 ``time_limit`` option, set to the time left before each solve; a solve it stops is a
 timeout (HiGHS says ``kTimeLimit``, never "infeasible", when its clock ran out).
 
-``stats`` holds the branch-and-bound ``nodes`` and simplex ``iterations`` summed over the
+Ctrl-C is passed to HiGHS's ``cancelSolve`` (user interrupts handled). ``stats`` holds
+the branch-and-bound ``nodes`` and simplex ``iterations`` summed over the
 solves of a count, and the program's ``variables`` and ``constraints``.
 
 highspy is imported only when a model is solved.
@@ -26,6 +27,7 @@ import time
 from typing import Any, NamedTuple
 
 from ..models import Grid, Model
+from . import interrupt
 from .base import Backend, Request, Unanswered, count_by_blocking
 from .result import Result
 
@@ -184,6 +186,10 @@ class HighsBackend(Backend):
         }
         open_cells = [c for c, domain in enumerate(model.domains) if len(domain) > 1]
         status = highspy.HighsModelStatus
+        # Ctrl-C: HiGHS stops where it next looks for a user interrupt (between solves,
+        # count_by_blocking looks too)
+        highs.HandleUserInterrupt = True
+        interrupt.on_interrupt(highs.cancelSolve)
         start = time.perf_counter()
 
         def ask(left: float | None) -> Grid | None | Unanswered:
