@@ -404,7 +404,10 @@ def unsupported(backend: Backend, model: Model) -> str:
         return f"{backend.name} does not take pencil-mark puzzles (narrowed candidates)"
     unknown = model.kinds - backend.kinds
     if not unknown:
-        return ""
+        # beyond kinds, a backend may refuse a model it cannot hold (``refusal``: gurobi's
+        # size-limited licence and a grid larger than 9x9)
+        refusal = getattr(backend, "refusal", None)
+        return refusal(model) if refusal is not None else ""
     message = f"{backend.name} does not support {' or '.join(sorted(unknown))} constraints"
     # a backend may say why (``refuses``: kind -> reason), e.g. exact cover and cages
     reasons = [getattr(backend, "refuses", {}).get(kind) for kind in sorted(unknown)]

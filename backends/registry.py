@@ -34,6 +34,10 @@ HOMES = {
     "dlx-py": "dlx:backends",
     "constraint": "constraint:ConstraintBackend",
     "local": "local:LocalBackend",
+    "highs": "highs_backend:HighsBackend",
+    "cpmpy": "cpmpy_backend:CpmpyBackend",
+    "xcsp3": "xcsp3_backend:Xcsp3Backend",
+    "gurobi": "gurobi_backend:GurobiBackend",
 }
 
 

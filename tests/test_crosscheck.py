@@ -39,7 +39,7 @@ def test_specs_with_options_and_lists():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("gurobi", "unknown backend 'gurobi'"),
+        ("cplex", "unknown backend 'cplex'"),
         ("native:speed=9", "has no option 'speed'"),
         ("native:propagation", "is not key=value"),
         ("native:propagation=fast", "propagation='fast' is not one of"),

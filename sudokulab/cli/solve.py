@@ -626,7 +626,9 @@ def cmd_backends(args: argparse.Namespace) -> int:
     """List backends with availability, version and options, then the presets."""
     for name, backend in all_backends().items():
         ok = backend.available()
-        version = backend.version() if ok else f"not installed (pip install {backend.requires})"
+        missing = getattr(backend, "missing", None)  # a backend may say what it lacks
+        why = missing() if missing else f"not installed (pip install {backend.requires})"
+        version = backend.version() if ok else why
         print(f"{name:<12} {'available' if ok else 'missing':<10} {version}")
         options = ", ".join(f"{k}={kind_name(v)}" for k, v in backend.options.items())
         stops = "own time limit" if backend.stops_itself else "killed at the deadline"

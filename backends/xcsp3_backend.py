@@ -1,0 +1,217 @@
+"""XCSP3 solvers as a backend: the model written as an XCSP3 instance and solved by ACE
+(default) or Choco, the two solvers the pycsp3 package ships (Java programs, as jars).
+
+The instance is the CP model as the XCSP3 competition states it (the same forms as
+``sudokulab export --format xcsp3``): an array ``x`` of the cells with domain 1..n,
+``allDifferent`` per unit, ``allDifferent`` and ``sum`` per killer cage, the givens as
+one ``instantiation``, a narrowed domain as a unary ``extension``. pycsp3's own modelling
+layer is not used to write it: importing pycsp3 reads the program's command line as its
+own options, and at exit compiles whatever model it holds into a file in the current
+folder; its jars are found without importing it.
+
+The solver runs in a child process (``java``), given the time left (ACE's ``-t``) and
+killed at the deadline whatever it does (Choco is given no time limit: its output does
+not say whether a stopped enumeration was complete, so only a run that ends by itself
+counts). Solutions are counted by the solver's own enumeration, up to the limit (ACE's
+``-s``, Choco's ``-a`` with a limit of solutions); a count is exact when the run ended
+by itself before the limit, and for ACE also said ``COMPLETE EXPLORATION``.
+
+A Java runtime must be on the PATH: without one the backend is not available, and
+``sudokulab backends`` says so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ..models import Model
+from . import interrupt
+from .base import Backend, Request
+from .result import Result, Status
+
+#: The solvers, default first (each one's jar is in its folder of pycsp3's ``solvers``).
+SOLVERS = ("ace", "choco")
+
+
+def jar(solver: str) -> Path | None:
+    """The jar of a solver pycsp3 ships (``ace``, ``choco``), found without importing
+    pycsp3; None when pycsp3 is not installed."""
+    spec = importlib.util.find_spec("pycsp3")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    jars = sorted(Path(spec.submodule_search_locations[0]).glob(f"solvers/{solver}/*.jar"))
+    return jars[-1] if jars else None
+
+
+def command(solver: str, path: Path, limit: int | None, seconds: float | None) -> list[str]:
+    """The command line that runs ``solver`` on the instance at ``path``."""
+    found = jar(solver)
+    if solver == "ace":
+        out = ["java", "-jar", str(found), str(path), f"-s={limit or 'all'}", "-xe", "-xc=false"]
+        if seconds is not None:
+            out.append(f"-t={max(1, int(seconds * 1000))}")  # milliseconds (no fractions)
+        return out
+    out = ["java", "-cp", str(found), "org.chocosolver.parser.xcsp.ChocoXCSP", str(path), "-a"]
+    if limit is not None:
+        out.append(f"-limit=[{limit}sols]")
+    return out
+
+
+def write(model: Model) -> str:
+    """The XCSP3 instance of ``model`` (alldifferent and sum constraints)."""
+    cells, n = len(model.domains), model.size
+    out = ['<instance format="XCSP3" type="CSP">', "  <variables>"]
+    out += [f'    <array id="x" size="[{cells}]"> 1..{n} </array>', "  </variables>"]
+    out.append("  <constraints>")
+    for constraint in model.constraints:
+        xs = " ".join(f"x[{c}]" for c in constraint.cells)
+        out.append(f"    <allDifferent> {xs} </allDifferent>")
+        if constraint.kind == "sum":
+            total = constraint.total
+            out.append(f"    <sum><list> {xs} </list><condition> (eq,{total}) </condition></sum>")
+    givens = [(c, d[0]) for c, d in enumerate(model.domains) if len(d) == 1]
+    if givens:
+        xs = " ".join(f"x[{c}]" for c, _ in givens)
+        values = " ".join(str(v) for _, v in givens)
+        out.append(f"    <instantiation><list> {xs} </list><values> {values} </values>")
+        out.append("    </instantiation>")
+    for cell, domain in enumerate(model.domains):
+        if 1 < len(domain) < n:
+            values = " ".join(map(str, domain))
+            out.append(
+                f"    <extension><list> x[{cell}] </list><supports> {values} </supports>"
+                "</extension>"
+            )
+    out += ["  </constraints>", "</instance>"]
+    return "\n".join(out) + "\n"
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_VALUES = re.compile(r"<values>\s*([\d\s]*?)\s*</values>")
+
+
+def read(text: str, cells: int) -> tuple[list[tuple[int, ...]], str | None, bool]:
+    """The solutions in a solver's output (each ``<values>`` of a solution's
+    instantiation, once: Choco prints its last one again), its ``s`` status, and
+    whether it says its exploration was complete (ACE's ``d COMPLETE EXPLORATION``)."""
+    text = _ANSI.sub("", text)
+    status = None
+    body: list[str] = []
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0] == "s":
+            status = words[1]
+        if words[:1] == ["v"]:
+            body.append(line[1:])
+    solutions = []
+    seen = set()
+    for chunk in re.split(r"<instantiation", " ".join(body))[1:]:
+        match = _VALUES.search(chunk)
+        sol = re.search(r"id='([^']*)'", chunk)
+        key = sol.group(1) if sol else len(solutions)
+        if match is None or key in seen:
+            continue
+        seen.add(key)
+        grid = tuple(int(v) for v in match.group(1).split())
+        if len(grid) == cells:
+            solutions.append(grid)
+    return solutions, status, "COMPLETE EXPLORATION" in text and "INCOMPLETE" not in text
+
+
+class Xcsp3Backend(Backend):
+    """ACE or Choco (the option ``solver``) on the XCSP3 instance of the model."""
+
+    name = "xcsp3"
+    kinds = frozenset({"alldifferent", "sum"})
+    options = {"solver": SOLVERS}
+    stops_itself = True  # the child process is killed at the deadline by the search itself
+    requires = "pycsp3"
+
+    def available(self) -> bool:
+        """True when pycsp3's jars are installed and ``java`` is on the PATH."""
+        return jar("ace") is not None and shutil.which("java") is not None
+
+    def missing(self) -> str:
+        """Why the backend cannot run here (for ``sudokulab backends``)."""
+        if jar("ace") is None:
+            return f"not installed (pip install {self.requires})"
+        return "needs a Java runtime (java not on PATH)"
+
+    def version(self) -> str:
+        """The pycsp3 version (its ACE and Choco jars come with it)."""
+        import importlib.metadata
+
+        return importlib.metadata.version("pycsp3")
+
+    def search(self, model: Model, request: Request) -> Result:
+        """Run the solver on the instance, killed at the deadline if it has not ended."""
+        solver = request.options.get("solver", SOLVERS[0])
+        cells = len(model.domains)
+        stats: dict[str, Any] = {"solver": solver}
+        with tempfile.TemporaryDirectory(prefix="sudokulab-xcsp3-") as folder:
+            path = Path(folder) / "model.xml"
+            path.write_text(write(model))
+            left = request.left()
+            if left is not None and left <= 0:
+                return Result(self.name, Status.TIMEOUT, stats=stats)
+            start = time.perf_counter()
+            args = command(solver, path, request.limit, left)
+            proc = subprocess.Popen(
+                args,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL,
+                text=True,
+                start_new_session=True,  # its own group: Ctrl-C and the kill reach all of it
+            )
+            interrupt.on_interrupt(lambda: _kill(proc))
+            try:
+                out, _ = proc.communicate(timeout=request.left())
+                killed = False
+            except subprocess.TimeoutExpired:
+                _kill(proc)
+                out, _ = proc.communicate()
+                killed = True
+            solve_time = time.perf_counter() - start
+        solutions, status, complete = read(out or "", cells)
+        solutions = solutions[: request.limit] if request.limit else solutions
+        stats["exit"] = status or ("killed" if killed else f"exit {proc.returncode}")
+        if killed:
+            return Result.counted(self.name, solutions, False, True, 0.0, solve_time, stats)
+        limited = request.limit is not None and len(solutions) >= request.limit
+        ended = status in ("SATISFIABLE", "UNSATISFIABLE") and (solver != "ace" or complete)
+        if limited or ended:
+            return Result.counted(self.name, solutions, ended and not limited, False, 0.0,
+                                  solve_time, stats)  # fmt: skip
+        if solver == "ace" and request.timeout is not None and status != "UNSATISFIABLE":
+            # ACE stopped by its own -t, its exploration incomplete: a timeout
+            return Result.counted(self.name, solutions, False, True, 0.0, solve_time, stats)
+        why = f"xcsp3: {solver} ended with {stats['exit']} and no verdict"
+        return Result.counted(self.name, solutions, False, False, 0.0, solve_time, stats, why)
+
+    def describe(self, model: Model) -> str:
+        """The XCSP3 instance this backend writes, counted off it."""
+        text = write(model)
+        return (
+            f"xcsp3: an array x of {len(model.domains)} integer variables, "
+            f"{text.count('<allDifferent>')} allDifferent, {text.count('<sum>')} sum, "
+            f"{sum(1 for d in model.domains if len(d) == 1)} givens in one instantiation; "
+            f"solved by {SOLVERS[0]} (pycsp3's jar, run by java)"
+        )
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    """Kill the solver's process group (java and anything it started)."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+            os.killpg(proc.pid, signal.SIGKILL)
