@@ -384,7 +384,7 @@ def test_explain_tells_rules_and_the_logic_solver_refuses_them(capsys):
     text = json.dumps(THERMO_DOC)
     assert main(["explain", "--unique", text]) == 0
     out = capsys.readouterr().out
-    assert "thermometer 1 (r1c1, r1c2): 4 leaves r1c1" in out  # a 3-cell bulb: at most 2
+    assert "thermometer 1 (r1c1, r1c2): 4 leaves r1c1" in out  # (a bulb below two cells)
     assert "rule prunings" in out
     assert main(["explain", "--logic", text]) == 2
     assert "does not handle variant rules" in capsys.readouterr().err
