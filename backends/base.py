@@ -148,9 +148,7 @@ def admit(
         start = time.perf_counter()
     checked = check_options(backend, dict(options or {}))
     request = Request(check_limit(limit), check_timeout(timeout), checked, start)
-    refusal = unsupported(backend, model)
-    if not refusal and hasattr(backend, "refuses_with"):  # a kind it takes, but not so
-        refusal = backend.refuses_with(model, checked)
+    refusal = unsupported(backend, model, checked)
     if refusal:
         raise Unsupported(refusal)
     return request
@@ -397,17 +395,18 @@ def count_by_blocking(
     return Counted(solutions, False, False)
 
 
-def unsupported(backend: Backend, model: Model) -> str:
-    """Why the backend cannot take the model's constraint kinds or its pencil marks ("" when
-    it can)."""
+def unsupported(backend: Backend, model: Model, options: Mapping[str, Any] | None = None) -> str:
+    """Why the backend cannot take the model's constraint kinds or its pencil marks, or
+    (its ``refusal``) the model with these options ("" when it can)."""
     if model.narrowed and not getattr(backend, "pencil_marks", True):
         return f"{backend.name} does not take pencil-mark puzzles (narrowed candidates)"
     unknown = model.kinds - backend.kinds
     if not unknown:
-        # beyond kinds, a backend may refuse a model it cannot hold (``refusal``: gurobi's
-        # size-limited licence and a grid larger than 9x9)
+        # beyond kinds, a backend may refuse a model it cannot hold, or not with these
+        # options (``refusal``: gurobi's size-limited licence and a grid larger than 9x9;
+        # the native engine's dom-wdeg or backjumping with variant rules)
         refusal = getattr(backend, "refusal", None)
-        return refusal(model) if refusal is not None else ""
+        return refusal(model, dict(options or {})) if refusal is not None else ""
     message = f"{backend.name} does not support {' or '.join(sorted(unknown))} constraints"
     # a backend may say why (``refuses``: kind -> reason), e.g. exact cover and cages
     reasons = [getattr(backend, "refuses", {}).get(kind) for kind in sorted(unknown)]

@@ -58,18 +58,9 @@ class GurobiBackend(Backend):
             found += f" (size-limited licence: {LICENCE_LIMIT} variables and constraints)"
         return found
 
-    def refusal(self, model: Model, prog: Program | None = None) -> str:
+    def refusal(self, model: Model, options: dict[str, Any]) -> str:
         """Why the licence here will not take the program of ``model`` ("" when it will)."""
-        prog = prog or program(model)
-        variables, rows = len(prog.columns), len(prog.rows)
-        if max(variables, rows) <= LICENCE_LIMIT or not size_limited():
-            return ""
-        n = model.size
-        return (
-            f"gurobi's size-limited licence holds up to {LICENCE_LIMIT} variables and "
-            f"{LICENCE_LIMIT} constraints; this {n}x{n} model has {variables} variables and "
-            f"{rows} constraints"
-        )
+        return _licence_refusal(model, program(model))
 
     def search(self, model: Model, request: Request) -> Result:
         """Find up to ``request.limit`` solutions, one Gurobi solve each, by the deadline."""
@@ -77,7 +68,7 @@ class GurobiBackend(Backend):
         from gurobipy import GRB
 
         prog = program(model)
-        refused = self.refusal(model, prog)
+        refused = _licence_refusal(model, prog)
         if refused:
             return Result(self.name, Status.ERROR, message=refused)
         m, x = build(prog)
@@ -126,8 +117,22 @@ class GurobiBackend(Backend):
             f"gurobi: {len(prog.columns)} binary x(cell, value) ({len(prog.fixed)} fixed to 1 "
             f"by a given), {len(prog.rows)} linear constraints; no objective"
         )
-        refused = self.refusal(model, prog)
+        refused = _licence_refusal(model, prog)
         return f"{line} (refused here: {refused})" if refused else line
+
+
+def _licence_refusal(model: Model, prog: Program) -> str:
+    """Why the licence here will not take ``prog``, the program of ``model`` ("" when it
+    will)."""
+    variables, rows = len(prog.columns), len(prog.rows)
+    if max(variables, rows) <= LICENCE_LIMIT or not size_limited():
+        return ""
+    n = model.size
+    return (
+        f"gurobi's size-limited licence holds up to {LICENCE_LIMIT} variables and "
+        f"{LICENCE_LIMIT} constraints; this {n}x{n} model has {variables} variables and "
+        f"{rows} constraints"
+    )
 
 
 def _env() -> Any:

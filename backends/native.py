@@ -82,7 +82,7 @@ class NativeBackend(Backend):
             )
         return ""
 
-    def refuses_with(self, model: Model, options: dict[str, Any]) -> str:
+    def refusal(self, model: Model, options: dict[str, Any]) -> str:
         """Why the engine cannot search a model with variant rules with these options
         ("" when it can): backjumping has no conflict sets for rules, and the compiled
         core does not run dom-wdeg with them."""

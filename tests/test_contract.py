@@ -61,7 +61,7 @@ def _fits(spec: str, puzzle: Puzzle) -> None:
     size-limited one: tests/test_bridges.py holds it to that refusal)."""
     backend = get_backend(PRESETS[spec][0] if spec in PRESETS else spec)
     refusal = getattr(backend, "refusal", None)
-    why = refusal(build_model(puzzle)) if refusal else ""
+    why = refusal(build_model(puzzle), {}) if refusal else ""
     if why:
         pytest.skip(why)
 

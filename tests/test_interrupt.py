@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import pytest
 
 from sudokulab import Puzzle, build_model
-from sudokulab.backends import backend_names, get_backend, parse_spec
+from sudokulab.backends import backend_names, get_backend, parse_spec, unsupported
 
 #: Specs run in the caller's process, and CBC, which runs in a worker even without a
 #: timeout (it takes over SIGINT while it solves).
@@ -61,8 +61,8 @@ def _available(spec: str) -> bool:
         pytest.skip(f"{backend.name} is not installed")
     if not backend.complete:  # it finds a 16x16 grid; tests/test_local.py stops it
         pytest.skip(f"{backend.name} is incomplete: it answers without counting")
-    refusal = getattr(backend, "refusal", None)  # gurobi's size-limited licence
-    if refusal is not None and refusal(build_model(Puzzle.from_grid([0] * 256))):
+    refused = unsupported(backend, build_model(Puzzle.from_grid([0] * 256)))  # gurobi's
+    if refused:  # size-limited licence
         pytest.skip(f"{backend.name} refuses a 16x16 grid here: nothing to interrupt")
     return backend.name != "constraint"  # pure Python: nothing to stop
 

@@ -118,7 +118,7 @@ def _refusals(specs: Sequence[BackendSpec], puzzle: Puzzle) -> list[str]:
     """Per backend, why it refuses the constraint kinds of a block's puzzles (they share
     them; "" when it takes them)."""
     model = build_model(puzzle)
-    return [unsupported(get_backend(s.backend), model) for s in specs]
+    return [unsupported(get_backend(s.backend), model, s.options) for s in specs]
 
 
 def _skipped(spec: BackendSpec, grids: Grids, bar) -> Answers:

@@ -259,7 +259,7 @@ def skip_reason(spec: BackendSpec, set_name: str, puzzles: Sequence[Puzzle]) -> 
     backend = get_backend(spec.backend)
     shapes = {(p.geometry, p.cages, p.candidates is not None, p.rules): p for p in puzzles}
     for puzzle in shapes.values():
-        lacking = unsupported(backend, build_model(puzzle))
+        lacking = unsupported(backend, build_model(puzzle), spec.options)
         if lacking:
             return lacking
     info = catalog().get(set_name)
