@@ -29,12 +29,12 @@ budget ran out first). The ladder knows no sums, so they are graded by what the 
 needs, cages included: ``easy`` (naked and hidden singles), ``extreme`` (search).
 
 Variant rules (``anti-knight``, ``thermometer``, ``kropki``): the solved grid keeps the
-rules (an anti-knight grid is completed by :data:`RULES_BACKEND` from a random seeding;
-thermometers, random increasing paths of orthogonal neighbours, and kropki dots, every
-white and black dot between orthogonal neighbours, are read off a classic solved
-grid), then clues are removed while :data:`RULES_BACKEND` proves the puzzle unique (the
-native engine does not propagate the rules yet). The ladder knows no rules: these
-puzzles are not graded.
+rules (an anti-knight grid is completed by the engine from a random seeding, as a classic
+one; thermometers, random increasing paths of orthogonal neighbours, and kropki dots,
+every white and black dot between orthogonal neighbours, are read off a classic solved
+grid), then clues are removed as for classic puzzles while the engine, propagating the
+rules, proves the puzzle unique within :data:`CHECK_GUESSES`. The ladder knows no rules:
+these puzzles are not graded.
 
 Everything random comes from one ``random.Random(seed)``, and the search is steered by
 counts of guesses, never by a clock, so the same seed gives the same puzzles on every
@@ -64,14 +64,11 @@ from .models.variants import board_rules, diagonal_units, hyper_units
 
 #: Difficulties, easiest first: the logic solver's grades.
 DIFFICULTIES = GRADES
-#: The variants stated by rules (:mod:`sudokulab.models.rules`), made unique by
-#: :data:`RULES_BACKEND`.
+#: The variants stated by rules (:mod:`sudokulab.models.rules`), made unique by the
+#: native engine, which propagates them.
 RULE_VARIANTS = ("anti-knight", "thermometer", "kropki")
 #: What ``variant`` may be.
 KINDS = ("classic", "x", "hyper", "jigsaw", "killer", *RULE_VARIANTS)
-#: The backend that completes and proves unique the puzzles of :data:`RULE_VARIANTS`: one
-#: that takes the rules (the native engine may take over once it propagates them).
-RULES_BACKEND = "cpsat"
 #: Thermometers drawn on a thermometer puzzle, and the most cells of one.
 THERMOMETERS, THERMOMETER_CELLS = 6, 5
 #: Grids drawn for one puzzle before the generator gives up on a difficulty.
@@ -168,9 +165,12 @@ def _cages(puzzle_cages: tuple[Cage, ...]) -> tuple[tuple[tuple[int, ...], int],
 
 
 @lru_cache(maxsize=32)
-def _engine(geom: Geometry, propagation: str = "hidden", cages: tuple = ()) -> native.Engine:
-    """The engine (order ``mrv``) of a shape, a propagation and a puzzle's cages, made once."""
-    return native.Engine(geom.size, _units(geom), propagation, "mrv", cages)
+def _engine(
+    geom: Geometry, propagation: str = "hidden", cages: tuple = (), rules: tuple = ()
+) -> native.Engine:
+    """The engine (order ``mrv``) of a shape, a propagation, a puzzle's cages and its
+    variant rules, made once."""
+    return native.Engine(geom.size, _units(geom), propagation, "mrv", cages, rules=rules)
 
 
 def propagates(
@@ -293,18 +293,21 @@ def solved_grid(
     tries: int = 20,
     solvable: bool = True,
     tick: Callable[[], None] = _nothing,
+    rules: tuple = (),
 ) -> Grid | None:
-    """A random solution of an empty grid of this geometry (None when none was found).
+    """A random solution of an empty grid of this geometry and these variant ``rules``
+    (None when none was found).
 
     First ``tries`` seedings of n random cells, each given :data:`SEEDING_GUESSES`
     guesses: a seeding that cannot be completed costs more to refute than another one
     costs to complete. Then a random first row alone, searched to the end: relabelling the
-    values of any solution gives that row, so it is completed whenever the geometry has
-    a solution (25x25 grids usually get here: their seedings need more guesses). A
-    geometry not known to be ``solvable`` (a random jigsaw layout) is not searched to the
-    end: a layout without solutions can be slow to refute; the caller draws another.
+    values of any solution gives that row (board-wide not-equal rules are kept by a
+    relabelling too), so it is completed whenever the geometry has a solution (25x25
+    grids usually get here: their seedings need more guesses). A geometry not known to be
+    ``solvable`` (a random jigsaw layout) is not searched to the end: a layout without
+    solutions can be slow to refute; the caller draws another.
     """
-    n, engine = geom.size, _engine(geom)
+    n, engine = geom.size, _engine(geom, rules=rules)
     for _ in range(tries):
         tick()
         givens = [0] * geom.cell_count
@@ -332,15 +335,20 @@ def _groups(geom: Geometry, rng: random.Random, symmetry: str) -> list[tuple[int
 
 
 def _keeps(
-    geom: Geometry, givens: list[int], ladder: tuple[Technique, ...] | None, budget: int
+    geom: Geometry,
+    givens: list[int],
+    ladder: tuple[Technique, ...] | None,
+    budget: int,
+    rules: tuple = (),
 ) -> bool:
-    """Whether a puzzle with these givens is unique within ``budget`` guesses, or, with a
-    ``ladder``, solved by it (then it is unique: logic only removes what cannot be)."""
+    """Whether a puzzle with these givens (and variant ``rules``) is unique within
+    ``budget`` guesses, or, with a ``ladder`` (no rules), solved by it (then it is unique:
+    logic only removes what cannot be)."""
     if ladder == LADDER[:2]:  # singles: the engine's hidden propagation settles the same
         return propagates(geom, givens, "hidden")  # (tests/test_logic.py), many times faster
     if ladder is not None:
         return solve_logic(Puzzle(geom, tuple(givens)), ladder).status == "solved"
-    out = _engine(geom).search(givens, 2, max_guesses=budget)
+    out = _engine(geom, rules=rules).search(givens, 2, max_guesses=budget)
     return out.count == 1 and out.complete
 
 
@@ -352,20 +360,22 @@ def remove_clues(
     symmetry: str = "none",
     check_guesses: int = CHECK_GUESSES,
     tick: Callable[[], None] = _nothing,
+    rules: tuple = (),
 ) -> Puzzle:
     """Blank the solution's cells one group at a time while the puzzle stays acceptable:
-    solved by ``ladder`` (see :func:`ladder_for`), or else unique, each check within
-    ``check_guesses`` guesses (one that needs more keeps the group's clues)."""
+    solved by ``ladder`` (see :func:`ladder_for`), or else unique under its variant
+    ``rules``, each check within ``check_guesses`` guesses (one that needs more keeps the
+    group's clues)."""
     givens = list(solution)
     for group in _groups(geom, rng, symmetry):
         tick()
         kept = [givens[c] for c in group]
         for c in group:
             givens[c] = 0
-        if not _keeps(geom, givens, ladder, check_guesses):
+        if not _keeps(geom, givens, ladder, check_guesses, rules):
             for c, v in zip(group, kept, strict=True):
                 givens[c] = v
-    return Puzzle(geom, tuple(givens))
+    return Puzzle(geom, tuple(givens), (), None, rules)
 
 
 def add_clues(
@@ -557,7 +567,7 @@ def _one(
     ladder = None if variant == "killer" else ladder_for(difficulty, technique)
     tick = clock.tick
     if variant in RULE_VARIANTS:
-        return _ruled(size, variant, rng, clock)
+        return _ruled(size, variant, symmetry, rng, check_guesses, clock)
     for attempt in range(clock.attempts):
         clock.attempt = attempt + 1
         tick()
@@ -584,15 +594,17 @@ def _one(
     )
 
 
-def _ruled(size: int, variant: str, rng: random.Random, clock: _Clock) -> Generated:
-    """A puzzle of a variant stated by rules, unique by :data:`RULES_BACKEND`."""
+def _ruled(
+    size: int, variant: str, symmetry: str, rng: random.Random, check_guesses: int, clock: _Clock
+) -> Generated:
+    """A puzzle of a variant stated by rules, unique by the engine under its rules."""
     geom, tick = geometry(size), clock.tick
     for attempt in range(clock.attempts):
         clock.attempt = attempt + 1
         tick()
         if variant == "anti-knight":
             rules = board_rules(geom, "anti-knight")
-            solution = _completed(geom, rules, rng)
+            solution = solved_grid(geom, rng, tick=tick, rules=rules)
         else:
             solution = solved_grid(geom, rng, tick=tick)
             if solution is not None:
@@ -600,22 +612,9 @@ def _ruled(size: int, variant: str, rng: random.Random, clock: _Clock) -> Genera
                 rules = draw(geom, solution, rng)
         if solution is None:
             continue
-        puzzle = unique_by_rules(Puzzle(geom, tuple(solution), (), None, rules), rng, tick)
+        puzzle = remove_clues(geom, solution, rng, None, symmetry, check_guesses, tick, rules)
         return Generated(puzzle, solution, "")
     raise GenerateError(f"no {size}x{size} {variant} puzzle in {counted(clock.attempts, 'grid')}")
-
-
-def _completed(geom: Geometry, rules: tuple, rng: random.Random) -> Grid | None:
-    """A solution of an empty grid under ``rules`` from a random seeding (n cells, the
-    values 1..n: they keep any not-equal rule), by :data:`RULES_BACKEND`; None if none."""
-    from .api import solve
-
-    givens = [0] * geom.cell_count
-    for cell, value in zip(rng.sample(geom.cells, geom.size), rng.sample(geom.values, geom.size),
-                           strict=True):  # fmt: skip
-        givens[cell] = value
-    found = solve(Puzzle(geom, tuple(givens), (), None, rules), backend=RULES_BACKEND)
-    return found.solutions[0] if found.solutions else None
 
 
 def thermometers(geom: Geometry, solution: Grid, rng: random.Random) -> tuple:
@@ -658,21 +657,3 @@ def kropki_dots(geom: Geometry, solution: Grid, rng: random.Random) -> tuple:
         elif abs(x - y) == 1:
             dots.append(Difference(a, b, 1, "white dot"))
     return tuple(dots)
-
-
-def unique_by_rules(
-    puzzle: Puzzle, rng: random.Random, tick: Callable[[], None] = _nothing
-) -> Puzzle:
-    """Blank the givens of a puzzle with rules one at a time, in random order, while
-    :data:`RULES_BACKEND` proves it unique (a count of 1 with limit 2)."""
-    from .api import solve
-
-    givens = list(puzzle.givens)
-    for cell in rng.sample(puzzle.geometry.cells, puzzle.geometry.cell_count):
-        tick()
-        kept, givens[cell] = givens[cell], 0
-        trial = Puzzle(puzzle.geometry, tuple(givens), (), None, puzzle.rules)
-        found = solve(trial, backend=RULES_BACKEND, limit=2)
-        if not (found.count == 1 and found.exact):
-            givens[cell] = kept
-    return Puzzle(puzzle.geometry, tuple(givens), (), None, puzzle.rules)

@@ -23,7 +23,6 @@ from sudokulab.generate import (
     ATTEMPTS,
     DIFFICULTIES,
     RULE_VARIANTS,
-    RULES_BACKEND,
     GenerateError,
     generate,
     grade,
@@ -336,18 +335,18 @@ def test_the_command_stops_at_its_timeout_with_exit_2(capsys):
 
 
 @pytest.mark.parametrize("variant", RULE_VARIANTS)
-def test_rule_variants_are_unique_by_their_backend_and_need_their_rules(variant):
+def test_rule_variants_are_unique_and_need_their_rules(variant):
     made = list(generate(9, variant, count=1, seed=5))
     assert made == list(generate(9, variant, count=1, seed=5))  # seeded
     item = made[0]
     puzzle = item.puzzle
     assert puzzle.rules and is_solution(puzzle, item.solution)
     assert item.grade == ""  # the logic solver knows no rules: not graded
-    for backend in (RULES_BACKEND, "sat"):
+    for backend in ("native", "cpsat", "sat"):
         found = sudokulab.solve(puzzle, backend=backend, limit=2)
         assert found.count == 1 and found.exact and found.solutions[0] == item.solution
     without = Puzzle(puzzle.geometry, puzzle.givens)
-    assert sudokulab.solve(without, backend=RULES_BACKEND, limit=2).status == "multiple"
+    assert sudokulab.solve(without, backend="cpsat", limit=2).status == "multiple"
     kinds = {rule.kind for rule in puzzle.rules}
     assert kinds <= {"anti-knight": {"notequal"}, "thermometer": {"less"},
                      "kropki": {"difference", "ratio"}}[variant]  # fmt: skip

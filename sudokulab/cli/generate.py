@@ -12,7 +12,6 @@ from ..generate import (
     ATTEMPTS,
     DIFFICULTIES,
     KINDS,
-    RULES_BACKEND,
     GenerateError,
     Tried,
     generate,
@@ -134,7 +133,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "removed while the solution stays unique; graded by the logic solver's rating (see "
         "`sudokulab rate`). Killer puzzles get random "
         "cages as clues, checked unique with the native engine (givens added where two "
-        "solutions differ). Each uniqueness check gets a budget of guesses (one that spends "
+        "solutions differ). Variants stated by rules (anti-knight, thermometer, kropki) keep "
+        "their rules in the solved grid and in every uniqueness check, and are not graded. "
+        "Each uniqueness check gets a budget of guesses (one that spends "
         "it keeps the clue), so the work is bounded and the same seed gives the same "
         "puzzles on every machine; progress goes to standard error.",
         epilog=GENERATE_EXAMPLES,
@@ -146,9 +147,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         choices=KINDS,
         default="classic",
         help="the rules: classic, x (diagonals), hyper (windows), jigsaw (irregular "
-        "regions), killer (cages), or a variant stated by rules, made unique by "
-        f"{RULES_BACKEND} and not graded: anti-knight, thermometer (random thermometers), "
-        "kropki (every white and black dot) (default: classic)",
+        "regions), killer (cages), or a variant stated by rules, not graded: anti-knight, "
+        "thermometer (random thermometers), kropki (every white and black dot) (default: classic)",
     )
     p.add_argument(
         "--difficulty",
