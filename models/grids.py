@@ -15,7 +15,7 @@ to verified answers at the speed of the engine.
 >>> g.verify(g.givens).tolist()  # the first is one cell short of its solution
 [False, False]
 >>> format_lines(g.givens)
-'1234341221434320\\n11..............\\n'
+'123434122143432.\\n11..............\\n'
 """
 
 from __future__ import annotations

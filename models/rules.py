@@ -10,7 +10,9 @@ backend's ``kinds`` accepts or refuses, its ``cells`` are the cells it reads, it
 True
 >>> SumEquals((0,), (1, 2), "arrow 1").holds((9, 4, 5))
 True
->>> Sandwich((0, 1, 2, 3), 0, "row 1 sandwich").holds((1, 4, 2, 3))
+>>> Sandwich((0, 1, 2, 3), 5, "row 1 sandwich").holds((1, 2, 3, 4))
+True
+>>> Sandwich((0, 1, 2, 3), 5, "row 1 sandwich").holds((1, 4, 2, 3))
 False
 """
 

@@ -42,7 +42,7 @@ def board_rules(geom: Geometry, name: str) -> tuple[Rule, ...]:
     apart.
 
     >>> len(board_rules(geometry(9), "anti-knight")), len(board_rules(geometry(9), "anti-king"))
-    (192, 128)
+    (152, 56)
     """
     n = geom.size
     if name == "nonconsecutive":
@@ -58,6 +58,31 @@ def board_flags(rules: Sequence[Rule]) -> list[str]:
     """The board-wide variants among a puzzle's rules, in :data:`BOARD_RULES` order."""
     names = {rule.name for rule in rules}
     return [name for name in BOARD_RULES if name in names]
+
+
+def rules_summary(rules: Sequence[Rule]) -> str:
+    """A puzzle's variant rules in a few words, by the names they carry: numbered ones
+    (``thermometer 2``) once per number, board-wide ones once, the rest once per rule.
+
+    >>> from .rules import Difference, Less
+    >>> rules = [Less(0, 1, "thermometer 1"), Less(1, 2, "thermometer 1"),
+    ...          Less(5, 6, "thermometer 2"), Difference(3, 4, 1, "white dot")]
+    >>> rules_summary(rules)
+    '2 thermometers, 1 white dot'
+    >>> rules_summary([NotEqual(0, 11, "anti-knight"), NotEqual(0, 19, "anti-knight")])
+    'anti-knight'
+    """
+    groups: dict[str, set] = {}
+    for k, rule in enumerate(rules):
+        family, _, number = rule.name.rpartition(" ")
+        if family and number.isdigit():
+            groups.setdefault(family, set()).add(number)
+        else:
+            groups.setdefault(rule.name, set()).add(None if rule.name in BOARD_RULES else k)
+    return ", ".join(
+        name if name in BOARD_RULES else f"{len(seen)} {name}{'' if len(seen) == 1 else 's'}"
+        for name, seen in groups.items()
+    )
 
 
 def diagonal_units(size: int) -> tuple[Unit, Unit]:

@@ -112,11 +112,20 @@ def test_python_examples(page, monkeypatch):
 
 
 def _modules():
-    names = [sudokulab.__name__]
-    for info in pkgutil.walk_packages(sudokulab.__path__, "sudokulab."):
-        if not info.name.endswith("__main__"):
-            names.append(info.name)
-    return names
+    """Every module of the package, the subpackages kept in their own top-level folders
+    (models, native, logic, backends: mapped into the namespace) included."""
+    mapped = ("models", "native", "logic", "backends", "data")  # pyproject's package-dir
+    names = []
+    packages = [sudokulab] + [importlib.import_module(f"sudokulab.{m}") for m in mapped]
+    while packages:
+        package = packages.pop()
+        names.append(package.__name__)
+        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+            if info.ispkg and info.name.removeprefix("sudokulab.") not in mapped:
+                packages.append(importlib.import_module(info.name))
+            elif not info.name.endswith("__main__"):
+                names.append(info.name)
+    return sorted(names)
 
 
 @pytest.mark.parametrize("name", _modules())

@@ -70,5 +70,17 @@ def test_explain_and_the_page_take_variant_puzzles(capsys, tmp_path):
     out, err = capsys.readouterr()
     assert code == 0 and not err
     assert "nonconsecutive (" in out and "rule prunings" in out and "outcome          solved" in out
+    assert out.splitlines()[0].endswith(
+        "(2 givens, anti-knight, anti-king, nonconsecutive; propagation hidden, order mrv)"
+    )
     data = viewer_data(trace_puzzle(miracle(), "hidden"))
     assert any("anti-k" in row["t"] for row in data["steps"])
+
+
+def test_the_header_counts_a_puzzles_rules_by_their_names():
+    from sudokulab.generate import generate
+
+    puzzle = next(generate(9, "thermometer", count=1, seed=3)).puzzle
+    names = {rule.name for rule in puzzle.rules}
+    header = narrative(trace_puzzle(puzzle, "hidden", max_steps=1)).splitlines()[0]
+    assert f"{puzzle.given_count} givens, {len(names)} thermometers;" in header

@@ -23,6 +23,7 @@ from ..logic.board import locked_kind
 from ..logic.words import locked_words
 from ..models import Geometry
 from ..models.puzzle import Cage, Puzzle, symbol
+from ..models.variants import rules_summary
 from .trace import (
     OPEN,
     Backjump,
@@ -480,6 +481,7 @@ def narrative(trace: Trace, show: str = "none") -> str:
     out: list[str] = [
         f"puzzle {trace.puzzle} ({trace.puzzle.given_count} givens"
         + (f", {len(cages)} killer cages" if cages else "")
+        + (f", {rules_summary(trace.puzzle.rules)}" if trace.puzzle.rules else "")
         + f"; {settings(trace)})"
     ]
     out += [f"  {cage_name(cages, k, geom)}" for k in range(len(cages))]
