@@ -53,6 +53,14 @@ def jar(solver: str) -> Path | None:
     return jars[-1] if jars else None
 
 
+def _guarded(args: list[str]) -> list[str]:
+    """The command run under ``setpriv --pdeathsig KILL`` where util-linux has it: the JVM
+    is killed when the thread that started it dies, so a parent killed outright (where
+    no deadline or Ctrl-C handler runs) leaves no solver behind."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "KILL", *args] if setpriv else args
+
+
 def command(solver: str, path: Path, limit: int | None, seconds: float | None) -> list[str]:
     """The command line that runs ``solver`` on the instance at ``path``."""
     found = jar(solver)
@@ -167,7 +175,7 @@ class Xcsp3Backend(Backend):
             start = time.perf_counter()
             args = command(solver, path, request.limit, left)
             proc = subprocess.Popen(
-                args,
+                _guarded(args),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 stdin=subprocess.DEVNULL,

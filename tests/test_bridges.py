@@ -118,6 +118,30 @@ def test_xcsp3_kills_its_solver_at_the_deadline():
     assert {p.pid for p in psutil.Process().children(recursive=True)} <= before
 
 
+def test_xcsp3s_solver_dies_with_a_parent_killed_outright():
+    _needs("xcsp3")
+    import psutil
+
+    if not __import__("shutil").which("setpriv"):
+        pytest.skip("no setpriv (util-linux) here: the solver cannot be tied to its parent")
+    code = "import sudokulab; sudokulab.solve('.' * 256, 'xcsp3:solver=choco', limit=None)"
+    parent = psutil.Popen([sys.executable, "-c", code])
+    try:
+        for _ in range(600):  # until the JVM runs (it searches an empty 16x16 for ever)
+            java = [p for p in parent.children(recursive=True) if "java" in p.name()]
+            if java:
+                break
+            time.sleep(0.05)
+        assert java, "the solver never started"
+    finally:
+        parent.kill()  # SIGKILL: no deadline, handler or finally runs in the parent
+        parent.wait()
+    gone, alive = psutil.wait_procs(java, timeout=10)
+    for p in alive:
+        p.kill()
+    assert not alive, "the JVM outlived its killed parent"
+
+
 @pytest.mark.parametrize("name", ["highs", "xcsp3", "gurobi"])
 def test_bridges_without_the_variant_kinds_refuse_them_by_name(name):
     model = build_model(case("less"))
