@@ -5,21 +5,18 @@ engine made, on the Miracle Sudoku (anti-knight, anti-king, nonconsecutive)."""
 from __future__ import annotations
 
 import pytest
+from test_variant_kinds import miracle
 
-from sudokulab import is_solution, parse_puzzle
+from sudokulab import is_solution
 from sudokulab.classroom.narrative import narrative, steps
 from sudokulab.classroom.page import viewer_data
 from sudokulab.classroom.trace import Contradiction, RulePrune, trace_puzzle
 from sudokulab.cli import main
-from sudokulab.models.variants import with_variant
+from sudokulab.models.formats import format_line
 from sudokulab.native import reference
 
-MIRACLE = "." * 38 + "1" + "." * 12 + "2" + "." * 29
 RULES = ["anti-knight", "anti-king", "nonconsecutive"]
-
-
-def miracle():
-    return with_variant(parse_puzzle(MIRACLE), RULES)
+MIRACLE = format_line(miracle())
 
 
 @pytest.mark.parametrize("propagation", ["forward", "hidden"])
