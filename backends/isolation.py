@@ -358,6 +358,16 @@ def _send(stream: Any, message: Any) -> None:
     stream.flush()
 
 
+def _reply(stream: Any, message: Any) -> None:
+    """The child's :func:`_send`: when the parent has closed its end (Ctrl-C, or it gave
+    up on the request) nobody is left to read the answer, so the child ends quietly
+    rather than print a broken pipe's traceback into the parent's terminal."""
+    try:
+        _send(stream, message)
+    except BrokenPipeError:
+        os._exit(0)  # no flush at exit: the buffered rest would break the pipe again
+
+
 def _receive(stream: BinaryIO) -> Any:
     """Read one length-prefixed pickle; EOFError when the other side is gone."""
     header = stream.read(8)
@@ -387,7 +397,7 @@ def _serve(result_fd: int, parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     from .registry import get_backend
 
-    _send(results, "ready")
+    _reply(results, "ready")
     while True:
         try:
             received = _receive(requests)
@@ -414,4 +424,4 @@ def _serve(result_fd: int, parent: int) -> None:
                 answer = Result(name, Status.ERROR, message=why)
         if kind != "warm":  # a request's answer travels with what it used
             answer = (answer, Usage(_cpu_seconds() - spent, _peak_mb()))
-        _send(results, answer)
+        _reply(results, answer)

@@ -129,3 +129,26 @@ def test_a_sudokulab_folder_in_the_current_directory_does_not_shadow_the_worker(
     with Worker() as worker:
         result = worker.solve("native-py", EMPTY16, limit=1)
     assert result.status == "solved"
+
+
+def test_a_child_whose_parent_stopped_listening_ends_quietly():
+    # Ctrl-C in the parent closes its end of the result pipe while the child still
+    # works; the child's answer then meets a broken pipe. It must end with status 0 and
+    # print nothing (before: a BrokenPipeError traceback in the user's terminal).
+    from sudokulab.backends.isolation import _receive, _send
+
+    read_end, write_end = os.pipe()
+    code = f"from sudokulab.backends.isolation import _serve; _serve({write_end}, {os.getpid()})"
+    child = subprocess.Popen(
+        [sys.executable, "-P", "-c", code],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=(write_end,),
+    )
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as results:
+        assert _receive(results) == "ready"
+    _send(child.stdin, ("warm", "native", None, {}))  # its answer has nowhere to go
+    child.stdin.close()
+    assert child.wait(timeout=60) == 0
+    assert child.stderr.read() == b""
