@@ -247,10 +247,7 @@ class _Zipped:
     def _array(self, i: int) -> tuple[list[Any], int]:
         out: list[Any] = []
         text = self.text
-        i = self._skip(i)
-        if text[i] == "]":
-            return out, i + 1
-        while True:
+        while True:  # the zipper drops empty arrays: "[]" is one empty slot, as SudokuPad reads it
             i = self._skip(i)
             if text[i] in ",]":  # an empty slot is an empty object (an empty cell)
                 out.append({})
@@ -530,7 +527,7 @@ def _arrows(doc: dict[str, Any], board: _Board) -> tuple[list[Rule], list[tuple[
     n = board.n
     rules: list[Rule] = []
     killers = []
-    count = 0
+    numbers: dict[int, int] = {}  # arrows from one circle are one arrow
     for i, item in enumerate(doc.get("arrows") or [], 1):
         what = f"arrows {i}"
         if not isinstance(item, dict):
@@ -562,8 +559,8 @@ def _arrows(doc: dict[str, Any], board: _Board) -> tuple[list[Rule], list[tuple[
         shaft = [c for c in _path([centre, *tail], n, what) if c not in circle]
         if not shaft:
             raise ValueError(f"{what}: an arrow without a shaft")
-        count += 1
-        rules.append(SumEquals(circle, tuple(shaft), f"arrow {count}", len(circle) > 1))
+        number = numbers.setdefault(circles[0], len(numbers) + 1)
+        rules.append(SumEquals(circle, tuple(shaft), f"arrow {number}", len(circle) > 1))
     return rules, killers
 
 
@@ -573,7 +570,7 @@ def _dots_and_marks(doc: dict[str, Any], board: _Board, killers: list[Any]) -> l
     n = board.n
     rules: list[Rule] = []
     clues: dict[tuple[int, int], tuple[int, str]] = {}
-    counts = {"white dot": 0, "black dot": 0, "X": 0, "V": 0}
+    counts = {"white dot": 0, "black dot": 0, "xv": 0}
     for i, shape in enumerate(board.shapes):
         if i in board.used:
             continue
@@ -610,9 +607,9 @@ def _dots_and_marks(doc: dict[str, Any], board: _Board, killers: list[Any]) -> l
                 continue
             if text.upper() in ("X", "V") and fill in ("#ffffff", "none") and w <= 0.5:
                 letter = text.upper()
-                counts[letter] += 1
+                counts["xv"] += 1
                 total = 10 if letter == "X" else 5
-                rules.append(PairSum(edge[0], edge[1], total, f"{letter} {counts[letter]}"))
+                rules.append(PairSum(edge[0], edge[1], total, f"{letter} {counts['xv']}"))
                 continue
             raise ValueError(
                 f"{what}: the puzzle draws a mark {where} sudokulab cannot read as a rule: "
@@ -632,8 +629,7 @@ def _dots_and_marks(doc: dict[str, Any], board: _Board, killers: list[Any]) -> l
             f"{what}: the puzzle draws a {_described(fill)} {kind}{label} {at} "
             f"(in {_cells_text([cell], n)}), which sudokulab cannot read as a rule"
         )
-    steps = 0
-    for r, c, i in killers:
+    for number, (r, c, i) in enumerate(killers, 1):
         found = clues.pop((r, c), None)
         if found is None:
             raise ValueError(f"arrows {i}: a little killer arrow without a number")
@@ -651,8 +647,7 @@ def _dots_and_marks(doc: dict[str, Any], board: _Board, killers: list[Any]) -> l
             rr, cc = rr + dr, cc + dc
         if not cells:
             raise ValueError(f"arrows {i}: the little killer's diagonal misses the grid")
-        steps += 1
-        rules.append(LittleKiller(tuple(cells), int(text), f"little killer {steps}"))
+        rules.append(LittleKiller(tuple(cells), int(text), f"little killer {number}"))
     if clues:
         (r, c), (i, text) = next(iter(clues.items()))
         raise ValueError(
