@@ -789,6 +789,8 @@ def puzzle_of(doc: dict[str, Any]) -> tuple[Puzzle, tuple[int, ...] | None]:
     geom = geometry(n)
     units = list(geom.units[: 2 * n])
     regions = doc.get("regions") or []
+    if not regions:
+        raise ValueError("regions: none (sudokulab models a grid with boxes or jigsaw regions)")
     labels = [["" for _ in range(n)] for _ in range(n)]
     for i, region in enumerate(regions):
         for point in region or []:

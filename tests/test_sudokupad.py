@@ -449,3 +449,13 @@ def test_the_cli_solves_a_link_and_a_file_of_links(capsys, tmp_path):
     plain.write_text(json.dumps(as_sudokupad(THERMOS)))
     (entry,) = read_file(plain)
     assert set(entry.puzzle.rules) == set(read_text(link)[0].puzzle.rules)
+
+
+def test_the_serve_paste_box_reads_a_link():
+    from sudokulab.serve.bounds import Bounds
+    from sudokulab.serve.work import Refused, read_puzzle
+
+    link = scl_link(as_sudokupad(THERMOS))
+    assert read_puzzle({"puzzle": link}, Bounds()) == read_text(link)[0].puzzle
+    with pytest.raises(Refused, match="short link"):
+        read_puzzle({"puzzle": "https://sudokupad.app/abc123"}, Bounds())
