@@ -495,18 +495,16 @@ def _lines(doc: dict[str, Any], board: _Board, units: list[Any]) -> list[Rule]:
         inside = all(0 < r < n and 0 < c < n for r, c in points)
         if centred and inside:
             cells = _path(points, n, what)
-            for first in (points[0], points[-1]):
-                bulbs = board.circles_at(*first)
-                if len(bulbs) == 1 and len(board.circle_cells(bulbs[0])) == 1:
-                    board.used.add(bulbs[0])
-                    if first != points[0]:
-                        cells.reverse()
-                    thermometers += 1
-                    rules += [
-                        Less(a, b, f"thermometer {thermometers}")
-                        for a, b in zip(cells, cells[1:], strict=False)
-                    ]
-                    break
+            bulb = _bulb(board, points, _colour(item.get("color")))
+            if bulb is not None:
+                if board.circles_at(*points[0]) != [bulb]:
+                    cells.reverse()  # drawn from the top: the bulb is at the line's end
+                board.used.add(bulb)
+                thermometers += 1
+                rules += [
+                    Less(a, b, f"thermometer {thermometers}")
+                    for a, b in zip(cells, cells[1:], strict=False)
+                ]
             else:
                 raise ValueError(
                     f"{what}: the puzzle draws a line sudokulab cannot read as a rule: a "
@@ -519,6 +517,23 @@ def _lines(doc: dict[str, Any], board: _Board, units: list[Any]) -> list[Rule]:
             f"line through {points[0]}...{points[-1]}"
         )
     return rules
+
+
+def _bulb(board: _Board, points: list[tuple[float, float]], colour: str) -> int | None:
+    """A thermometer's bulb: the one filled circle, in the line's colour (or both grey), at
+    one end of the line and not the other (a line between two circles is not a
+    thermometer), covering one cell."""
+    found = []
+    for end in (points[0], points[-1]):
+        circles = board.circles_at(*end)
+        if len(circles) > 1:
+            return None
+        found += circles
+    if len(found) != 1 or len(board.circle_cells(found[0])) != 1:
+        return None
+    fill = _colour(board.shapes[found[0]].get("backgroundColor"))
+    same = fill == colour or (_grey(fill) and _grey(colour))
+    return found[0] if same and fill not in ("none", "#ffffff") else None
 
 
 def _arrows(doc: dict[str, Any], board: _Board) -> tuple[list[Rule], list[tuple[int, int, int]]]:
@@ -764,6 +779,11 @@ def puzzle_of(doc: dict[str, Any]) -> tuple[Puzzle, tuple[int, ...] | None]:
         name = _NAMES.get(unknown[0], unknown[0])
         raise ValueError(f'the puzzle uses "{name}", which sudokulab does not model')
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    if meta.get("norowcol"):
+        raise ValueError(
+            'metadata: the puzzle uses "no row or column rule" (norowcol), which sudokulab '
+            "does not model"
+        )
     if meta.get("bgimage"):
         raise ValueError(
             "metadata: the puzzle draws a background image, which may carry rules sudokulab "

@@ -230,7 +230,8 @@ JIGSAW = {
 def test_a_sudokupad_puzzle_reads_as_its_fpuzzles_document(fdoc):
     (expected,) = read_text(encode(fdoc))
     link = scl_link(as_sudokupad(fdoc))
-    for text in (link, link.replace("sudokupad.app/", "sudokupad.app/?puzzleid="), link[22:]):
+    query = link.replace("sudokupad.app/", "sudokupad.app/?puzzle=")
+    for text in (link, query, query.replace("?puzzle=", "?puzzleid="), link[22:]):
         (entry,) = read_text(text)
         puzzle, want = entry.puzzle, expected.puzzle
         assert puzzle.givens == want.givens and puzzle.cages == want.cages
@@ -266,6 +267,21 @@ def test_sudokupad_puzzles_solve_unique_on_native_and_cpsat(fdoc, backend):
     result = sudokulab.solve(entry.puzzle, backend=backend, limit=2)
     assert result.exact and len(result.solutions) == 1, backend
     assert is_solution(entry.puzzle, result.solutions[0])
+
+
+def test_drawings_read_whichever_way_they_are_drawn():
+    """A thermometer drawn from its tip, a shaft given by its corners only: the same rules."""
+    doc = as_sudokupad(THERMOS)
+    expected = set(read_text(scl_link(doc))[0].puzzle.rules)
+    doc["lines"][0]["wayPoints"].reverse()
+    doc["lines"][1]["wayPoints"] = [[2.5, 0.5], [2.5, 3.5]]
+    assert set(read_text(scl_link(doc))[0].puzzle.rules) == expected
+    arrow = {"arrows": [{"wayPoints": [[1.9, 1.5], [3.5, 1.5]]}]}
+    circle = {"center": [1.5, 1.5], "rounded": True, "width": 0.83, "height": 0.83}
+    doc |= arrow | {"overlays": [circle | {"backgroundColor": "#FFFFFF"}]}
+    (entry,) = read_text(scl_link(doc))
+    (rule,) = [r for r in entry.puzzle.rules if r.kind == "sumequals"]
+    assert (rule.targets, rule.terms) == ((5,), (9, 13))  # r2c2 = r3c2 + r4c2
 
 
 def test_the_zipper_shorthand_reads_back():
@@ -382,6 +398,17 @@ def thermo_doc(**extra) -> dict:
             r"a line sudokulab cannot read as a rule: a #67f067 line r2c1-r2c2-r2c3",
         ),
         (
+            {
+                "lines": [{"color": "#CFCFCF", "wayPoints": [[1.5, 0.5], [1.5, 2.5]]}],
+                "overlays": [
+                    {"center": [1.5, x], "rounded": True, "width": 0.8, "height": 0.8}
+                    | {"backgroundColor": "#FFFFFF", "borderColor": "#CFCFCF"}
+                    for x in (0.5, 2.5)
+                ],
+            },
+            r"lines 3: .* a #cfcfcf line r2c1-r2c2-r2c3",
+        ),
+        (
             {"overlays": [{"center": [-0.5, 1.5], "text": "7", "width": 0.25, "height": 0.25}]},
             r"a clue '7' outside the grid \(r0c2\): a sandwich, X-sum, skyscraper",
         ),
@@ -409,7 +436,18 @@ def thermo_doc(**extra) -> dict:
             r"a #ffa0a0 shape at \(1.5, 1.5\) \(in r2c2\)",
         ),
     ],
-    ids=["line", "outside clue", "dot", "no sum", "repeats", "disjoint", "fog", "arrow", "shading"],
+    ids=[
+        "line",
+        "between line",
+        "outside clue",
+        "dot",
+        "no sum",
+        "repeats",
+        "disjoint",
+        "fog",
+        "arrow",
+        "shading",
+    ],
 )
 def test_what_sudokulab_cannot_read_is_refused_by_name(extra, message):
     with pytest.raises(ValueError, match=message):
