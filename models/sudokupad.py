@@ -175,20 +175,12 @@ def unzip(text: str) -> Any:
     """The JSON value of a SudokuPad puzzle text, zipped (short keys, the zipper's
     shorthand) or plain JSON; ValueError where it is neither."""
     try:
-        value = json.loads(text)
+        return json.loads(text)  # plain JSON has its long keys (as SudokuPad reads it)
     except ValueError:
-        value, end = _Zipped(text).value(0)
-        if text[end:].strip():
-            raise ValueError(f"unexpected {text[end : end + 10]!r} at character {end}") from None
-        return value
-    return _long_keys(value)
-
-
-def _long_keys(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_long_keys(v) for v in value]
-    if isinstance(value, dict):
-        return {_LONG.get(k, k): _long_keys(v) for k, v in value.items()}
+        pass
+    value, end = _Zipped(text).value(0)
+    if text[end:].strip():
+        raise ValueError(f"unexpected {text[end : end + 10]!r} at character {end}")
     return value
 
 
