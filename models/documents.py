@@ -17,7 +17,8 @@ one-line form), ``solution`` and ``name``, and the variant rules' fields
 ``renban``, ``region_sum_lines``, ``odd``, ``even``, ``sandwiches``, ``little_killers``,
 ``anti_knight``, ``anti_king``, ``nonconsecutive``, ``rules``). Cells are ``r1c1``
 names or indices. An f-puzzles document (an object with a ``grid`` of cell objects) is
-read by :mod:`.fpuzzles`.
+read by :mod:`.fpuzzles`, a SudokuPad one (``cells`` rows, no ``givens``) by
+:mod:`.sudokupad`.
 
 A set of documents is JSON Lines (``.jsonl``): one document per line, blank lines
 ignored. A ``.json`` file holds one document or an array of them. Every error names the
@@ -290,6 +291,10 @@ def read_document(doc: Any, source: str, line: int) -> Entry:
         from .fpuzzles import read_fpuzzles_document  # an f-puzzles file's JSON
 
         return read_fpuzzles_document(doc, source, line)
+    if isinstance(doc, dict) and "cells" in doc and "givens" not in doc:
+        from .sudokupad import read_sudokupad_document  # a SudokuPad puzzle's JSON
+
+        return read_sudokupad_document(doc, source, line)
     try:
         problem = _check_schema(doc)
         if problem is None:

@@ -42,7 +42,9 @@ Reading rules, applied the same way to every text:
   documents (:mod:`sudokulab.models.documents`): variants, regions, cages, rules.
 - A text of f-puzzles links (``https://www.f-puzzles.com/?load=...``, SudokuPad's
   ``fpuz...`` links) or their compressed puzzles, one a line, is read by
-  :mod:`sudokulab.models.fpuzzles`.
+  :mod:`sudokulab.models.fpuzzles`; SudokuPad's own links (``https://sudokupad.app/scl...``)
+  and compressed puzzles (``scl...``), in the same lines, by
+  :mod:`sudokulab.models.sudokupad`.
 
 Errors: by default the first bad line, grid or CSV row raises :class:`ParseError`. Given a
 list as ``errors``, :func:`read_text` and :func:`read_file` append each such error to it
@@ -695,11 +697,12 @@ def read_text(
         return _documents(text, source, first_line, errors)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     first = next((s for s in lines if s.strip() and not s.lstrip().startswith("#")), "")
-    if first.lstrip()[:4] in ("http", "fpuz", "N4Ig"):
-        from .fpuzzles import is_fpuzzles_text, read_fpuzzles_text
+    if first.lstrip()[:4] in ("http", "fpuz", "N4Ig") or first.lstrip()[:3] in ("scl", "ctc"):
+        from .fpuzzles import is_fpuzzles_text
+        from .sudokupad import is_sudokupad_text, read_sudokupad_text
 
-        if is_fpuzzles_text(first):  # f-puzzles links, or their compressed puzzles
-            return read_fpuzzles_text(text, source, errors, first_line)
+        if is_sudokupad_text(first) or is_fpuzzles_text(first):  # links, compressed puzzles
+            return read_sudokupad_text(text, source, errors, first_line)
     if "," in first and not _csv_is_text(first.rstrip(), size):
         return _read_csv(lines, source, size, errors, first_line)
     return _read_lines(lines, source, size, errors, first_line)

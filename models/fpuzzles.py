@@ -111,8 +111,7 @@ def decode(text: str, source: str = "<text>") -> dict[str, Any]:
         found = _LINK.search(word)
         if not found:
             raise FPuzzlesError(
-                "not an f-puzzles puzzle: a link without load=... or fpuz... (SudokuPad's own "
-                "formats are not read; open the puzzle in f-puzzles and use its link)",
+                "not an f-puzzles puzzle: a link without load=... or fpuz...",
                 source,
                 1,
             )

@@ -368,8 +368,8 @@ def test_fpuzzles_refuses_what_it_does_not_model_by_name(capsys, tmp_path):
     assert code == 2 and 'the puzzle uses "entropic line"' in err and "Traceback" not in err
     with pytest.raises(ValueError, match="does not decompress"):
         read_text("N4Ig!!!not-a-puzzle")
-    with pytest.raises(ValueError, match="SudokuPad's own formats are not read"):
-        read_text("https://sudokupad.app/scl4IgzglgXgpi")
+    with pytest.raises(ValueError, match="not an f-puzzles puzzle: a link without load="):
+        read_text("https://www.f-puzzles.com/?id=4IgzglgXgpi")
     path = tmp_path / "links.txt"
     path.write_text("# two links\n" + encode(fpuzzles_doc()) + "\n" + encode(doc) + "\n")
     errors: list = []

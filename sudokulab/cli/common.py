@@ -266,7 +266,7 @@ def _is_set(arg: str) -> bool:
 def _looks_like_path(arg: str) -> bool:
     """A folder separator or a file extension: the user meant a file, not a puzzle (a link
     or an f-puzzles compressed text is a puzzle, whatever its slashes)."""
-    if arg.startswith(("http://", "https://", "fpuz", "N4Ig")):
+    if arg.startswith(("http://", "https://", "fpuz", "N4Ig", "scl", "ctc")):
         return False
     return os.sep in arg or re.search(r"\.[A-Za-z]\w*$", arg) is not None
 

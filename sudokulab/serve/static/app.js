@@ -80,9 +80,10 @@
     q("puzzle").value = line;
   }
   // A puzzle document (JSON: killer cages, jigsaw regions, variant rules) or an f-puzzles
-  // link says more than a grid of digits: the grid then shows its givens, read-only.
+  // or SudokuPad link says more than a grid of digits: the grid then shows its givens,
+  // read-only.
   function isDocument(text) {
-    return /^\s*[{\[]/.test(text) || /^\s*(https?:|fpuz|N4Ig)/.test(text);
+    return /^\s*[{\[]/.test(text) || /^\s*(https?:|fpuz|N4Ig|scl|ctc)/.test(text);
   }
   function markDocument(doc) {
     q("editor").classList.toggle("doc", doc);
