@@ -26,6 +26,7 @@ import secrets
 from ..models import Geometry, Puzzle
 from ..models.puzzle import symbol
 from .gac_graph import gac_svg
+from .marks import marks_data
 from .narrative import Step, level_rows, outcome_text, removal_line, settings, steps
 from .page_assets import MARKUP, SCRIPT, STYLE
 from .trace import GacFilter, State, Trace
@@ -123,6 +124,7 @@ def story_data(
         "boxCols": geom.box_cols,
         "units": [[u.name, list(u.cells)] for u in geom.units],
         "cages": [[cage.total, list(cage.cells)] for cage in puzzle.cages],
+        "marks": marks_data(puzzle),
         "regionOf": _regions(geom),
         "names": [geom.cell_name(c) for c in geom.cells],
         "symbols": [symbol(v) for v in geom.values],
