@@ -184,8 +184,17 @@ def puzzle_marks(puzzle: Puzzle) -> tuple[Mark, ...]:
 
 
 def marks_data(puzzle: Puzzle) -> list[dict[str, Any]]:
-    """The marks as JSON-ready dicts, each with its ``kind`` (the viewer's data)."""
-    return [{"kind": mark.kind, **asdict(mark)} for mark in puzzle_marks(puzzle)]
+    """The marks as JSON values (lists for tuples), each with its ``kind``: the viewer's
+    data."""
+    return [_plain({"kind": mark.kind, **asdict(mark)}) for mark in puzzle_marks(puzzle)]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _touches(a: int, b: int, n: int) -> bool:
