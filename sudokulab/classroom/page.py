@@ -15,6 +15,15 @@ passes over; ``data-role="graph"`` holds a GAC step's variable-value graph (inli
 see :mod:`sudokulab.classroom.gac_graph`); an AC-3 arc's other cell is the step's
 pattern. A killer cage is drawn as a dashed outline inside its
 cells with its sum in its first cell.
+
+The variant rules' marks (:mod:`sudokulab.classroom.marks`) are one SVG over the grid,
+``data-role="marks"`` (it lets the pointer through to the cells), a group per mark:
+``data-mark`` (``thermometer``, ``arrow``, ``line``, ``dot``, ``xv``, ``parity``,
+``clue``) and ``data-name`` (the rule's name, ``thermometer 2``), with ``data-line``
+(``renban``, ``whispers``, ``region sum``), ``data-colour`` (a dot's), ``data-parity``
+and ``data-clue`` (``sandwich``, ``little killer``) where they apply; clues outside the
+grid stand in a margin the grid gets on that side. The board-wide rules are sentences
+under the grid, in ``data-role="caption"``, each ``data-mark="caption"``.
 """
 
 from __future__ import annotations
