@@ -267,6 +267,8 @@ def test_each_kind_gives_its_mark(kind):
 @pytest.mark.parametrize(
     "rule",
     [
+        Less(0, 40, "thermometer 1"),  # cells that do not touch: no thermometer between
+        MinDifference(0, 2, 5, "whispers 1"),
         Difference(0, 10, 1, "white dot 1"),  # diagonal neighbours: no edge for a dot
         Ratio(0, 2, 2, "black dot 1"),  # not neighbours
         PairSum(0, 40, 10, "X 1"),

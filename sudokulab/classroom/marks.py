@@ -148,9 +148,6 @@ CAPTIONS = {
     "no black dot": "Every black dot is given: neighbours without one are not in a 1:2 ratio.",
 }
 
-#: The line a rule kind (or a ``SumEquals`` name's first word) draws.
-_LINES = {"mindifference": "whispers", "consecutive": "renban", "region-sum": "region sum"}
-
 
 def puzzle_marks(puzzle: Puzzle) -> tuple[Mark, ...]:
     """The marks of a puzzle's rules, in the order their rules come (captions last)."""
@@ -164,9 +161,9 @@ def puzzle_marks(puzzle: Puzzle) -> tuple[Mark, ...]:
         if name in CAPTIONS and kind in ("notequal", "notdifference", "notratio"):
             captions.append(Caption(name, CAPTIONS[name]))
         elif kind in ("less", "lessequal"):
-            marks += _thermometers(name, rules, kind == "lessequal")
-        elif kind == "mindifference":
-            paths = _walk([(r.a, r.b) for r in rules])
+            marks += _thermometers(name, _steps(rules, n), kind == "lessequal")
+        elif kind == "mindifference" and _steps(rules, n):
+            paths = _walk(_steps(rules, n))
             marks.append(Line(name, "whispers", tuple(map(tuple, paths))))
         elif kind == "consecutive":
             marks += [Line(name, "renban", _touching(r.line, n)) for r in rules]
@@ -217,6 +214,11 @@ def _touching(cells: Sequence[int], n: int) -> tuple[tuple[int, ...], ...]:
     return tuple(map(tuple, paths))
 
 
+def _steps(rules: list[Rule], n: int) -> list[tuple[int, int]]:
+    """The pairs of a chain's rules whose cells touch: the steps a line can draw."""
+    return [(r.a, r.b) for r in rules if _touches(r.a, r.b, n)]
+
+
 def _walk(edges: Iterable[tuple[int, int]]) -> list[list[int]]:
     """Chains of directed pairs as paths, each pair used once: from every cell no pair
     enters (in the order they come), along the first pair left at each cell; a cell
@@ -250,10 +252,10 @@ def _walk(edges: Iterable[tuple[int, int]]) -> list[list[int]]:
     return paths
 
 
-def _thermometers(name: str, rules: list[Rule], slow: bool) -> list[Mark]:
+def _thermometers(name: str, steps: list[tuple[int, int]], slow: bool) -> list[Mark]:
     """A group's thermometers: one per bulb, with every path from it."""
     marks: list[Mark] = []
-    for path in _walk([(r.a, r.b) for r in rules]):
+    for path in _walk(steps):
         bulb = marks[-1] if marks else None
         if isinstance(bulb, Thermometer) and any(path[0] in p for p in bulb.paths):
             marks[-1] = Thermometer(name, bulb.bulb, (*bulb.paths, tuple(path)), slow)
