@@ -299,3 +299,98 @@ def test_logic_page_highlights_each_pattern(page, tmp_path, capsys):
     assert is_solution(parse_puzzle(LOGIC), run.grid)
     page.screenshot(path=str(tmp_path / "logic.png"))
     assert errors == []
+
+
+#: Each drawn mark's group: its kind, name, box, and the centre of its first circle (a
+#: thermometer's bulb, a dot) or of itself.
+_MARKS_JS = """els => els.map(g => {
+  const r = g.getBoundingClientRect(), bulb = g.querySelector(':scope > circle');
+  const b = bulb ? bulb.getBoundingClientRect() : r;
+  return [g.dataset.mark, g.dataset.name, [r.left, r.top, r.right, r.bottom],
+          [(b.left + b.right) / 2, (b.top + b.bottom) / 2]];
+})"""
+_CENTRES_JS = """els => els.map(e => {
+  const r = e.getBoundingClientRect();
+  return [(r.left + r.right) / 2, (r.top + r.bottom) / 2];
+})"""
+
+
+def test_variant_marks_are_drawn_over_the_grid(page, tmp_path):
+    import random
+
+    from helpers import marked_puzzle, random_solution
+
+    from sudokulab import solve
+    from sudokulab.catalog import load
+    from sudokulab.classroom.page import viewer_html
+    from sudokulab.models import Puzzle, geometry
+    from sudokulab.models.variants import with_variant
+
+    jigsaw = load("gen-jigsaw").entries[0]
+    rules = ["anti-knight", "anti-king", "nonconsecutive"]
+    miracle = with_variant(parse_puzzle("." * 38 + "1" + "." * 12 + "2" + "." * 29), rules)
+    (answer,) = solve(miracle, backend="cpsat").solutions
+    givens = tuple(0 if c % 7 == 0 else v for c, v in enumerate(answer))
+    puzzles = {
+        "9x9": marked_puzzle(geometry(9), tuple(random_solution(9, random.Random(9)))),
+        "16x16": marked_puzzle(geometry(16), tuple(random_solution(16, random.Random(16)))),
+        "jigsaw": marked_puzzle(jigsaw.puzzle.geometry, jigsaw.solution),
+        "miracle": Puzzle(miracle.geometry, givens, (), None, miracle.rules),
+    }
+    for name, puzzle in puzzles.items():
+        html = tmp_path / f"{name}.html"
+        html.write_text(viewer_html(trace_puzzle(puzzle, max_steps=20)), encoding="utf-8")
+        page.goto(html.as_uri())
+        _check_marks(page, puzzle)
+        page.screenshot(path=str(tmp_path / f"{name}.png"))
+    assert page.errors == []
+
+
+def _check_marks(page: Any, puzzle: Any) -> None:
+    """The page draws a group per mark of the puzzle (captions under the grid), inside the
+    grid but the clues (in its margin); bulbs and dots where their cells are; the pointer
+    reaches the cells under the marks."""
+    from sudokulab.classroom.marks import Caption, Clue, Dot, Thermometer, puzzle_marks
+
+    marks = puzzle_marks(puzzle)
+    drawn = [m for m in marks if not isinstance(m, Caption)]
+    groups = page.eval_on_selector_all('[data-role="marks"] > g[data-mark]', _MARKS_JS)
+    assert [(kind, label) for kind, label, _, _ in groups] == [(m.kind, m.name) for m in drawn]
+    captions = page.eval_on_selector_all(
+        '[data-role="caption"] [data-mark="caption"]', "els => els.map(e => e.textContent)"
+    )
+    assert captions == [m.text for m in marks if isinstance(m, Caption)]
+    centres = page.eval_on_selector_all('[data-role="grid"] [data-cell]', _CENTRES_JS)
+    box = page.locator('[data-role="grid"]').bounding_box()
+    left, top = box["x"], box["y"]
+    right, bottom = left + box["width"], top + box["height"]
+    n = puzzle.geometry.size
+    size = box["width"] / n  # a cell and its share of the border
+    for mark, (_, _, (x0, y0, x1, y1), (cx, cy)) in zip(drawn, groups, strict=True):
+        if isinstance(mark, Clue):  # in the margin, where its cell outside the grid is
+            x, y = (x0 + x1) / 2, (y0 + y1) / 2
+            assert not (left <= x <= right and top <= y <= bottom) and x0 >= 0 and y0 >= 0
+            want_x = (
+                left - size / 2 if mark.col < 0
+                else right + size / 2 if mark.col >= n
+                else centres[mark.col][0]
+            )  # fmt: skip
+            want_y = (
+                top - size / 2 if mark.row < 0
+                else bottom + size / 2 if mark.row >= n
+                else centres[mark.row * n][1]
+            )  # fmt: skip
+            assert abs(x - want_x) < size / 2 and abs(y - want_y) < size / 2
+            continue
+        assert left <= x0 <= x1 <= right and top <= y0 <= y1 <= bottom
+        if isinstance(mark, Thermometer):  # the bulb on its cell
+            x, y = centres[mark.bulb]
+            assert abs(cx - x) < 1.5 and abs(cy - y) < 1.5
+            # the marks let the pointer through to the cell under them
+            under = page.evaluate(
+                f"document.elementFromPoint({x}, {y}).closest('[data-cell]').dataset.cell"
+            )
+            assert under == str(mark.bulb)
+        if isinstance(mark, Dot):  # halfway between its cells' centres
+            (ax, ay), (bx, by) = centres[mark.a], centres[mark.b]
+            assert abs(cx - (ax + bx) / 2) < 1.5 and abs(cy - (ay + by) / 2) < 1.5

@@ -288,5 +288,28 @@ def test_a_killer_set_loads_as_a_document_with_its_cages_drawn(page, server):
     assert not page.errors
 
 
+def test_a_thermometer_set_loads_with_its_marks_drawn(page, server):
+    """The live page's viewer draws a set's variant marks as the static page does."""
+    from sudokulab.catalog import load
+    from sudokulab.classroom.marks import puzzle_marks
+
+    entry = load("gen-thermometer").entries[0]
+    page.goto(server)
+    page.wait_for_selector('[data-role="app"][data-ready="true"]')
+    role(page, "set").select_option("gen-thermometer")
+    role(page, "set-number").fill("1")
+    role(page, "load").click()
+    ready(page)
+    drawn = page.eval_on_selector_all(
+        '[data-role="viewer"] [data-role="marks"] > g[data-mark]',
+        "els => els.map(g => [g.dataset.mark, g.dataset.name])",
+    )
+    assert drawn == [[m.kind, m.name] for m in puzzle_marks(entry.puzzle)]
+    assert len(drawn) > 1
+    role(page, "last").click()
+    assert shown_values(page) == tuple(entry.solution)
+    assert not page.errors
+
+
 if __name__ == "__main__":
     screenshot(sys.argv[1] if len(sys.argv) > 1 else "serve.png")

@@ -15,6 +15,15 @@ passes over; ``data-role="graph"`` holds a GAC step's variable-value graph (inli
 see :mod:`sudokulab.classroom.gac_graph`); an AC-3 arc's other cell is the step's
 pattern. A killer cage is drawn as a dashed outline inside its
 cells with its sum in its first cell.
+
+The variant rules' marks (:mod:`sudokulab.classroom.marks`) are one SVG over the grid,
+``data-role="marks"`` (it lets the pointer through to the cells), a group per mark:
+``data-mark`` (``thermometer``, ``arrow``, ``line``, ``dot``, ``xv``, ``parity``,
+``clue``) and ``data-name`` (the rule's name, ``thermometer 2``), with ``data-line``
+(``renban``, ``whispers``, ``region sum``), ``data-colour`` (a dot's), ``data-parity``
+and ``data-clue`` (``sandwich``, ``little killer``) where they apply; clues outside the
+grid stand in a margin the grid gets on that side. The board-wide rules are sentences
+under the grid, in ``data-role="caption"``, each ``data-mark="caption"``.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import secrets
 from ..models import Geometry, Puzzle
 from ..models.puzzle import symbol
 from .gac_graph import gac_svg
+from .marks import marks_data
 from .narrative import Step, level_rows, outcome_text, removal_line, settings, steps
 from .page_assets import MARKUP, SCRIPT, STYLE
 from .trace import GacFilter, State, Trace
@@ -123,6 +133,7 @@ def story_data(
         "boxCols": geom.box_cols,
         "units": [[u.name, list(u.cells)] for u in geom.units],
         "cages": [[cage.total, list(cage.cells)] for cage in puzzle.cages],
+        "marks": marks_data(puzzle),
         "regionOf": _regions(geom),
         "names": [geom.cell_name(c) for c in geom.cells],
         "symbols": [symbol(v) for v in geom.values],

@@ -11,6 +11,7 @@ MARKUP = """\
 <div class="slv-main">
   <div class="slv-left">
     <div class="slv-grid" data-role="grid"></div>
+    <div class="slv-caption" data-role="caption"></div>
     <div class="slv-controls">
       <button type="button" data-role="first" title="first step (Home)">|&#x25C0;</button>
       <button type="button" data-role="prev" title="previous step (Left)">&#x25C0;</button>
@@ -39,8 +40,9 @@ STYLE = """\
 .slv-title { font-weight: 600; margin-bottom: 0.4em; font-size: 0.8em; color: #444;
   word-break: break-all; }
 .slv-main { display: flex; gap: 1em; align-items: flex-start; flex-wrap: wrap; }
-.slv-grid { display: grid; grid-template-columns: repeat(var(--n, 9), var(--cell));
-  grid-auto-rows: var(--cell); border: 3px solid #222; width: max-content; }
+.slv-grid { position: relative; display: grid;
+  grid-template-columns: repeat(var(--n, 9), var(--cell)); grid-auto-rows: var(--cell);
+  border: 3px solid #222; width: max-content; }
 .slv-cell { position: relative; border: 1px solid #bbb; box-sizing: border-box;
   display: flex; align-items: center; justify-content: center; background: #fff; }
 .slv-cell.bl { border-left: 3px solid #222; } .slv-cell.bt { border-top: 3px solid #222; }
@@ -58,6 +60,10 @@ STYLE = """\
 .slv-cell.cl::before { border-left-width: 1px; } .slv-cell.cr::before { border-right-width: 1px; }
 .slv-sum { position: absolute; top: 1px; left: 3px; font-size: calc(var(--cell) * 0.2);
   line-height: 1; color: #333; background: rgba(255, 255, 255, 0.8); pointer-events: none; }
+.slv-marks { position: absolute; left: 0; top: 0; width: 100%; height: 100%;
+  overflow: visible; pointer-events: none; font-family: system-ui, sans-serif; }
+.slv-caption { font-size: 0.8em; color: #333; max-width: calc(var(--cell) * var(--n, 9)); }
+.slv-caption p { margin: 0.3em 0 0; }
 .slv-cell.given .slv-val { font-weight: 700; color: #111; }
 .slv-cell.deduced .slv-val { color: #1f5fbf; }
 .slv-cell.guessed .slv-val { color: #c25e00; font-style: italic; }
@@ -126,6 +132,142 @@ Object.keys(cageOf).forEach(function (key) {
   if (col === 0 || cageOf[c - 1] !== k) el.classList.add("cl");
   if (col === n - 1 || cageOf[c + 1] !== k) el.classList.add("cr");
 });
+// The variant marks (thermometers, arrows, lines, dots, XV, parity, outside clues): one
+// SVG over the grid in cell units, so it scales with the grid and ignores the pointer.
+var SVGNS = (function () {  // the SVG namespace, from the parser (the page names no URL)
+  var holder = document.createElement("div");
+  holder.innerHTML = "<svg></svg>";
+  return holder.firstChild.namespaceURI;
+})();
+var LINE_STYLE = { renban: ["#a347dc", 0.3], whispers: ["#2fae45", 0.3],
+  "region sum": ["#2f7fe0", 0.14] };
+function svgEl(tag, attrs, parent) {
+  var e = document.createElementNS(SVGNS, tag);
+  Object.keys(attrs).forEach(function (a) { e.setAttribute(a, attrs[a]); });
+  if (parent) parent.appendChild(e);
+  return e;
+}
+function centre(c) { return [c % n + 0.5, Math.floor(c / n) + 0.5]; }
+function points(ps) { return ps.map(function (p) { return p[0] + "," + p[1]; }).join(" "); }
+function unit(p, to) {
+  var dx = to[0] - p[0], dy = to[1] - p[1], d = Math.sqrt(dx * dx + dy * dy) || 1;
+  return [dx / d, dy / d];
+}
+function polyline(ps, attrs, g) {
+  attrs.points = points(ps);
+  attrs.fill = "none";
+  attrs["stroke-linecap"] = attrs["stroke-linejoin"] = "round";
+  return svgEl("polyline", attrs, g);
+}
+function arrowhead(end, u, size, attrs, g) {
+  var back = [end[0] - size * u[0], end[1] - size * u[1]], w = size * 0.75;
+  polyline([[back[0] - w * u[1], back[1] + w * u[0]], end,
+    [back[0] + w * u[1], back[1] - w * u[0]]], attrs, g);
+}
+function text(x, y, words, size, g, attrs) {
+  attrs = attrs || {};
+  attrs.x = x; attrs.y = y; attrs["font-size"] = size;
+  attrs["text-anchor"] = "middle"; attrs["dominant-baseline"] = "central";
+  svgEl("text", attrs, g).textContent = words;
+}
+function edge(m) {
+  var a = centre(m.a), b = centre(m.b);
+  return [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+}
+var DRAW = {
+  thermometer: function (m, g) {
+    g.setAttribute("opacity", "0.5");
+    m.paths.forEach(function (path) {
+      polyline(path.map(centre), { stroke: "#8a8a8a", "stroke-width": 0.28 }, g);
+      if (m.slow) polyline(path.map(centre), { stroke: "#fff", "stroke-width": 0.05,
+        "stroke-dasharray": "0.1 0.12" }, g);
+    });
+    var b = centre(m.bulb);
+    svgEl("circle", { cx: b[0], cy: b[1], r: 0.38, fill: "#8a8a8a" }, g);
+  },
+  arrow: function (m, g) {
+    var style = { stroke: "#666", "stroke-width": 0.05 }, rs = [], cs = [];
+    m.circle.forEach(function (c) { rs.push(Math.floor(c / n)); cs.push(c % n); });
+    var r0 = Math.min.apply(null, rs), r1 = Math.max.apply(null, rs);
+    var c0 = Math.min.apply(null, cs), c1 = Math.max.apply(null, cs);
+    var run = (r1 - r0 + 1) * (c1 - c0 + 1) === m.circle.length;  // one straight run: a pill
+    (run ? [[r0, c0, r1, c1]] : rs.map(function (r, i) { return [r, cs[i], r, cs[i]]; }))
+      .forEach(function (b) {
+        svgEl("rect", { x: b[1] + 0.1, y: b[0] + 0.1, width: b[3] - b[1] + 0.8,
+          height: b[2] - b[0] + 0.8, rx: 0.4, fill: "none", stroke: style.stroke,
+          "stroke-width": style["stroke-width"] }, g);
+      });
+    var ps = m.path.map(centre), u = unit(ps[0], ps[1]), k = ps.length;
+    ps[0] = [ps[0][0] + 0.4 * u[0], ps[0][1] + 0.4 * u[1]];
+    polyline(ps, { stroke: style.stroke, "stroke-width": style["stroke-width"] }, g);
+    arrowhead(ps[k - 1], unit(ps[k - 2], ps[k - 1]), 0.2,
+      { stroke: style.stroke, "stroke-width": style["stroke-width"] }, g);
+  },
+  line: function (m, g) {
+    var style = LINE_STYLE[m.line] || ["#888", 0.2];
+    g.setAttribute("opacity", "0.55");
+    g.setAttribute("data-line", m.line);
+    m.paths.forEach(function (path) {
+      var ps = path.map(centre);
+      if (ps.length > 1) polyline(ps, { stroke: style[0], "stroke-width": style[1] }, g);
+      else svgEl("circle", { cx: ps[0][0], cy: ps[0][1], r: style[1] / 2, fill: style[0] }, g);
+    });
+  },
+  dot: function (m, g) {
+    var p = edge(m), black = m.colour === "black";
+    g.setAttribute("data-colour", m.colour);
+    svgEl("circle", { cx: p[0], cy: p[1], r: 0.13, fill: black ? "#111" : "#fff",
+      stroke: "#111", "stroke-width": 0.03 }, g);
+    if (m.label) text(p[0], p[1], m.label, 0.16, g, { fill: black ? "#fff" : "#111" });
+  },
+  xv: function (m, g) {
+    var p = edge(m), w = 0.14 * Math.max(2, m.text.length + 1);
+    svgEl("rect", { x: p[0] - w / 2, y: p[1] - 0.16, width: w, height: 0.32, fill: "#fff" }, g);
+    text(p[0], p[1], m.text, 0.3, g, { "font-weight": 700, fill: "#111" });
+  },
+  parity: function (m, g) {
+    var p = centre(m.cell), attrs = { fill: "#9a9a9a", opacity: 0.45 };
+    g.setAttribute("data-parity", m.parity);
+    if (m.parity === "odd") Object.assign(attrs, { cx: p[0], cy: p[1], r: 0.38 });
+    else Object.assign(attrs, { x: p[0] - 0.38, y: p[1] - 0.38, width: 0.76, height: 0.76 });
+    svgEl(m.parity === "odd" ? "circle" : "rect", attrs, g);
+  },
+  clue: function (m, g) {
+    var x = m.col + 0.5, y = m.row + 0.5, dx = m.step[1], dy = m.step[0];
+    g.setAttribute("data-clue", m.clue);
+    if (m.clue === "sandwich") { text(x, y, m.total, 0.42, g, { fill: "#111" }); return; }
+    text(x - 0.14 * dx, y - 0.14 * dy, m.total, 0.34, g, { fill: "#111" });
+    var from = [x + 0.2 * dx, y + 0.2 * dy], to = [x + 0.42 * dx, y + 0.42 * dy];
+    var style = { stroke: "#111", "stroke-width": 0.04 };
+    polyline([from, to], style, g);
+    arrowhead(to, unit(from, to), 0.1, style, g);
+  },
+};
+(function drawMarks() {
+  var marks = DATA.marks || [], drawn = [], margin = {};
+  var svg = svgEl("svg", { "class": "slv-marks", "data-role": "marks",
+    viewBox: "0 0 " + n + " " + n, "aria-hidden": "true" });
+  marks.forEach(function (m) {
+    if (m.kind === "caption") {
+      var p = document.createElement("p");
+      p.textContent = m.text;
+      p.setAttribute("data-mark", "caption");
+      q("caption").appendChild(p);
+      return;
+    }
+    if (!(m.kind in DRAW)) return;  // a mark this script does not know: not drawn
+    var g = svgEl("g", { "data-mark": m.kind, "data-name": m.name }, svg);
+    DRAW[m.kind](m, g);
+    drawn.push(m);
+    if (m.kind === "clue") {  // room beside the grid for the clues outside it
+      if (m.row < 0) margin.Top = 1; if (m.row >= n) margin.Bottom = 1;
+      if (m.col < 0) margin.Left = 1; if (m.col >= n) margin.Right = 1;
+    }
+  });
+  if (!drawn.length) return;
+  grid.appendChild(svg);
+  Object.keys(margin).forEach(function (side) { grid.style["margin" + side] = "var(--cell)"; });
+})();
 var items = [];
 steps.forEach(function (s, i) {
   var li = document.createElement("li");
