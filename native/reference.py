@@ -906,72 +906,18 @@ class Engine:
         """Singles (hidden singles, cages, locked candidates, by level) to a fixpoint from
         a queue of placements and the units and cages to look at; False on a
         contradiction."""
-        peers = self.tables.peers
-        units_of = self.tables.units_of
-        hidden = self._hidden
-        cage_of = self.tables.cage_of
-        trace = self.trace
-        rules_of = self.tables.rules_of if self.tables.unary is not None else None
         rdirty = self._rdirty
         while True:
-            while queue:
-                c, b = queue.pop()
-                if placed[c]:
-                    if masks[c] != b:
-                        if trace is not None:
-                            trace.contradiction("clash", c, why.get(c, -1), b)
-                        return False
-                    continue
-                if not masks[c] & b:
-                    if trace is not None:
-                        trace.contradiction("clash", c, why.get(c, -1), b)
-                    return False
-                masks[c] = b
-                placed[c] = 1
-                if trace is not None:
-                    unit = why.pop(c, -1)
-                    if unit != -2:
-                        trace.place(c, b, "hidden" if unit >= 0 else "naked", unit)
-                    trace.eliminate(c, b, [p for p in peers[c] if masks[p] & b])
-                if hidden:
-                    dirty.update(units_of[c])
-                if cage_of is not None and cage_of[c] >= 0:
-                    dirty_cages.add(cage_of[c])
-                if rules_of is not None:
-                    rdirty.update(rules_of[c])
-                for p in peers[c]:
-                    m = masks[p]
-                    if m & b:
-                        m ^= b
-                        if not m:
-                            if trace is not None:
-                                trace.contradiction("empty", p, -1, b)
-                            return False
-                        masks[p] = m
-                        if not m & (m - 1):  # one candidate left: a naked single
-                            queue.append((p, m))
-                        if hidden:
-                            dirty.update(units_of[p])
-                        if cage_of is not None and cage_of[p] >= 0:
-                            dirty_cages.add(cage_of[p])
-                        if rules_of is not None:
-                            rdirty.update(rules_of[p])
+            if not self._place_queue(masks, placed, queue, dirty, dirty_cages, why):
+                return False
             if dirty:
                 if not self._hidden_singles(masks, placed, dirty, queue, why):
                     return False
                 dirty.clear()
                 if queue:
                     continue
-            if dirty_cages:
-                k = min(dirty_cages)
-                dirty_cages.discard(k)
-                if not self._prune_cage(masks, placed, k, queue, dirty, dirty_cages):
-                    return False
-                continue
-            if rdirty:
-                r = min(rdirty)
-                rdirty.discard(r)
-                if not self._prune_rule(masks, placed, r, queue, dirty, dirty_cages):
+            if dirty_cages or rdirty:
+                if not self._prune_marked(masks, placed, queue, dirty, dirty_cages):
                     return False
                 continue
             if not self._locked:
@@ -980,6 +926,83 @@ class Engine:
                 return False
             if not (queue or dirty or dirty_cages or rdirty):
                 return True  # nothing was locked: the fixpoint
+
+    def _place_queue(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        queue: list,
+        dirty: set[int],
+        dirty_cages: set[int],
+        why: dict[int, int],
+    ) -> bool:
+        """Place each queued (cell, bit), last queued first, removing the bit from the
+        cell's peers; a peer left with one candidate is queued (a naked single). The units
+        (tracked under hidden, locked, gac and sac), cage and rules of every cell that
+        changed are marked. False on a contradiction."""
+        peers = self.tables.peers
+        units_of = self.tables.units_of if self._hidden else None
+        cage_of = self.tables.cage_of
+        trace = self.trace
+        rules_of = self.tables.rules_of if self.tables.unary is not None else None
+        rdirty = self._rdirty
+        while queue:
+            c, b = queue.pop()
+            if placed[c] and masks[c] == b:
+                continue
+            if placed[c] or not masks[c] & b:
+                if trace is not None:
+                    trace.contradiction("clash", c, why.get(c, -1), b)
+                return False
+            masks[c] = b
+            placed[c] = 1
+            if trace is not None:
+                unit = why.pop(c, -1)  # -2: the placement the caller reported
+                if unit != -2:
+                    trace.place(c, b, "hidden" if unit >= 0 else "naked", unit)
+                trace.eliminate(c, b, [p for p in peers[c] if masks[p] & b])
+            if units_of is not None:
+                dirty.update(units_of[c])
+            if cage_of is not None and cage_of[c] >= 0:
+                dirty_cages.add(cage_of[c])
+            if rules_of is not None:
+                rdirty.update(rules_of[c])
+            for p in peers[c]:
+                m = masks[p]
+                if m & b:
+                    m ^= b
+                    if not m:
+                        if trace is not None:
+                            trace.contradiction("empty", p, -1, b)
+                        return False
+                    masks[p] = m
+                    if not m & (m - 1):  # one candidate left: a naked single
+                        queue.append((p, m))
+                    if units_of is not None:
+                        dirty.update(units_of[p])
+                    if cage_of is not None and cage_of[p] >= 0:
+                        dirty_cages.add(cage_of[p])
+                    if rules_of is not None:
+                        rdirty.update(rules_of[p])
+        return True
+
+    def _prune_marked(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        queue: list,
+        dirty: set[int],
+        dirty_cages: set[int],
+    ) -> bool:
+        """Prune the lowest marked cage, or when no cage is marked the lowest marked rule,
+        queueing and marking as :meth:`_prune_cage` does; False on a contradiction."""
+        if dirty_cages:
+            k = min(dirty_cages)
+            dirty_cages.discard(k)
+            return self._prune_cage(masks, placed, k, queue, dirty, dirty_cages)
+        r = min(self._rdirty)
+        self._rdirty.discard(r)
+        return self._prune_rule(masks, placed, r, queue, dirty, dirty_cages)
 
     def _prune_cage(
         self,
@@ -1234,6 +1257,28 @@ class Engine:
         rules_of = t.rules_of if t.unary is not None else None
         rdirty = self._rdirty
         queued = set(arcs)
+
+        def narrowed(cells: tuple[int, ...], before: list[int]) -> None:
+            """After a cage's or a rule's pruning: each of its cells that lost a value
+            marks its cage and rules, is assigned when one value is left, and has the
+            arcs into it queued."""
+            for c, old in zip(cells, before, strict=True):
+                m = masks[c]
+                if m == old:
+                    continue
+                if cage_of is not None and cage_of[c] >= 0:
+                    cages.add(cage_of[c])
+                if rules_of is not None:
+                    rdirty.update(rules_of[c])
+                if not m & (m - 1):
+                    placed[c] = 1
+                    if trace is not None:
+                        trace.place(c, m, "naked", -1)
+                for z in peers[c]:
+                    if (z, c) not in queued:
+                        queued.add((z, c))
+                        arcs.append((z, c))
+
         while True:
             while arcs:
                 x, y = arcs.popleft()
@@ -1268,20 +1313,7 @@ class Engine:
                 before = [masks[c] for c in cells]
                 if not self._prune_rule(masks, placed, r, None, None, None):
                     return False
-                for c, old in zip(cells, before, strict=True):
-                    m = masks[c]
-                    if m != old:
-                        rdirty.update(rules_of[c])
-                        if cage_of is not None and cage_of[c] >= 0:
-                            cages.add(cage_of[c])
-                        if not m & (m - 1):
-                            placed[c] = 1
-                            if trace is not None:
-                                trace.place(c, m, "naked", -1)
-                        for z in peers[c]:
-                            if (z, c) not in queued:
-                                queued.add((z, c))
-                                arcs.append((z, c))
+                narrowed(cells, before)
                 continue
             if not cages:
                 return True
@@ -1290,20 +1322,7 @@ class Engine:
             before = [masks[c] for c in t.cages[k]]
             if not self._prune_cage(masks, placed, k, None, None, None):
                 return False
-            for c, old in zip(t.cages[k], before, strict=True):
-                m = masks[c]
-                if m != old:
-                    cages.add(k)
-                    if rules_of is not None:
-                        rdirty.update(rules_of[c])
-                    if not m & (m - 1):
-                        placed[c] = 1
-                        if trace is not None:
-                            trace.place(c, m, "naked", -1)
-                    for z in peers[c]:
-                        if (z, c) not in queued:
-                            queued.add((z, c))
-                            arcs.append((z, c))
+            narrowed(t.cages[k], before)
 
     def _place_gac(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
         """Place ``bit``, then naked singles, cage pruning and GAC on every unit that
@@ -1325,56 +1344,12 @@ class Engine:
         """gac to a fixpoint from a queue of placements and the units and cages to look
         at: the queue first (naked singles, as under ``singles``), then the cages, then
         one unit at a time (lowest index first); False on a contradiction."""
-        t = self.tables
-        peers, units_of, cage_of, trace = t.peers, t.units_of, t.cage_of, self.trace
-        rules_of = t.rules_of if t.unary is not None else None
         rdirty = self._rdirty
         while True:
-            while queue:
-                c, b = queue.pop()
-                if placed[c] and masks[c] == b:
-                    continue
-                if placed[c] or not masks[c] & b:
-                    if trace is not None:
-                        trace.contradiction("clash", c, -1, b)
-                    return False
-                masks[c] = b
-                placed[c] = 1
-                if trace is not None:
-                    if why.pop(c, -1) != -2:
-                        trace.place(c, b, "naked", -1)
-                    trace.eliminate(c, b, [p for p in peers[c] if masks[p] & b])
-                dirty.update(units_of[c])
-                if cage_of is not None and cage_of[c] >= 0:
-                    dirty_cages.add(cage_of[c])
-                if rules_of is not None:
-                    rdirty.update(rules_of[c])
-                for p in peers[c]:
-                    m = masks[p]
-                    if m & b:
-                        m ^= b
-                        if not m:
-                            if trace is not None:
-                                trace.contradiction("empty", p, -1, b)
-                            return False
-                        masks[p] = m
-                        if not m & (m - 1):
-                            queue.append((p, m))
-                        dirty.update(units_of[p])
-                        if cage_of is not None and cage_of[p] >= 0:
-                            dirty_cages.add(cage_of[p])
-                        if rules_of is not None:
-                            rdirty.update(rules_of[p])
-            if dirty_cages:
-                k = min(dirty_cages)
-                dirty_cages.discard(k)
-                if not self._prune_cage(masks, placed, k, queue, dirty, dirty_cages):
-                    return False
-                continue
-            if rdirty:
-                r = min(rdirty)
-                rdirty.discard(r)
-                if not self._prune_rule(masks, placed, r, queue, dirty, dirty_cages):
+            if not self._place_queue(masks, placed, queue, dirty, dirty_cages, why):
+                return False
+            if dirty_cages or rdirty:
+                if not self._prune_marked(masks, placed, queue, dirty, dirty_cages):
                     return False
                 continue
             if not dirty:
@@ -1628,7 +1603,9 @@ class Engine:
         and within ``max_guesses`` guesses (None: no budget; see the module docstring),
         from the pencil marks ``candidates`` (one mask per cell) when given.
 
-        The first ``keep`` solutions are returned as grids; all are counted.
+        The first ``keep`` solutions are returned as grids; all are counted. A dead end
+        goes back one level, or with backjumping to the level its conflicts name
+        (:class:`_Backtracking`, :class:`_Backjumping`).
         """
         if limit is not None and limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
@@ -1637,10 +1614,8 @@ class Engine:
         check_budget(max_guesses)
         if self.order == "dom-wdeg" and self._weights is None:
             return self._weighted().search(givens, limit, deadline, keep, max_guesses, candidates)
-        if self.backjump:
-            return self._search_backjump(givens, limit, deadline, keep, max_guesses, candidates)
         solutions: list[tuple[int, ...]] = []
-        found = nodes = guesses = backtracks = 0
+        found = nodes = guesses = 0
         self._deadline, self._stopped = deadline, False  # sac's probes read the clock
         start = self.root(givens, candidates)
         if start is None:
@@ -1648,139 +1623,29 @@ class Engine:
                 solutions=(), count=0, complete=not self._stopped, timed_out=self._stopped,
                 nodes=0, guesses=0, backtracks=0,
             )  # fmt: skip
-        place, choose = self._place, self._choose
+        dead_ends = _Backjumping(self) if self.backjump else _Backtracking(self)
+        place, dead_end, choose = dead_ends.place, dead_ends.dead_end, self._choose
         clock = time.perf_counter
         budget = -1 if max_guesses is None else max_guesses  # -1: guesses never equal it
-        trace = self.trace
-        lcv = self.values == "lcv"
-        # A frame is [masks, placed, cell, candidates not yet tried] of a branching cell.
-        stack: list[list] = []
-        masks, placed = start
-        while True:
-            # (masks, placed) is a consistent state: a node.
-            nodes += 1
-            cell = choose(masks, placed)
-            if trace is not None:
-                trace.node(len(stack))
-                if cell < 0:
-                    trace.solution(masks)
-            if cell < 0:
-                found += 1
-                if found <= keep:
-                    solutions.append(tuple(m.bit_length() for m in masks))
-                if limit is not None and found >= limit:
-                    return Outcome(
-                        solutions=tuple(solutions),
-                        count=found,
-                        nodes=nodes,
-                        guesses=guesses,
-                        backtracks=backtracks,
-                        complete=False,
-                    )
-            else:
-                stack.append([masks, placed, cell, masks[cell]])
-            # Find the next candidate whose propagation succeeds.
-            while stack:
-                frame = stack[-1]
-                untried = frame[3]
-                if not untried:
-                    stack.pop()
-                    backtracks += 1
-                    if trace is not None:
-                        trace.backtrack(frame[2], len(stack) + 1)
-                    continue
-                if guesses == budget:  # the next guess would be one too many
-                    return Outcome(
-                        solutions=tuple(solutions),
-                        count=found,
-                        nodes=nodes,
-                        guesses=guesses,
-                        backtracks=backtracks,
-                        complete=False,
-                        budget_spent=True,
-                    )
-                bit = untried & -untried
-                if lcv and untried != bit:
-                    bit = self._least_constraining(frame[0], frame[1], frame[2], untried)
-                untried ^= bit
-                frame[3] = untried
-                guesses += 1
-                if trace is not None:
-                    trace.guess(frame[2], bit, frame[0][frame[2]], len(stack))
-                if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
-                    return Outcome(
-                        solutions=tuple(solutions),
-                        count=found,
-                        nodes=nodes,
-                        guesses=guesses,
-                        backtracks=backtracks,
-                        complete=False,
-                        timed_out=True,
-                    )
-                if untried:
-                    masks, placed = frame[0][:], frame[1][:]
-                else:  # last candidate: the frame's state is never needed again
-                    masks, placed = frame[0], frame[1]
-                if place(masks, placed, frame[2], bit):
-                    break
-                if self._stopped:
-                    return Outcome(
-                        solutions=tuple(solutions),
-                        count=found,
-                        nodes=nodes,
-                        guesses=guesses,
-                        backtracks=backtracks,
-                        complete=False,
-                        timed_out=True,
-                    )
-            else:
-                return Outcome(
-                    solutions=tuple(solutions),
-                    count=found,
-                    nodes=nodes,
-                    guesses=guesses,
-                    backtracks=backtracks,
-                    complete=True,
-                )
-
-    def _search_backjump(
-        self,
-        givens: list[int] | tuple[int, ...],
-        limit: int | None,
-        deadline: float | None,
-        keep: int,
-        max_guesses: int | None,
-        candidates: Any,
-    ) -> Outcome:
-        """:meth:`search` with conflict-directed backjumping (FC-CBJ, see the module
-        docstring): the same solutions and count, in the same order, with as many nodes
-        or fewer."""
-        solutions: list[tuple[int, ...]] = []
-        found = nodes = guesses = backtracks = backjumps = skipped = 0
-        start = self.root(givens, candidates)
-        if start is None:
-            return Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
-        choose = self._choose
-        clock = time.perf_counter
-        budget = -1 if max_guesses is None else max_guesses
         trace = self.trace
         lcv = self.values == "lcv"
 
         def outcome(**flags: bool) -> Outcome:
             return Outcome(
                 solutions=tuple(solutions), count=found, nodes=nodes, guesses=guesses,
-                backtracks=backtracks, backjumps=backjumps, skipped=skipped, **flags,
+                backtracks=dead_ends.backtracks, backjumps=dead_ends.backjumps,
+                skipped=dead_ends.skipped, **flags,
             )  # fmt: skip
 
-        masks, placed = start
-        # culprits[cell]: the levels (bit k for level k, the k-th frame) that the cell's
-        # state rests on; the root is level 0 and never blamed (nothing above it to undo).
-        culprits = [0] * len(masks)
-        # A frame: [masks, placed, culprits, cell, untried candidates, conflict set].
+        # A state is (masks, placed), with each cell's culprits when backjumping; a frame
+        # is [state, cell, candidates not yet tried, conflict set] of a branching cell.
         stack: list[list] = []
+        state = dead_ends.root(*start)
         while True:
+            # state is consistent: a node.
             nodes += 1
-            cell = choose(masks, placed)
+            masks = state[0]
+            cell = choose(masks, state[1])
             if trace is not None:
                 trace.node(len(stack))
                 if cell < 0:
@@ -1791,53 +1656,35 @@ class Engine:
                     solutions.append(tuple(m.bit_length() for m in masks))
                 if limit is not None and found >= limit:
                     return outcome(complete=False)
-                # Every level on the way to a solution is to be tried again in turn: a jump
-                # over one would lose the solutions under its other values.
-                for depth, frame in enumerate(stack, 1):
-                    frame[5] |= (1 << depth) - 2
+                dead_ends.solution(stack)
             else:
-                stack.append([masks, placed, culprits, cell, masks[cell], 0])
+                stack.append([state, cell, masks[cell], 0])
+            # Find the next candidate whose propagation succeeds.
             while stack:
                 frame = stack[-1]
-                level = len(stack)
-                untried = frame[4]
+                untried = frame[2]
                 if not untried:
-                    # A dead end: jump back to the deepest level its conflict set names.
-                    conflict = (frame[5] | frame[2][frame[3]]) & ~(1 << level) & ~1
-                    to = conflict.bit_length() - 1 if conflict else 0
-                    if trace is not None and to < level - 1:
-                        trace.backjump(level, to, _levels(conflict))
-                    if to < level - 1:
-                        backjumps += 1
-                        skipped += level - 1 - to
-                    while len(stack) > to:
-                        gone = stack.pop()
-                        backtracks += 1
-                        if trace is not None:
-                            trace.backtrack(gone[3], len(stack) + 1)
-                    if stack:
-                        stack[-1][5] |= conflict & ~(1 << to)
+                    dead_end(stack)
                     continue
-                if guesses == budget:
+                if guesses == budget:  # the next guess would be one too many
                     return outcome(complete=False, budget_spent=True)
+                state, cell = frame[0], frame[1]
                 bit = untried & -untried
                 if lcv and untried != bit:
-                    bit = self._least_constraining(frame[0], frame[1], frame[3], untried)
+                    bit = self._least_constraining(state[0], state[1], cell, untried)
                 untried ^= bit
-                frame[4] = untried
+                frame[2] = untried
                 guesses += 1
                 if trace is not None:
-                    trace.guess(frame[3], bit, frame[0][frame[3]], level)
+                    trace.guess(cell, bit, state[0][cell], len(stack))
                 if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
                     return outcome(complete=False, timed_out=True)
-                if untried:
-                    masks, placed, culprits = frame[0][:], frame[1][:], frame[2][:]
-                else:
-                    masks, placed, culprits = frame[0], frame[1], frame[2]
-                blame = self._place_blamed(masks, placed, culprits, frame[3], bit, level)
-                if blame is None:
+                if untried:  # a copy; the last candidate takes the frame's own (not needed again)
+                    state = tuple(part[:] for part in state)
+                if place(state, frame, bit, len(stack)):
                     break
-                frame[5] |= blame
+                if self._stopped:
+                    return outcome(complete=False, timed_out=True)
             else:
                 return outcome(complete=True)
 
@@ -1960,6 +1807,88 @@ class Engine:
                 len(out.solutions),
             )  # fmt: skip
         return solutions, counters
+
+
+class _Backtracking:
+    """What :meth:`Engine.search` does at a dead end, chronologically: back to the branching
+    cell just above it (each frame popped is a backtrack)."""
+
+    backjumps = skipped = 0  # it never jumps
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.trace = engine.trace
+        self._place = engine._place
+        self.backtracks = 0
+
+    def root(self, masks: list[int], placed: bytearray) -> tuple:
+        """The search's first state."""
+        return masks, placed
+
+    def place(self, state: tuple, frame: list, bit: int, level: int) -> bool:
+        """Place ``bit`` in the frame's cell, in ``state`` (the frame's, or a copy) at
+        ``level``; False on a contradiction."""
+        return self._place(state[0], state[1], frame[1], bit)
+
+    def solution(self, stack: list[list]) -> None:
+        """A solution was found below the frames on ``stack``."""
+
+    def dead_end(self, stack: list[list]) -> None:
+        """Every candidate of the top frame has failed: leave it."""
+        self.back_to(stack, len(stack) - 1)
+
+    def back_to(self, stack: list[list], level: int) -> None:
+        """Pop the frames above ``level`` (the root is level 0), each a backtrack."""
+        while len(stack) > level:
+            gone = stack.pop()
+            self.backtracks += 1
+            if self.trace is not None:
+                self.trace.backtrack(gone[1], len(stack) + 1)
+
+
+class _Backjumping(_Backtracking):
+    """Conflict-directed backjumping (FC-CBJ, see the module docstring): at a dead end,
+    back to the deepest level its conflict set names. Each state carries its cells'
+    culprits (bit k for level k, the k-th frame; the root is level 0 and never blamed:
+    nothing above it to undo), each frame its conflict set."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self.backjumps = self.skipped = 0
+
+    def root(self, masks: list[int], placed: bytearray) -> tuple:
+        return masks, placed, [0] * len(masks)
+
+    def place(self, state: tuple, frame: list, bit: int, level: int) -> bool:
+        """As the chronological search places, keeping the culprits; a contradiction adds
+        the levels it rests on to the frame's conflict set."""
+        blame = self.engine._place_blamed(*state, frame[1], bit, level)
+        if blame is None:
+            return True
+        frame[3] |= blame
+        return False
+
+    def solution(self, stack: list[list]) -> None:
+        # Every level on the way to a solution is to be tried again in turn: a jump over
+        # one would lose the solutions under its other values.
+        for depth, frame in enumerate(stack, 1):
+            frame[3] |= (1 << depth) - 2
+
+    def dead_end(self, stack: list[list]) -> None:
+        """Jump back to the deepest level the dead end's conflict set names, and merge
+        the rest of the set into that level's."""
+        level = len(stack)
+        state, cell, _, conflict = stack[-1]
+        conflict = (conflict | state[2][cell]) & ~(1 << level) & ~1
+        to = conflict.bit_length() - 1 if conflict else 0
+        if to < level - 1:
+            if self.trace is not None:
+                self.trace.backjump(level, to, _levels(conflict))
+            self.backjumps += 1
+            self.skipped += level - 1 - to
+        self.back_to(stack, to)
+        if stack:
+            stack[-1][3] |= conflict & ~(1 << to)
 
 
 def _levels(conflict: int) -> tuple[int, ...]:
