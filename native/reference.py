@@ -808,6 +808,15 @@ class Engine:
         # Units whose candidates changed are tracked under hidden and locked (hidden
         # singles) and under gac and sac (each is filtered again).
         self._hidden = propagation in ("hidden", "locked", "gac", "sac")
+        t = self.tables
+        #: What _place_queue reads, once: the peers, the units to mark (None: not
+        #: tracked), each cell's cage and rules (None: none).
+        self._queue_tables = (
+            t.peers,
+            t.units_of if self._hidden else None,
+            t.cage_of,
+            t.rules_of if t.unary is not None else None,
+        )
         self._locked = propagation == "locked"
         # Under none every unplaced cell keeps all its candidates: mrv (and mrv-degree, see
         # the module docstring) picks the first unplaced cell, so skip the scan.
@@ -940,11 +949,8 @@ class Engine:
         cell's peers; a peer left with one candidate is queued (a naked single). The units
         (tracked under hidden, locked, gac and sac), cage and rules of every cell that
         changed are marked. False on a contradiction."""
-        peers = self.tables.peers
-        units_of = self.tables.units_of if self._hidden else None
-        cage_of = self.tables.cage_of
+        peers, units_of, cage_of, rules_of = self._queue_tables
         trace = self.trace
-        rules_of = self.tables.rules_of if self.tables.unary is not None else None
         rdirty = self._rdirty
         while queue:
             c, b = queue.pop()
@@ -1623,7 +1629,10 @@ class Engine:
                 solutions=(), count=0, complete=not self._stopped, timed_out=self._stopped,
                 nodes=0, guesses=0, backtracks=0,
             )  # fmt: skip
-        dead_ends = _Backjumping(self) if self.backjump else _Backtracking(self)
+        # A frame is [masks, placed, cell, candidates not yet tried, culprits, conflict
+        # set] of a branching cell (the last two backjumping's, see _Backjumping).
+        stack: list[list] = []
+        dead_ends = (_Backjumping if self.backjump else _Backtracking)(self, stack)
         place, dead_end, choose = dead_ends.place, dead_ends.dead_end, self._choose
         clock = time.perf_counter
         budget = -1 if max_guesses is None else max_guesses  # -1: guesses never equal it
@@ -1637,15 +1646,11 @@ class Engine:
                 skipped=dead_ends.skipped, **flags,
             )  # fmt: skip
 
-        # A state is (masks, placed), with each cell's culprits when backjumping; a frame
-        # is [state, cell, candidates not yet tried, conflict set] of a branching cell.
-        stack: list[list] = []
-        state = dead_ends.root(*start)
+        masks, placed = start
         while True:
-            # state is consistent: a node.
+            # (masks, placed) is a consistent state: a node.
             nodes += 1
-            masks = state[0]
-            cell = choose(masks, state[1])
+            cell = choose(masks, placed)
             if trace is not None:
                 trace.node(len(stack))
                 if cell < 0:
@@ -1656,32 +1661,33 @@ class Engine:
                     solutions.append(tuple(m.bit_length() for m in masks))
                 if limit is not None and found >= limit:
                     return outcome(complete=False)
-                dead_ends.solution(stack)
+                dead_ends.solution()
             else:
-                stack.append([state, cell, masks[cell], 0])
+                stack.append([masks, placed, cell, masks[cell], dead_ends.culprits, 0])
             # Find the next candidate whose propagation succeeds.
             while stack:
                 frame = stack[-1]
-                untried = frame[2]
+                untried = frame[3]
                 if not untried:
-                    dead_end(stack)
+                    dead_end()
                     continue
                 if guesses == budget:  # the next guess would be one too many
                     return outcome(complete=False, budget_spent=True)
-                state, cell = frame[0], frame[1]
                 bit = untried & -untried
                 if lcv and untried != bit:
-                    bit = self._least_constraining(state[0], state[1], cell, untried)
+                    bit = self._least_constraining(frame[0], frame[1], frame[2], untried)
                 untried ^= bit
-                frame[2] = untried
+                frame[3] = untried
                 guesses += 1
                 if trace is not None:
-                    trace.guess(cell, bit, state[0][cell], len(stack))
+                    trace.guess(frame[2], bit, frame[0][frame[2]], len(stack))
                 if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
                     return outcome(complete=False, timed_out=True)
-                if untried:  # a copy; the last candidate takes the frame's own (not needed again)
-                    state = tuple(part[:] for part in state)
-                if place(state, frame, bit, len(stack)):
+                if untried:
+                    masks, placed = frame[0][:], frame[1][:]
+                else:  # last candidate: the frame's state is never needed again
+                    masks, placed = frame[0], frame[1]
+                if place(masks, placed, frame[2], bit):
                     break
                 if self._stopped:
                     return outcome(complete=False, timed_out=True)
@@ -1811,84 +1817,82 @@ class Engine:
 
 class _Backtracking:
     """What :meth:`Engine.search` does at a dead end, chronologically: back to the branching
-    cell just above it (each frame popped is a backtrack)."""
+    cell just above it (each frame popped is a backtrack). It keeps no state of its own."""
 
     backjumps = skipped = 0  # it never jumps
+    culprits = None  # the culprits of the state just reached: none kept
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, engine: Engine, stack: list[list]) -> None:
+        self.stack = stack  # the search's frames
         self.trace = engine.trace
-        self._place = engine._place
+        #: Place a guess in the state of the top frame (a copy, or the state itself on the
+        #: frame's last candidate): the propagation level's own placement.
+        self.place = engine._place
         self.backtracks = 0
 
-    def root(self, masks: list[int], placed: bytearray) -> tuple:
-        """The search's first state."""
-        return masks, placed
+    def solution(self) -> None:
+        """A solution was found below the frames on the stack."""
 
-    def place(self, state: tuple, frame: list, bit: int, level: int) -> bool:
-        """Place ``bit`` in the frame's cell, in ``state`` (the frame's, or a copy) at
-        ``level``; False on a contradiction."""
-        return self._place(state[0], state[1], frame[1], bit)
-
-    def solution(self, stack: list[list]) -> None:
-        """A solution was found below the frames on ``stack``."""
-
-    def dead_end(self, stack: list[list]) -> None:
+    def dead_end(self) -> None:
         """Every candidate of the top frame has failed: leave it."""
-        self.back_to(stack, len(stack) - 1)
-
-    def back_to(self, stack: list[list], level: int) -> None:
-        """Pop the frames above ``level`` (the root is level 0), each a backtrack."""
-        while len(stack) > level:
-            gone = stack.pop()
-            self.backtracks += 1
-            if self.trace is not None:
-                self.trace.backtrack(gone[1], len(stack) + 1)
+        gone = self.stack.pop()
+        self.backtracks += 1
+        if self.trace is not None:
+            self.trace.backtrack(gone[2], len(self.stack) + 1)
 
 
 class _Backjumping(_Backtracking):
     """Conflict-directed backjumping (FC-CBJ, see the module docstring): at a dead end,
-    back to the deepest level its conflict set names. Each state carries its cells'
-    culprits (bit k for level k, the k-th frame; the root is level 0 and never blamed:
-    nothing above it to undo), each frame its conflict set."""
+    back to the deepest level its conflict set names. Each state's cells have culprits
+    (bit k for level k, the k-th frame; the root is level 0 and never blamed: nothing above
+    it to undo), kept in the frame beside the state, and each frame a conflict set."""
 
-    def __init__(self, engine: Engine) -> None:
-        super().__init__(engine)
+    def __init__(self, engine: Engine, stack: list[list]) -> None:
+        super().__init__(engine, stack)
+        self.place = self._place_with_culprits
+        self._place_blamed = engine._place_blamed
+        self.culprits = [0] * len(engine.tables.peers)  # the root's
         self.backjumps = self.skipped = 0
 
-    def root(self, masks: list[int], placed: bytearray) -> tuple:
-        return masks, placed, [0] * len(masks)
-
-    def place(self, state: tuple, frame: list, bit: int, level: int) -> bool:
-        """As the chronological search places, keeping the culprits; a contradiction adds
-        the levels it rests on to the frame's conflict set."""
-        blame = self.engine._place_blamed(*state, frame[1], bit, level)
+    def _place_with_culprits(
+        self, masks: list[int], placed: bytearray, cell: int, bit: int
+    ) -> bool:
+        """Place as the chronological search does, keeping the culprits (those of the top
+        frame's state, copied as its masks are); a contradiction adds the levels it rests
+        on to the top frame's conflict set."""
+        frame = self.stack[-1]
+        culprits = frame[4][:] if frame[3] else frame[4]
+        blame = self._place_blamed(masks, placed, culprits, cell, bit, len(self.stack))
         if blame is None:
+            self.culprits = culprits
             return True
-        frame[3] |= blame
+        frame[5] |= blame
         return False
 
-    def solution(self, stack: list[list]) -> None:
+    def solution(self) -> None:
         # Every level on the way to a solution is to be tried again in turn: a jump over
         # one would lose the solutions under its other values.
-        for depth, frame in enumerate(stack, 1):
-            frame[3] |= (1 << depth) - 2
+        for depth, frame in enumerate(self.stack, 1):
+            frame[5] |= (1 << depth) - 2
 
-    def dead_end(self, stack: list[list]) -> None:
-        """Jump back to the deepest level the dead end's conflict set names, and merge
-        the rest of the set into that level's."""
+    def dead_end(self) -> None:
+        """Jump back to the deepest level the dead end's conflict set names (each frame
+        left a backtrack), and merge the rest of the set into that level's."""
+        stack = self.stack
         level = len(stack)
-        state, cell, _, conflict = stack[-1]
-        conflict = (conflict | state[2][cell]) & ~(1 << level) & ~1
+        _, _, cell, _, culprits, conflict = stack[-1]
+        conflict = (conflict | culprits[cell]) & ~(1 << level) & ~1
         to = conflict.bit_length() - 1 if conflict else 0
         if to < level - 1:
             if self.trace is not None:
                 self.trace.backjump(level, to, _levels(conflict))
             self.backjumps += 1
             self.skipped += level - 1 - to
-        self.back_to(stack, to)
+        leave = _Backtracking.dead_end  # (not super(): it is built anew on each call)
+        while len(stack) > to:
+            leave(self)
         if stack:
-            stack[-1][3] |= conflict & ~(1 << to)
+            stack[-1][5] |= conflict & ~(1 << to)
 
 
 def _levels(conflict: int) -> tuple[int, ...]:
