@@ -288,32 +288,32 @@ arena_init(Arena *a, const TablesObject *t, const Knobs *k)
     p += sizeof(uint32_t) * (qcap + 1);
     a->x.susp = (int32_t *)p;
     p += sizeof(int32_t) * nsusp;
-    a->x.clist = (int32_t *)p;
+    a->x.cages.list = (int32_t *)p;
     p += sizeof(int32_t) * (size_t)t->ncages;
     a->x.arcq = (int32_t *)p;
     p += 2 * sizeof(int32_t) * narcs;
-    a->x.ulist = (int32_t *)p;
+    a->x.units.list = (int32_t *)p;
     p += sizeof(int32_t) * nudirty;
     a->x.weights = (uint32_t *)p;
     p += sizeof(uint32_t) * ncons;
     a->x.live = (int32_t *)p;
     p += sizeof(int32_t) * ncons;
-    a->x.rlist = (int32_t *)p;
+    a->x.rules.list = (int32_t *)p;
     p += sizeof(int32_t) * (size_t)t->nrules;
     a->x.probe = (uint32_t *)p; /* masks, then placed: the last 4-byte items */
     p += (sizeof(uint32_t) + 1) * nprobe;
     a->x.arcin = (uint8_t *)p;
     memset(p, 0, narcs);
     p += narcs;
-    a->x.udirty = (uint8_t *)p;
+    a->x.units.in = (uint8_t *)p;
     memset(p, 0, nudirty);
     p += nudirty;
     a->x.narcs = narcs;
-    a->x.cdirty = (uint8_t *)p;
-    memset(a->x.cdirty, 0, (size_t)t->ncages);
+    a->x.cages.in = (uint8_t *)p;
+    memset(a->x.cages.in, 0, (size_t)t->ncages);
     a->x.dirty = (uint8_t *)p + t->ncages; /* units, then cages: run_search clears them */
-    a->x.rdirty = a->x.dirty + ncons;
-    memset(a->x.rdirty, 0, (size_t)t->nrules);
+    a->x.rules.in = a->x.dirty + ncons;
+    memset(a->x.rules.in, 0, (size_t)t->nrules);
 
     Ctx *x = &a->x;
     x->t = t;

@@ -182,6 +182,56 @@ typedef struct {
     uint32_t untried;
 } Frame;
 
+/*
+ * The units, cages or rules to look at again: a set (in[i], so each is marked once) and a
+ * list of the marked ones, taken last marked first (any order reaches the same fixpoint).
+ * Its arrays are the arena's (_core.c), each as long as there are units, cages or rules.
+ */
+typedef struct {
+    uint8_t *in;
+    int32_t *list;
+    int n;
+} DirtySet;
+
+/* Mark i for another look (marked already: nothing changes). */
+static inline void
+dirty_mark(DirtySet *d, int i)
+{
+    if (!d->in[i]) {
+        d->in[i] = 1;
+        d->list[d->n++] = i;
+    }
+}
+
+/* Forget the marks (a contradiction stopped the propagation that left them). */
+static inline void
+dirty_clear(DirtySet *d)
+{
+    for (int k = 0; k < d->n; k++)
+        d->in[d->list[k]] = 0;
+    d->n = 0;
+}
+
+/* Every one of the n marked, in index order, after any marks are forgotten. */
+static inline void
+dirty_mark_all(DirtySet *d, int n)
+{
+    dirty_clear(d);
+    for (int i = 0; i < n; i++)
+        dirty_mark(d, i);
+}
+
+/* A marked one, unmarked, or -1 when none is. */
+static inline int
+dirty_take(DirtySet *d)
+{
+    if (!d->n)
+        return -1;
+    const int i = d->list[--d->n];
+    d->in[i] = 0;
+    return i;
+}
+
 typedef struct {
     /* the grid shape */
     const TablesObject *t;
@@ -201,18 +251,12 @@ typedef struct {
     int overflow; /* the queue bound was broken: an internal error */
     size_t qseed; /* entries root_hidden left in the queue for propagate_hidden */
     int32_t *susp; /* where[] slots to check, (row << 5) | value: 2 * nunits * size */
-    /* the cages whose cells changed, to prune again (singles, hidden): a set and a list */
-    uint8_t *cdirty;
-    int32_t *clist;
-    int nclist;
+    DirtySet cages; /* the cages whose cells changed, to prune again */
     /* ac3: the ring of queued arcs (arc, cell: 2 * narcs) and whether each is queued */
     int32_t *arcq;
     uint8_t *arcin;
     size_t narcs;
-    /* gac, sac: the units to filter again (a set and a list) */
-    uint8_t *udirty;
-    int32_t *ulist;
-    int nulist;
+    DirtySet units; /* gac, sac: the units to filter again */
     uint32_t *probe; /* sac: the state a probe works on (masks, then placed) */
     struct Run *run; /* sac: the search's run, whose clock a node's probes read */
     /* dom-wdeg (engine.c, wdeg_place and choose_wdeg): each constraint's weight (units,
@@ -225,10 +269,7 @@ typedef struct {
     uint8_t *dirty;
     int remover;
     int lcv; /* values=lcv: the least constraining candidate first (next_guess_lcv) */
-    /* the variant rules to prune again (a set and a list, engine.c's rules_run) */
-    uint8_t *rdirty;
-    int32_t *rlist;
-    int nrlist;
+    DirtySet rules; /* the variant rules to prune again (engine.c's rules_run) */
 } Ctx;
 
 
@@ -272,42 +313,57 @@ uint8_t *grid_slot(Run *r, int ncells);
 int keep_solution(Run *r, const Ctx *x, const uint32_t *masks);
 
 /*
- * The search's next guess, for run_search and run_board9: frames whose candidates are all
+ * The search's next guess, for run_search and run_board9, in two halves (next_frame, then
+ * count_guess) that engine.c's next_guess_lcv shares: frames whose candidates are all
  * tried are popped (each a backtrack); the next candidate of the top frame (the lowest
  * untried value) is taken into *bit and counted as a guess, and every 256 guesses
  * core_check reads the clock. 1 with a guess to place (in the top frame), or 0 when the
  * search ends: the stack is empty (r->complete), the budget has no guess left for that
  * candidate (r->budget_spent: checked before the guess is counted, as the reference
- * does), or the deadline passed or Ctrl-C came (r->timed_out). Without a budget max_guesses is ULLONG_MAX, which a
- * count of guesses never reaches: one compare per guess, no branch on whether there is
- * a budget.
+ * does), or the deadline passed or Ctrl-C came (r->timed_out). Without a budget
+ * max_guesses is ULLONG_MAX, which a count of guesses never reaches: one compare per
+ * guess, no branch on whether there is a budget.
  */
-static inline __attribute__((always_inline)) int
-next_guess(Run *r, Frame *stack, int *sp, uint32_t *bit)
+static inline __attribute__((always_inline)) Frame *
+next_frame(Run *r, Frame *stack, int *sp)
 {
     for (;;) {
         if (*sp == 0) {
             r->complete = 1;
-            return 0;
+            return NULL;
         }
         Frame *f = &stack[*sp - 1];
-        const uint32_t untried = f->untried;
-        if (!untried) {
+        if (!f->untried) {
             (*sp)--;
             r->backtracks++;
             continue;
         }
         if (r->guesses == r->max_guesses) {
             r->budget_spent = 1;
-            return 0;
+            return NULL;
         }
-        *bit = untried & (~untried + 1u);
-        f->untried = untried ^ *bit;
-        r->guesses++;
-        if (!(r->guesses & CLOCK_EVERY) && core_check(r))
-            return 0;
-        return 1;
+        return f;
     }
+}
+
+/* Count the guess just taken; 0 when the look at the clock says stop. */
+static inline __attribute__((always_inline)) int
+count_guess(Run *r)
+{
+    r->guesses++;
+    return (r->guesses & CLOCK_EVERY) || !core_check(r);
+}
+
+static inline __attribute__((always_inline)) int
+next_guess(Run *r, Frame *stack, int *sp, uint32_t *bit)
+{
+    Frame *f = next_frame(r, stack, sp);
+    if (f == NULL)
+        return 0;
+    const uint32_t untried = f->untried;
+    *bit = untried & (~untried + 1u);
+    f->untried = untried ^ *bit;
+    return count_guess(r);
 }
 
 /* engine.c: the tables of the general engine (at import), and the search proper, run

@@ -57,36 +57,6 @@ cage_admits(const TablesObject *t, const uint32_t *masks, const uint8_t *placed,
     return 0;
 }
 
-/* Mark cage g for another look (a set: marked once). */
-static inline void
-cage_mark(Ctx *x, int g)
-{
-    if (!x->cdirty[g]) {
-        x->cdirty[g] = 1;
-        x->clist[x->nclist++] = g;
-    }
-}
-
-/* Forget the marks a propagation stopped by a contradiction left behind. */
-static inline void
-cage_clear(Ctx *x)
-{
-    for (int i = 0; i < x->nclist; i++)
-        x->cdirty[x->clist[i]] = 0;
-    x->nclist = 0;
-}
-
-/* A marked cage, or -1 (any order reaches the same fixpoint). */
-static inline int
-cage_take(Ctx *x)
-{
-    if (!x->nclist)
-        return -1;
-    int g = x->clist[--x->nclist];
-    x->cdirty[g] = 0;
-    return g;
-}
-
 /*
  * Cage g's unplaced cells keep only the values its feasible value sets allow (the
  * reference's _prune_cage); 0 on a contradiction. With q (singles, hidden) a cell left
@@ -138,7 +108,7 @@ prune_cage(Ctx *x, uint32_t *masks, const uint8_t *placed, uint32_t *where, Queu
         masks[c] = m;
         if (q == NULL)
             continue;
-        cage_mark(x, g);
+        dirty_mark(&x->cages, g);
         if (!(m & (m - 1)) && !q_push(x, q, c, m))
             return 0;
         if (where == NULL)
@@ -287,40 +257,13 @@ rule_apply(const TablesObject *t, uint32_t *masks, int r)
     return 1;
 }
 
-/* Mark rule r for another look (a set: marked once). */
-static inline void
-rule_mark(Ctx *x, int r)
-{
-    if (!x->rdirty[r]) {
-        x->rdirty[r] = 1;
-        x->rlist[x->nrlist++] = r;
-    }
-}
-
-/* Forget the marks a contradiction left behind. */
-static inline void
-rules_clear(Ctx *x)
-{
-    for (int i = 0; i < x->nrlist; i++)
-        x->rdirty[x->rlist[i]] = 0;
-    x->nrlist = 0;
-}
-
-/* Mark every rule (the root). */
-static void
-rules_mark_all(Ctx *x)
-{
-    for (int r = 0; r < x->t->nrules; r++)
-        rule_mark(x, r);
-}
-
 /* Mark the rules of cell c. */
 static inline void
 rules_mark_cell(Ctx *x, int c)
 {
     const TablesObject *t = x->t;
     for (int k = t->ro_start[c]; k < t->ro_start[c + 1]; k++)
-        rule_mark(x, t->ro[k]);
+        dirty_mark(&x->rules, t->ro[k]);
 }
 
 /* Mark the rules of every cell whose mask is not the one in before[]. */
@@ -340,11 +283,9 @@ rules_run(Ctx *x, uint32_t *masks)
 {
     const TablesObject *t = x->t;
     uint32_t out[MAX_SIZE * MAX_SIZE];
-    while (x->nrlist) {
-        const int r = x->rlist[--x->nrlist];
-        x->rdirty[r] = 0;
+    for (int r; (r = dirty_take(&x->rules)) >= 0;) {
         if (!rule_prune(t, masks, r, out)) {
-            rules_clear(x);
+            dirty_clear(&x->rules);
             return 0;
         }
         const int32_t *cells = t->rule_cells + t->rule_start[r];
@@ -432,7 +373,7 @@ place_singles_impl(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t 
         q.n = x->qseed;
     } else {
         if (cg)
-            cage_clear(x);
+            dirty_clear(&x->cages);
         q_push(x, &q, cell, bit);
     }
     for (;;) {
@@ -450,7 +391,7 @@ place_singles_impl(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t 
             masks[c] = b;
             placed[c] = 1;
             if (cg && cage_of[c] >= 0)
-                cage_mark(x, cage_of[c]);
+                dirty_mark(&x->cages, cage_of[c]);
             for (int k = peer_start[c]; k < peer_start[c + 1]; k++) {
                 int p = peers[k];
                 uint32_t m = masks[p];
@@ -462,13 +403,13 @@ place_singles_impl(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t 
                     if (!(m & (m - 1)) && !q_push(x, &q, p, m))
                         return 0; /* one candidate left: a naked single */
                     if (cg && cage_of[p] >= 0)
-                        cage_mark(x, cage_of[p]);
+                        dirty_mark(&x->cages, cage_of[p]);
                 }
             }
         }
         if (!cg)
             return 1;
-        int g = cage_take(x);
+        int g = dirty_take(&x->cages);
         if (g < 0)
             return 1;
         if (!prune_cage(x, masks, placed, NULL, &q, g))
@@ -529,7 +470,7 @@ propagate_hidden(Ctx *x, uint32_t *restrict masks, uint8_t *restrict placed,
     int32_t *restrict susp = x->susp;
     Queue q = {x->qcell, x->qbit, 0, x->qcap};
     if (cg && !seeded) /* seeded: the caller marked the cages to look at (lock_fixpoint) */
-        cage_clear(x);
+        dirty_clear(&x->cages);
     if (seeded)
         q.n = x->qseed;
     else
@@ -550,7 +491,7 @@ again:
         masks[c] = b;
         placed[c] = 1;
         if (cg && cage_of[c] >= 0)
-            cage_mark(x, cage_of[c]);
+            dirty_mark(&x->cages, cage_of[c]);
         const int c0 = uo_start[c];
         const int cend = nu ? c0 + nu : uo_start[c + 1];
         /* A where[] slot left with one place or none is noted (without a branch: the
@@ -630,7 +571,7 @@ again:
                 if (!(m & (m - 1)) && !q_push(x, &q, p, m))
                     return 0; /* one candidate left: a naked single */
                 if (cg && cage_of[p] >= 0)
-                    cage_mark(x, cage_of[p]);
+                    dirty_mark(&x->cages, cage_of[p]);
                 /* p's units other than u (done above, every place at once); a unit of c
                  * already set to c alone loses nothing and is not noted. */
                 if (nu >= 2) {
@@ -672,7 +613,7 @@ again:
         }
     }
     if (cg) {
-        int g = cage_take(x);
+        int g = dirty_take(&x->cages);
         if (g >= 0) {
             if (!prune_cage(x, masks, placed, where, &q, g))
                 return 0;
@@ -743,11 +684,8 @@ root_settle(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where)
                     return 0;
             }
     const int cg = t->ncages != 0;
-    if (cg) {
-        cage_clear(x);
-        for (int g = 0; g < t->ncages; g++)
-            cage_mark(x, g);
-    }
+    if (cg)
+        dirty_mark_all(&x->cages, t->ncages);
     x->qseed = q.n;
     if (x->prop == PROP_SINGLES)
         return cg ? place_singles_impl(x, masks, placed, 0, 0, 1, 1)
@@ -890,7 +828,7 @@ lock_pass(Ctx *x, uint32_t *restrict masks, const uint8_t *restrict placed,
                 if (!(m & (m - 1)) && !q_push(x, &q, p, m))
                     return 0; /* one candidate left: a naked single */
                 if (t->ncages && t->cage_of[p] >= 0)
-                    cage_mark(x, t->cage_of[p]);
+                    dirty_mark(&x->cages, t->cage_of[p]);
                 for (int k = t->uo_start[p]; k < t->uo_start[p + 1]; k++) {
                     const int row = t->uo_row[k];
                     const uint32_t left = where[row + v] &= ~t->uo_bit[k];
@@ -914,7 +852,7 @@ lock_fixpoint(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where)
     for (;;) {
         int changed;
         if (cg)
-            cage_clear(x);
+            dirty_clear(&x->cages);
         if (!lock_pass(x, masks, placed, where, &changed))
             return 0;
         if (!changed)
@@ -943,7 +881,7 @@ rules_settle(Ctx *x, uint32_t *masks, uint8_t *placed, uint32_t *where)
             where_from_masks(x, masks, where);
         memcpy(before, masks, bytes);
         if (!root_settle(x, masks, placed, where)) {
-            rules_clear(x);
+            dirty_clear(&x->rules);
             return 0;
         }
         rules_mark_changed(x, masks, before);
@@ -1016,9 +954,9 @@ ac3_run(Ctx *x, uint32_t *masks, uint8_t *placed, Arcs *a)
                 placed[c] = 1; /* one value left: assigned */
             arcs_into(t, arcin, a, c, y);
             if (cage_of[c] >= 0)
-                cage_mark(x, cage_of[c]);
+                dirty_mark(&x->cages, cage_of[c]);
         }
-        const int g = cage_take(x);
+        const int g = dirty_take(&x->cages);
         if (g < 0)
             return 1;
         const int32_t *cells = t->cage_cells + t->cage_start[g];
@@ -1035,7 +973,7 @@ ac3_run(Ctx *x, uint32_t *masks, uint8_t *placed, Arcs *a)
             const uint32_t m = masks[c];
             if (m == before[k])
                 continue;
-            cage_mark(x, g);
+            dirty_mark(&x->cages, g);
             if (!(m & (m - 1)))
                 placed[c] = 1;
             arcs_into(t, arcin, a, c, -1);
@@ -1046,7 +984,7 @@ out:
         arcin[a->q[2 * a->head]] = 0;
         a->head = a->head + 1 == a->cap ? 0 : a->head + 1;
     }
-    cage_clear(x);
+    dirty_clear(&x->cages);
     return ok;
 }
 
@@ -1062,7 +1000,7 @@ ac3_rules(Ctx *x, uint32_t *masks, uint8_t *placed, Arcs *a)
         if (t->nrules)
             memcpy(before, masks, bytes);
         if (!ac3_run(x, masks, placed, a)) {
-            rules_clear(x);
+            dirty_clear(&x->rules);
             return 0;
         }
         if (!t->nrules)
@@ -1080,7 +1018,7 @@ ac3_rules(Ctx *x, uint32_t *masks, uint8_t *placed, Arcs *a)
             if (!(m & (m - 1)))
                 placed[c] = 1;
             if (t->cage_of[c] >= 0)
-                cage_mark(x, t->cage_of[c]);
+                dirty_mark(&x->cages, t->cage_of[c]);
             arcs_into(t, x->arcin, a, c, -1);
         }
         if (!changed)
@@ -1095,9 +1033,9 @@ place_ac3(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
         return 0;
     masks[cell] = bit;
     placed[cell] = 1;
-    cage_clear(x);
+    dirty_clear(&x->cages);
     if (x->t->cage_of[cell] >= 0)
-        cage_mark(x, x->t->cage_of[cell]);
+        dirty_mark(&x->cages, x->t->cage_of[cell]);
     Arcs a = {x->arcq, x->narcs, 0, 0};
     arcs_into(x->t, x->arcin, &a, cell, -1);
     if (x->t->nrules)
@@ -1105,31 +1043,14 @@ place_ac3(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
     return ac3_rules(x, masks, placed, &a);
 }
 
-/* gac: mark unit u for filtering (a set: marked once), forget the marks, take one. */
-static inline void
-unit_mark(Ctx *x, int u)
-{
-    if (!x->udirty[u]) {
-        x->udirty[u] = 1;
-        x->ulist[x->nulist++] = u;
-    }
-}
-
-static inline void
-unit_clear(Ctx *x)
-{
-    for (int i = 0; i < x->nulist; i++)
-        x->udirty[x->ulist[i]] = 0;
-    x->nulist = 0;
-}
-
+/* gac: mark the units of cell c but skip for filtering. */
 static inline void
 units_mark(Ctx *x, int c, int skip)
 {
     const TablesObject *t = x->t;
     for (int k = t->uo_start[c]; k < t->uo_start[c + 1]; k++)
         if (t->uo[k] != skip)
-            unit_mark(x, t->uo[k]);
+            dirty_mark(&x->units, t->uo[k]);
 }
 
 /* Match cell i of a unit (dom: the open cells' candidates; own[v]: the cell matched to
@@ -1251,7 +1172,7 @@ gac_unit(Ctx *x, uint32_t *masks, const uint8_t *placed, Queue *q, int u)
             return 0;
         units_mark(x, c, u);
         if (t->cage_of[c] >= 0)
-            cage_mark(x, t->cage_of[c]);
+            dirty_mark(&x->cages, t->cage_of[c]);
     }
     return 1;
 }
@@ -1277,7 +1198,7 @@ gac_fixpoint(Ctx *x, uint32_t *masks, uint8_t *placed)
             placed[c] = 1;
             units_mark(x, c, -1);
             if (cage_of[c] >= 0)
-                cage_mark(x, cage_of[c]);
+                dirty_mark(&x->cages, cage_of[c]);
             for (int k = peer_start[c]; k < peer_start[c + 1]; k++) {
                 const int p = peers[k];
                 uint32_t m = masks[p];
@@ -1291,10 +1212,10 @@ gac_fixpoint(Ctx *x, uint32_t *masks, uint8_t *placed)
                     goto dead; /* one candidate left: a naked single */
                 units_mark(x, p, -1);
                 if (cage_of[p] >= 0)
-                    cage_mark(x, cage_of[p]);
+                    dirty_mark(&x->cages, cage_of[p]);
             }
         }
-        const int g = cage_take(x);
+        const int g = dirty_take(&x->cages);
         if (g >= 0) {
             const int32_t *cells = t->cage_cells + t->cage_start[g];
             const int n = t->cage_start[g + 1] - t->cage_start[g];
@@ -1308,16 +1229,15 @@ gac_fixpoint(Ctx *x, uint32_t *masks, uint8_t *placed)
                     units_mark(x, cells[k], -1);
             continue;
         }
-        if (!x->nulist)
+        const int u = dirty_take(&x->units);
+        if (u < 0)
             return 1;
-        const int u = x->ulist[--x->nulist];
-        x->udirty[u] = 0;
         if (!gac_unit(x, masks, placed, &q, u))
             goto dead;
     }
 dead:
-    unit_clear(x);
-    cage_clear(x);
+    dirty_clear(&x->units);
+    dirty_clear(&x->cages);
     return 0;
 }
 
@@ -1333,7 +1253,7 @@ gac_rules(Ctx *x, uint32_t *masks, uint8_t *placed)
         if (t->nrules)
             memcpy(before, masks, bytes);
         if (!gac_fixpoint(x, masks, placed)) {
-            rules_clear(x);
+            dirty_clear(&x->rules);
             return 0;
         }
         if (!t->nrules)
@@ -1355,7 +1275,7 @@ gac_rules(Ctx *x, uint32_t *masks, uint8_t *placed)
             }
             units_mark(x, c, -1);
             if (t->cage_of[c] >= 0)
-                cage_mark(x, t->cage_of[c]);
+                dirty_mark(&x->cages, t->cage_of[c]);
         }
         if (!changed)
             return 1;
@@ -1406,7 +1326,7 @@ shave(Ctx *x, uint32_t *masks, uint8_t *placed)
                 x->qseed = !(m & (m - 1));
                 units_mark(x, c, -1);
                 if (t->cage_of[c] >= 0)
-                    cage_mark(x, t->cage_of[c]);
+                    dirty_mark(&x->cages, t->cage_of[c]);
                 if (t->nrules)
                     rules_mark_cell(x, c);
                 if (!gac_rules(x, masks, placed))
@@ -1443,9 +1363,8 @@ root_cp(Ctx *x, uint32_t *masks, uint8_t *placed, const uint8_t *givens, const u
         placed[c] = 0;
     }
     const int narrowed = cands != NULL || t->unary != NULL;
-    rules_clear(x);
-    rules_mark_all(x);
-    cage_clear(x);
+    dirty_mark_all(&x->rules, t->nrules);
+    dirty_clear(&x->cages);
     if (x->prop == PROP_AC3) {
         /* Every arc; a cell with one value is assigned (without marks, the givens only,
          * as under singles), and the cages of those cells marked (with marks, all). */
@@ -1454,12 +1373,12 @@ root_cp(Ctx *x, uint32_t *masks, uint8_t *placed, const uint8_t *givens, const u
             if (narrowed ? !(m & (m - 1)) : givens[c] != 0) {
                 placed[c] = 1;
                 if (t->cage_of[c] >= 0)
-                    cage_mark(x, t->cage_of[c]);
+                    dirty_mark(&x->cages, t->cage_of[c]);
             }
         }
         if (narrowed)
             for (int g = 0; g < t->ncages; g++)
-                cage_mark(x, g);
+                dirty_mark(&x->cages, g);
         Arcs a = {x->arcq, x->narcs, 0, 0};
         for (int y = 0; y < ncells; y++)
             arcs_into(t, x->arcin, &a, y, -1);
@@ -1474,11 +1393,8 @@ root_cp(Ctx *x, uint32_t *masks, uint8_t *placed, const uint8_t *givens, const u
             x->qbit[n++] = masks[c];
         }
     x->qseed = n;
-    unit_clear(x);
-    for (int u = 0; u < t->nunits; u++)
-        unit_mark(x, u);
-    for (int g = 0; g < t->ncages; g++)
-        cage_mark(x, g);
+    dirty_mark_all(&x->units, t->nunits);
+    dirty_mark_all(&x->cages, t->ncages);
     if (!gac_rules(x, masks, placed))
         return 0;
     return x->prop != PROP_SAC || shave(x, masks, placed);
@@ -1961,46 +1877,30 @@ static int
 next_guess_lcv(const Ctx *x, Run *r, Frame *stack, int *sp, uint32_t *bit,
                const char *states, size_t stride)
 {
-    for (;;) {
-        if (*sp == 0) {
-            r->complete = 1;
-            return 0;
-        }
-        Frame *f = &stack[*sp - 1];
-        const uint32_t untried = f->untried;
-        if (!untried) {
-            (*sp)--;
-            r->backtracks++;
-            continue;
-        }
-        if (r->guesses == r->max_guesses) {
-            r->budget_spent = 1;
-            return 0;
-        }
-        uint32_t pick = untried & (~untried + 1u);
-        if (untried != pick) {
-            const uint32_t *masks = (const uint32_t *)(states + (size_t)f->state * stride);
-            const uint8_t *placed = (const uint8_t *)(masks + x->ncells + x->nwhere);
-            const TablesObject *t = x->t;
-            int fewest = INT_MAX;
-            for (uint32_t u = untried; u; u &= u - 1) {
-                const uint32_t b = u & (~u + 1u);
-                int n = 0;
-                for (int k = t->peer_start[f->cell]; k < t->peer_start[f->cell + 1]; k++)
-                    n += !placed[t->peers[k]] && (masks[t->peers[k]] & b);
-                if (n < fewest) {
-                    fewest = n;
-                    pick = b;
-                }
+    Frame *f = next_frame(r, stack, sp);
+    if (f == NULL)
+        return 0;
+    const uint32_t untried = f->untried;
+    uint32_t pick = untried & (~untried + 1u);
+    if (untried != pick) {
+        const uint32_t *masks = (const uint32_t *)(states + (size_t)f->state * stride);
+        const uint8_t *placed = (const uint8_t *)(masks + x->ncells + x->nwhere);
+        const TablesObject *t = x->t;
+        int fewest = INT_MAX;
+        for (uint32_t u = untried; u; u &= u - 1) {
+            const uint32_t b = u & (~u + 1u);
+            int n = 0;
+            for (int k = t->peer_start[f->cell]; k < t->peer_start[f->cell + 1]; k++)
+                n += !placed[t->peers[k]] && (masks[t->peers[k]] & b);
+            if (n < fewest) {
+                fewest = n;
+                pick = b;
             }
         }
-        *bit = pick;
-        f->untried = untried ^ pick;
-        r->guesses++;
-        if (!(r->guesses & CLOCK_EVERY) && core_check(r))
-            return 0;
-        return 1;
     }
+    *bit = pick;
+    f->untried = untried ^ pick;
+    return count_guess(r);
 }
 
 /* The search proper; runs without the GIL. Returns 0 on an internal error. */
@@ -2114,8 +2014,7 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
             for (int k = 0; k < x->t->nrules && ok; k++)
                 ok = rule_apply(x->t, masks, k);
         else if (x->prop >= PROP_SINGLES) {
-            rules_clear(x);
-            rules_mark_all(x);
+            dirty_mark_all(&x->rules, x->t->nrules);
             ok = rules_settle(x, masks, placed, where);
         }
         if (!ok) {

@@ -808,6 +808,15 @@ class Engine:
         # Units whose candidates changed are tracked under hidden and locked (hidden
         # singles) and under gac and sac (each is filtered again).
         self._hidden = propagation in ("hidden", "locked", "gac", "sac")
+        t = self.tables
+        #: What _place_queue reads, once: the peers, the units to mark (None: not
+        #: tracked), each cell's cage and rules (None: none).
+        self._queue_tables = (
+            t.peers,
+            t.units_of if self._hidden else None,
+            t.cage_of,
+            t.rules_of if t.unary is not None else None,
+        )
         self._locked = propagation == "locked"
         # Under none every unplaced cell keeps all its candidates: mrv (and mrv-degree, see
         # the module docstring) picks the first unplaced cell, so skip the scan.
@@ -906,72 +915,18 @@ class Engine:
         """Singles (hidden singles, cages, locked candidates, by level) to a fixpoint from
         a queue of placements and the units and cages to look at; False on a
         contradiction."""
-        peers = self.tables.peers
-        units_of = self.tables.units_of
-        hidden = self._hidden
-        cage_of = self.tables.cage_of
-        trace = self.trace
-        rules_of = self.tables.rules_of if self.tables.unary is not None else None
         rdirty = self._rdirty
         while True:
-            while queue:
-                c, b = queue.pop()
-                if placed[c]:
-                    if masks[c] != b:
-                        if trace is not None:
-                            trace.contradiction("clash", c, why.get(c, -1), b)
-                        return False
-                    continue
-                if not masks[c] & b:
-                    if trace is not None:
-                        trace.contradiction("clash", c, why.get(c, -1), b)
-                    return False
-                masks[c] = b
-                placed[c] = 1
-                if trace is not None:
-                    unit = why.pop(c, -1)
-                    if unit != -2:
-                        trace.place(c, b, "hidden" if unit >= 0 else "naked", unit)
-                    trace.eliminate(c, b, [p for p in peers[c] if masks[p] & b])
-                if hidden:
-                    dirty.update(units_of[c])
-                if cage_of is not None and cage_of[c] >= 0:
-                    dirty_cages.add(cage_of[c])
-                if rules_of is not None:
-                    rdirty.update(rules_of[c])
-                for p in peers[c]:
-                    m = masks[p]
-                    if m & b:
-                        m ^= b
-                        if not m:
-                            if trace is not None:
-                                trace.contradiction("empty", p, -1, b)
-                            return False
-                        masks[p] = m
-                        if not m & (m - 1):  # one candidate left: a naked single
-                            queue.append((p, m))
-                        if hidden:
-                            dirty.update(units_of[p])
-                        if cage_of is not None and cage_of[p] >= 0:
-                            dirty_cages.add(cage_of[p])
-                        if rules_of is not None:
-                            rdirty.update(rules_of[p])
+            if not self._place_queue(masks, placed, queue, dirty, dirty_cages, why):
+                return False
             if dirty:
                 if not self._hidden_singles(masks, placed, dirty, queue, why):
                     return False
                 dirty.clear()
                 if queue:
                     continue
-            if dirty_cages:
-                k = min(dirty_cages)
-                dirty_cages.discard(k)
-                if not self._prune_cage(masks, placed, k, queue, dirty, dirty_cages):
-                    return False
-                continue
-            if rdirty:
-                r = min(rdirty)
-                rdirty.discard(r)
-                if not self._prune_rule(masks, placed, r, queue, dirty, dirty_cages):
+            if dirty_cages or rdirty:
+                if not self._prune_marked(masks, placed, queue, dirty, dirty_cages):
                     return False
                 continue
             if not self._locked:
@@ -980,6 +935,80 @@ class Engine:
                 return False
             if not (queue or dirty or dirty_cages or rdirty):
                 return True  # nothing was locked: the fixpoint
+
+    def _place_queue(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        queue: list,
+        dirty: set[int],
+        dirty_cages: set[int],
+        why: dict[int, int],
+    ) -> bool:
+        """Place each queued (cell, bit), last queued first, removing the bit from the
+        cell's peers; a peer left with one candidate is queued (a naked single). The units
+        (tracked under hidden, locked, gac and sac), cage and rules of every cell that
+        changed are marked. False on a contradiction."""
+        peers, units_of, cage_of, rules_of = self._queue_tables
+        trace = self.trace
+        rdirty = self._rdirty
+        while queue:
+            c, b = queue.pop()
+            if placed[c] and masks[c] == b:
+                continue
+            if placed[c] or not masks[c] & b:
+                if trace is not None:
+                    trace.contradiction("clash", c, why.get(c, -1), b)
+                return False
+            masks[c] = b
+            placed[c] = 1
+            if trace is not None:
+                unit = why.pop(c, -1)  # -2: the placement the caller reported
+                if unit != -2:
+                    trace.place(c, b, "hidden" if unit >= 0 else "naked", unit)
+                trace.eliminate(c, b, [p for p in peers[c] if masks[p] & b])
+            if units_of is not None:
+                dirty.update(units_of[c])
+            if cage_of is not None and cage_of[c] >= 0:
+                dirty_cages.add(cage_of[c])
+            if rules_of is not None:
+                rdirty.update(rules_of[c])
+            for p in peers[c]:
+                m = masks[p]
+                if m & b:
+                    m ^= b
+                    if not m:
+                        if trace is not None:
+                            trace.contradiction("empty", p, -1, b)
+                        return False
+                    masks[p] = m
+                    if not m & (m - 1):  # one candidate left: a naked single
+                        queue.append((p, m))
+                    if units_of is not None:
+                        dirty.update(units_of[p])
+                    if cage_of is not None and cage_of[p] >= 0:
+                        dirty_cages.add(cage_of[p])
+                    if rules_of is not None:
+                        rdirty.update(rules_of[p])
+        return True
+
+    def _prune_marked(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        queue: list,
+        dirty: set[int],
+        dirty_cages: set[int],
+    ) -> bool:
+        """Prune the lowest marked cage, or when no cage is marked the lowest marked rule,
+        queueing and marking as :meth:`_prune_cage` does; False on a contradiction."""
+        if dirty_cages:
+            k = min(dirty_cages)
+            dirty_cages.discard(k)
+            return self._prune_cage(masks, placed, k, queue, dirty, dirty_cages)
+        r = min(self._rdirty)
+        self._rdirty.discard(r)
+        return self._prune_rule(masks, placed, r, queue, dirty, dirty_cages)
 
     def _prune_cage(
         self,
@@ -1234,6 +1263,28 @@ class Engine:
         rules_of = t.rules_of if t.unary is not None else None
         rdirty = self._rdirty
         queued = set(arcs)
+
+        def narrowed(cells: tuple[int, ...], before: list[int]) -> None:
+            """After a cage's or a rule's pruning: each of its cells that lost a value
+            marks its cage and rules, is assigned when one value is left, and has the
+            arcs into it queued."""
+            for c, old in zip(cells, before, strict=True):
+                m = masks[c]
+                if m == old:
+                    continue
+                if cage_of is not None and cage_of[c] >= 0:
+                    cages.add(cage_of[c])
+                if rules_of is not None:
+                    rdirty.update(rules_of[c])
+                if not m & (m - 1):
+                    placed[c] = 1
+                    if trace is not None:
+                        trace.place(c, m, "naked", -1)
+                for z in peers[c]:
+                    if (z, c) not in queued:
+                        queued.add((z, c))
+                        arcs.append((z, c))
+
         while True:
             while arcs:
                 x, y = arcs.popleft()
@@ -1268,20 +1319,7 @@ class Engine:
                 before = [masks[c] for c in cells]
                 if not self._prune_rule(masks, placed, r, None, None, None):
                     return False
-                for c, old in zip(cells, before, strict=True):
-                    m = masks[c]
-                    if m != old:
-                        rdirty.update(rules_of[c])
-                        if cage_of is not None and cage_of[c] >= 0:
-                            cages.add(cage_of[c])
-                        if not m & (m - 1):
-                            placed[c] = 1
-                            if trace is not None:
-                                trace.place(c, m, "naked", -1)
-                        for z in peers[c]:
-                            if (z, c) not in queued:
-                                queued.add((z, c))
-                                arcs.append((z, c))
+                narrowed(cells, before)
                 continue
             if not cages:
                 return True
@@ -1290,20 +1328,7 @@ class Engine:
             before = [masks[c] for c in t.cages[k]]
             if not self._prune_cage(masks, placed, k, None, None, None):
                 return False
-            for c, old in zip(t.cages[k], before, strict=True):
-                m = masks[c]
-                if m != old:
-                    cages.add(k)
-                    if rules_of is not None:
-                        rdirty.update(rules_of[c])
-                    if not m & (m - 1):
-                        placed[c] = 1
-                        if trace is not None:
-                            trace.place(c, m, "naked", -1)
-                    for z in peers[c]:
-                        if (z, c) not in queued:
-                            queued.add((z, c))
-                            arcs.append((z, c))
+            narrowed(t.cages[k], before)
 
     def _place_gac(self, masks: list[int], placed: bytearray, cell: int, bit: int) -> bool:
         """Place ``bit``, then naked singles, cage pruning and GAC on every unit that
@@ -1325,56 +1350,12 @@ class Engine:
         """gac to a fixpoint from a queue of placements and the units and cages to look
         at: the queue first (naked singles, as under ``singles``), then the cages, then
         one unit at a time (lowest index first); False on a contradiction."""
-        t = self.tables
-        peers, units_of, cage_of, trace = t.peers, t.units_of, t.cage_of, self.trace
-        rules_of = t.rules_of if t.unary is not None else None
         rdirty = self._rdirty
         while True:
-            while queue:
-                c, b = queue.pop()
-                if placed[c] and masks[c] == b:
-                    continue
-                if placed[c] or not masks[c] & b:
-                    if trace is not None:
-                        trace.contradiction("clash", c, -1, b)
-                    return False
-                masks[c] = b
-                placed[c] = 1
-                if trace is not None:
-                    if why.pop(c, -1) != -2:
-                        trace.place(c, b, "naked", -1)
-                    trace.eliminate(c, b, [p for p in peers[c] if masks[p] & b])
-                dirty.update(units_of[c])
-                if cage_of is not None and cage_of[c] >= 0:
-                    dirty_cages.add(cage_of[c])
-                if rules_of is not None:
-                    rdirty.update(rules_of[c])
-                for p in peers[c]:
-                    m = masks[p]
-                    if m & b:
-                        m ^= b
-                        if not m:
-                            if trace is not None:
-                                trace.contradiction("empty", p, -1, b)
-                            return False
-                        masks[p] = m
-                        if not m & (m - 1):
-                            queue.append((p, m))
-                        dirty.update(units_of[p])
-                        if cage_of is not None and cage_of[p] >= 0:
-                            dirty_cages.add(cage_of[p])
-                        if rules_of is not None:
-                            rdirty.update(rules_of[p])
-            if dirty_cages:
-                k = min(dirty_cages)
-                dirty_cages.discard(k)
-                if not self._prune_cage(masks, placed, k, queue, dirty, dirty_cages):
-                    return False
-                continue
-            if rdirty:
-                r = min(rdirty)
-                rdirty.discard(r)
-                if not self._prune_rule(masks, placed, r, queue, dirty, dirty_cages):
+            if not self._place_queue(masks, placed, queue, dirty, dirty_cages, why):
+                return False
+            if dirty_cages or rdirty:
+                if not self._prune_marked(masks, placed, queue, dirty, dirty_cages):
                     return False
                 continue
             if not dirty:
@@ -1628,7 +1609,9 @@ class Engine:
         and within ``max_guesses`` guesses (None: no budget; see the module docstring),
         from the pencil marks ``candidates`` (one mask per cell) when given.
 
-        The first ``keep`` solutions are returned as grids; all are counted.
+        The first ``keep`` solutions are returned as grids; all are counted. A dead end
+        goes back one level, or with backjumping to the level its conflicts name
+        (:class:`_Backtracking`, :class:`_Backjumping`).
         """
         if limit is not None and limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
@@ -1637,10 +1620,8 @@ class Engine:
         check_budget(max_guesses)
         if self.order == "dom-wdeg" and self._weights is None:
             return self._weighted().search(givens, limit, deadline, keep, max_guesses, candidates)
-        if self.backjump:
-            return self._search_backjump(givens, limit, deadline, keep, max_guesses, candidates)
         solutions: list[tuple[int, ...]] = []
-        found = nodes = guesses = backtracks = 0
+        found = nodes = guesses = 0
         self._deadline, self._stopped = deadline, False  # sac's probes read the clock
         start = self.root(givens, candidates)
         if start is None:
@@ -1648,13 +1629,23 @@ class Engine:
                 solutions=(), count=0, complete=not self._stopped, timed_out=self._stopped,
                 nodes=0, guesses=0, backtracks=0,
             )  # fmt: skip
-        place, choose = self._place, self._choose
+        # A frame is [masks, placed, cell, candidates not yet tried, culprits, conflict
+        # set] of a branching cell (the last two backjumping's, see _Backjumping).
+        stack: list[list] = []
+        dead_ends = (_Backjumping if self.backjump else _Backtracking)(self, stack)
+        place, dead_end, choose = dead_ends.place, dead_ends.dead_end, self._choose
         clock = time.perf_counter
         budget = -1 if max_guesses is None else max_guesses  # -1: guesses never equal it
         trace = self.trace
         lcv = self.values == "lcv"
-        # A frame is [masks, placed, cell, candidates not yet tried] of a branching cell.
-        stack: list[list] = []
+
+        def outcome(**flags: bool) -> Outcome:
+            return Outcome(
+                solutions=tuple(solutions), count=found, nodes=nodes, guesses=guesses,
+                backtracks=dead_ends.backtracks, backjumps=dead_ends.backjumps,
+                skipped=dead_ends.skipped, **flags,
+            )  # fmt: skip
+
         masks, placed = start
         while True:
             # (masks, placed) is a consistent state: a node.
@@ -1669,36 +1660,19 @@ class Engine:
                 if found <= keep:
                     solutions.append(tuple(m.bit_length() for m in masks))
                 if limit is not None and found >= limit:
-                    return Outcome(
-                        solutions=tuple(solutions),
-                        count=found,
-                        nodes=nodes,
-                        guesses=guesses,
-                        backtracks=backtracks,
-                        complete=False,
-                    )
+                    return outcome(complete=False)
+                dead_ends.solution()
             else:
-                stack.append([masks, placed, cell, masks[cell]])
+                stack.append([masks, placed, cell, masks[cell], dead_ends.culprits, 0])
             # Find the next candidate whose propagation succeeds.
             while stack:
                 frame = stack[-1]
                 untried = frame[3]
                 if not untried:
-                    stack.pop()
-                    backtracks += 1
-                    if trace is not None:
-                        trace.backtrack(frame[2], len(stack) + 1)
+                    dead_end()
                     continue
                 if guesses == budget:  # the next guess would be one too many
-                    return Outcome(
-                        solutions=tuple(solutions),
-                        count=found,
-                        nodes=nodes,
-                        guesses=guesses,
-                        backtracks=backtracks,
-                        complete=False,
-                        budget_spent=True,
-                    )
+                    return outcome(complete=False, budget_spent=True)
                 bit = untried & -untried
                 if lcv and untried != bit:
                     bit = self._least_constraining(frame[0], frame[1], frame[2], untried)
@@ -1708,15 +1682,7 @@ class Engine:
                 if trace is not None:
                     trace.guess(frame[2], bit, frame[0][frame[2]], len(stack))
                 if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
-                    return Outcome(
-                        solutions=tuple(solutions),
-                        count=found,
-                        nodes=nodes,
-                        guesses=guesses,
-                        backtracks=backtracks,
-                        complete=False,
-                        timed_out=True,
-                    )
+                    return outcome(complete=False, timed_out=True)
                 if untried:
                     masks, placed = frame[0][:], frame[1][:]
                 else:  # last candidate: the frame's state is never needed again
@@ -1724,120 +1690,7 @@ class Engine:
                 if place(masks, placed, frame[2], bit):
                     break
                 if self._stopped:
-                    return Outcome(
-                        solutions=tuple(solutions),
-                        count=found,
-                        nodes=nodes,
-                        guesses=guesses,
-                        backtracks=backtracks,
-                        complete=False,
-                        timed_out=True,
-                    )
-            else:
-                return Outcome(
-                    solutions=tuple(solutions),
-                    count=found,
-                    nodes=nodes,
-                    guesses=guesses,
-                    backtracks=backtracks,
-                    complete=True,
-                )
-
-    def _search_backjump(
-        self,
-        givens: list[int] | tuple[int, ...],
-        limit: int | None,
-        deadline: float | None,
-        keep: int,
-        max_guesses: int | None,
-        candidates: Any,
-    ) -> Outcome:
-        """:meth:`search` with conflict-directed backjumping (FC-CBJ, see the module
-        docstring): the same solutions and count, in the same order, with as many nodes
-        or fewer."""
-        solutions: list[tuple[int, ...]] = []
-        found = nodes = guesses = backtracks = backjumps = skipped = 0
-        start = self.root(givens, candidates)
-        if start is None:
-            return Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
-        choose = self._choose
-        clock = time.perf_counter
-        budget = -1 if max_guesses is None else max_guesses
-        trace = self.trace
-        lcv = self.values == "lcv"
-
-        def outcome(**flags: bool) -> Outcome:
-            return Outcome(
-                solutions=tuple(solutions), count=found, nodes=nodes, guesses=guesses,
-                backtracks=backtracks, backjumps=backjumps, skipped=skipped, **flags,
-            )  # fmt: skip
-
-        masks, placed = start
-        # culprits[cell]: the levels (bit k for level k, the k-th frame) that the cell's
-        # state rests on; the root is level 0 and never blamed (nothing above it to undo).
-        culprits = [0] * len(masks)
-        # A frame: [masks, placed, culprits, cell, untried candidates, conflict set].
-        stack: list[list] = []
-        while True:
-            nodes += 1
-            cell = choose(masks, placed)
-            if trace is not None:
-                trace.node(len(stack))
-                if cell < 0:
-                    trace.solution(masks)
-            if cell < 0:
-                found += 1
-                if found <= keep:
-                    solutions.append(tuple(m.bit_length() for m in masks))
-                if limit is not None and found >= limit:
-                    return outcome(complete=False)
-                # Every level on the way to a solution is to be tried again in turn: a jump
-                # over one would lose the solutions under its other values.
-                for depth, frame in enumerate(stack, 1):
-                    frame[5] |= (1 << depth) - 2
-            else:
-                stack.append([masks, placed, culprits, cell, masks[cell], 0])
-            while stack:
-                frame = stack[-1]
-                level = len(stack)
-                untried = frame[4]
-                if not untried:
-                    # A dead end: jump back to the deepest level its conflict set names.
-                    conflict = (frame[5] | frame[2][frame[3]]) & ~(1 << level) & ~1
-                    to = conflict.bit_length() - 1 if conflict else 0
-                    if trace is not None and to < level - 1:
-                        trace.backjump(level, to, _levels(conflict))
-                    if to < level - 1:
-                        backjumps += 1
-                        skipped += level - 1 - to
-                    while len(stack) > to:
-                        gone = stack.pop()
-                        backtracks += 1
-                        if trace is not None:
-                            trace.backtrack(gone[3], len(stack) + 1)
-                    if stack:
-                        stack[-1][5] |= conflict & ~(1 << to)
-                    continue
-                if guesses == budget:
-                    return outcome(complete=False, budget_spent=True)
-                bit = untried & -untried
-                if lcv and untried != bit:
-                    bit = self._least_constraining(frame[0], frame[1], frame[3], untried)
-                untried ^= bit
-                frame[4] = untried
-                guesses += 1
-                if trace is not None:
-                    trace.guess(frame[3], bit, frame[0][frame[3]], level)
-                if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
                     return outcome(complete=False, timed_out=True)
-                if untried:
-                    masks, placed, culprits = frame[0][:], frame[1][:], frame[2][:]
-                else:
-                    masks, placed, culprits = frame[0], frame[1], frame[2]
-                blame = self._place_blamed(masks, placed, culprits, frame[3], bit, level)
-                if blame is None:
-                    break
-                frame[5] |= blame
             else:
                 return outcome(complete=True)
 
@@ -1960,6 +1813,86 @@ class Engine:
                 len(out.solutions),
             )  # fmt: skip
         return solutions, counters
+
+
+class _Backtracking:
+    """What :meth:`Engine.search` does at a dead end, chronologically: back to the branching
+    cell just above it (each frame popped is a backtrack). It keeps no state of its own."""
+
+    backjumps = skipped = 0  # it never jumps
+    culprits = None  # the culprits of the state just reached: none kept
+
+    def __init__(self, engine: Engine, stack: list[list]) -> None:
+        self.stack = stack  # the search's frames
+        self.trace = engine.trace
+        #: Place a guess in the state of the top frame (a copy, or the state itself on the
+        #: frame's last candidate): the propagation level's own placement.
+        self.place = engine._place
+        self.backtracks = 0
+
+    def solution(self) -> None:
+        """A solution was found below the frames on the stack."""
+
+    def dead_end(self) -> None:
+        """Every candidate of the top frame has failed: leave it."""
+        gone = self.stack.pop()
+        self.backtracks += 1
+        if self.trace is not None:
+            self.trace.backtrack(gone[2], len(self.stack) + 1)
+
+
+class _Backjumping(_Backtracking):
+    """Conflict-directed backjumping (FC-CBJ, see the module docstring): at a dead end,
+    back to the deepest level its conflict set names. Each state's cells have culprits
+    (bit k for level k, the k-th frame; the root is level 0 and never blamed: nothing above
+    it to undo), kept in the frame beside the state, and each frame a conflict set."""
+
+    def __init__(self, engine: Engine, stack: list[list]) -> None:
+        super().__init__(engine, stack)
+        self.place = self._place_with_culprits
+        self._place_blamed = engine._place_blamed
+        self.culprits = [0] * len(engine.tables.peers)  # the root's
+        self.backjumps = self.skipped = 0
+
+    def _place_with_culprits(
+        self, masks: list[int], placed: bytearray, cell: int, bit: int
+    ) -> bool:
+        """Place as the chronological search does, keeping the culprits (those of the top
+        frame's state, copied as its masks are); a contradiction adds the levels it rests
+        on to the top frame's conflict set."""
+        frame = self.stack[-1]
+        culprits = frame[4][:] if frame[3] else frame[4]
+        blame = self._place_blamed(masks, placed, culprits, cell, bit, len(self.stack))
+        if blame is None:
+            self.culprits = culprits
+            return True
+        frame[5] |= blame
+        return False
+
+    def solution(self) -> None:
+        # Every level on the way to a solution is to be tried again in turn: a jump over
+        # one would lose the solutions under its other values.
+        for depth, frame in enumerate(self.stack, 1):
+            frame[5] |= (1 << depth) - 2
+
+    def dead_end(self) -> None:
+        """Jump back to the deepest level the dead end's conflict set names (each frame
+        left a backtrack), and merge the rest of the set into that level's."""
+        stack = self.stack
+        level = len(stack)
+        _, _, cell, _, culprits, conflict = stack[-1]
+        conflict = (conflict | culprits[cell]) & ~(1 << level) & ~1
+        to = conflict.bit_length() - 1 if conflict else 0
+        if to < level - 1:
+            if self.trace is not None:
+                self.trace.backjump(level, to, _levels(conflict))
+            self.backjumps += 1
+            self.skipped += level - 1 - to
+        leave = _Backtracking.dead_end  # (not super(): it is built anew on each call)
+        while len(stack) > to:
+            leave(self)
+        if stack:
+            stack[-1][5] |= conflict & ~(1 << to)
 
 
 def _levels(conflict: int) -> tuple[int, ...]:
