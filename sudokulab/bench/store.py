@@ -334,6 +334,18 @@ def _tables(db: sqlite3.Connection) -> dict[str, str]:
     return dict(db.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')"))
 
 
+def _migrate(db: sqlite3.Connection, path: Path, script: str) -> None:
+    """Bring an older store to this format with ``script``, all of it or nothing (an error
+    or Ctrl-C part way rolls back: the store stays as it was)."""
+    print(f"sudokulab: bringing {path} to store format {FORMAT}...", file=sys.stderr)
+    try:
+        db.executescript("BEGIN;\n" + script + "COMMIT;")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        raise
+
+
 def _open_format(db: sqlite3.Connection, path: Path) -> None:
     """Create the tables of a new store, bring an older store to this format, or refuse a
     store of a newer format."""
@@ -350,32 +362,19 @@ def _open_format(db: sqlite3.Connection, path: Path) -> None:
             if column not in have:
                 db.execute(f'ALTER TABLE {table} ADD COLUMN "{column}" {kind}')
         db.commit()
-        print(f"sudokulab: bringing {path} to store format {FORMAT}...", file=sys.stderr)
-        script = _MIGRATE.format(schema=SCHEMA, version=FORMAT)
-        try:
-            db.executescript("BEGIN;\n" + script + "COMMIT;")
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
-            raise
+        _migrate(db, path, _MIGRATE.format(schema=SCHEMA, version=FORMAT))
         return
     if tables and "outcomes" not in tables:
         raise StoreError(f"{path} is an SQLite file but not a sudokulab results store")
     if tables and version < FORMAT:  # format 2: the measured columns, then the view again
-        print(f"sudokulab: bringing {path} to store format {FORMAT}...", file=sys.stderr)
         have = {row[1] for row in db.execute("PRAGMA table_info(outcomes)")}
         added = "".join(
             f"ALTER TABLE outcomes ADD COLUMN {column} {kind};\n"
             for column, kind in MEASURED_COLUMNS
             if column not in have
         )
-        script = f"{added}DROP VIEW IF EXISTS results;\n{VIEW}PRAGMA user_version = {FORMAT};\n"
-        try:
-            db.executescript("BEGIN;\n" + script + "COMMIT;")
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
-            raise
+        _migrate(db, path, f"{added}DROP VIEW IF EXISTS results;\n{VIEW}"
+                 f"PRAGMA user_version = {FORMAT};\n")  # fmt: skip
         return
     db.executescript(SCHEMA)
     db.execute(f"PRAGMA user_version = {FORMAT}")
