@@ -290,6 +290,15 @@ def _pair(item: dict[str, Any], n: int, key: str, i: int) -> tuple[int, int]:
     return a, b
 
 
+def _dotted_edges(doc: dict[str, Any], n: int) -> set[frozenset[int]]:
+    """The pairs of cells that carry a kropki dot of either colour."""
+    return {
+        frozenset(_pair(item, n, key, i))
+        for key in ("difference", "ratio")
+        for i, item in enumerate(doc.get(key) or [], 1)
+    }
+
+
 def _dots(kind: type, default: int, key: str) -> Any:
     def read(items: Any, n: int, geom: Any, doc: Any) -> list[Rule]:
         rules: list[Rule] = []
@@ -299,7 +308,10 @@ def _dots(kind: type, default: int, key: str) -> Any:
             value = _number(item.get("value"), f"{key} {i}", default)
             rules.append(kind(a, b, value, f"{word} {i}"))
         if key in (doc.get("negative") or []):
-            dotted = {frozenset(r.cells) for r in rules}
+            # "All dots given" speaks of undotted edges only: an edge with a dot of either
+            # colour is exempt (f-puzzles' and SudokuPad's checkers, and the community's
+            # reading; the document form's kropki_negative says the same).
+            dotted = _dotted_edges(doc, n)
             negative = NotDifference if kind is Difference else NotRatio
             word = "no white dot" if kind is Difference else "no black dot"
             rules += [

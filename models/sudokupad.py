@@ -680,8 +680,8 @@ def _globals(doc: dict[str, Any], geom: Any, rules: list[Rule]) -> list[Rule]:
             out += board_rules(geom, _GLOBAL[name])
         elif name in ("antidifference", "antiratio"):
             white = name == "antidifference"
-            kind = Difference if white else Ratio
-            dotted = {frozenset(r.cells) for r in rules if isinstance(r, kind)}
+            # an edge with a dot of either colour is exempt (see models.fpuzzles)
+            dotted = {frozenset(r.cells) for r in rules if isinstance(r, Difference | Ratio)}
             negative = NotDifference if white else NotRatio
             word = "no white dot" if white else "no black dot"
             out += [

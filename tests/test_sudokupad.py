@@ -12,7 +12,9 @@ import pytest
 import sudokulab
 from sudokulab.cli import main
 from sudokulab.models import is_solution, read_file, read_text
+from sudokulab.models.documents import read_documents
 from sudokulab.models.fpuzzles import encode
+from sudokulab.models.rules import neighbour_pairs
 from sudokulab.models.sudokupad import decode, puzzle_of, unzip
 
 # --- writing SudokuPad's format the way SudokuPad does --------------------------------------
@@ -497,3 +499,49 @@ def test_the_serve_paste_box_reads_a_link():
     assert read_puzzle({"puzzle": link}, Bounds()) == read_text(link)[0].puzzle
     with pytest.raises(Refused, match="short link"):
         read_puzzle({"puzzle": "https://sudokupad.app/abc123"}, Bounds())
+
+
+def _kropki_of(solution: str, n: int) -> tuple[dict, dict]:
+    """Every kropki dot a solved grid has, as f-puzzles and as a document: a pair of 1
+    and 2 (both relations hold) carries a black dot, as setters draw it."""
+    fdots: dict[str, list] = {"difference": [], "ratio": []}
+    ddots = []
+    for a, b in neighbour_pairs(n):
+        x, y = int(solution[a]), int(solution[b])
+        refs = [f"R{a // n + 1}C{a % n + 1}", f"R{b // n + 1}C{b % n + 1}"]
+        dot = "black" if 2 in (x / y, y / x) else "white" if abs(x - y) == 1 else None
+        if dot:
+            fdots["ratio" if dot == "black" else "difference"].append({"cells": refs})
+            ddots.append({"cells": [ref.lower() for ref in refs], "dot": dot})
+    return fdots, {"kropki": ddots}
+
+
+@pytest.mark.parametrize("negative", [["difference", "ratio"], ["difference"], ["ratio"]])
+def test_negative_kropki_exempts_every_dotted_edge(negative):
+    """f-puzzles' negative constraint ("all dots given") forbids a relation only between
+    undotted neighbours: a black dot on a 1-2 pair is not a missing white dot. Read
+    otherwise (as sudokulab once did), a full-dot kropki puzzle has no solution."""
+    solution = "123456789456789123789123456214365897365897214897214365531642978642978531978531642"
+    fdots, ddots = _kropki_of(solution, 9)
+
+    def digits(refs: list[str]) -> list[str]:
+        return sorted(solution[(int(ref[1]) - 1) * 9 + int(ref[3]) - 1] for ref in refs)
+
+    blacks = [d["cells"] for d in ddots["kropki"] if d["dot"] == "black"]
+    assert ["1", "2"] in map(digits, blacks), "the grid must have a black dot on a 1-2 pair"
+    fdoc = {"size": 9, "grid": fgrid(9, {"R1C1": 1}), **fdots, "negative": negative}
+    (expected,) = read_text(encode(fdoc))
+    assert is_solution(expected.puzzle, tuple(int(ch) for ch in solution))
+    (pad,) = read_text(scl_link(as_sudokupad(fdoc)))
+    assert set(pad.puzzle.rules) == set(expected.puzzle.rules)
+    if negative == ["difference", "ratio"]:
+        doc = {"size": 9, "givens": "1" + "." * 80, **ddots, "kropki_negative": True}
+        (document,) = read_documents(json.dumps(doc))
+        assert {(r.kind, r.cells) for r in document.puzzle.rules} == {
+            (r.kind, r.cells) for r in expected.puzzle.rules
+        }
+    undotted = {frozenset(r.cells) for r in expected.puzzle.rules if r.kind.startswith("not")}
+    dotted = {
+        frozenset(r.cells) for r in expected.puzzle.rules if r.kind in ("difference", "ratio")
+    }
+    assert undotted and not undotted & dotted
