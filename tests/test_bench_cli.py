@@ -153,31 +153,52 @@ def bench_file(tmp_path, lines, *more, name="puzzles.txt", backends="native"):
 
 
 @pytest.mark.parametrize(
-    "lines, status, expected",
+    "lines, status, solve_status, expected",
     [
-        ([GOOD], 0, ["solved"]),
-        ([GOOD, UNSOLVABLE], 1, ["solved", "unsolvable"]),
-        ([GOOD, CLASH], 2, ["solved", "invalid"]),
-        ([GOOD, "1" * 80, GOOD], 2, ["solved", "solved"]),
+        ([GOOD], 0, 0, ["solved"]),
+        ([GOOD, UNSOLVABLE], 0, 1, ["solved", "unsolvable"]),  # an answer, for a bench
+        ([GOOD, CLASH], 2, 2, ["solved", "invalid"]),
+        ([GOOD, "1" * 80, GOOD], 2, 2, ["solved", "solved"]),
     ],
 )
-def test_bench_exits_as_solve_does_on_the_same_file(tmp_path, capsys, lines, status, expected):
+def test_bench_exits_as_solve_does_on_bad_input(
+    tmp_path, capsys, lines, status, solve_status, expected
+):
     code, rows = bench_file(tmp_path, lines)
     err = capsys.readouterr().err
     assert code == status and "Traceback" not in err
     assert list(rows["status"]) == expected  # the good puzzles are answered and stored
-    assert main(["solve", str(tmp_path / "puzzles.txt")]) == status
+    assert main(["solve", str(tmp_path / "puzzles.txt")]) == solve_status
     if "1" * 80 in lines:
         assert "puzzles.txt: line 2, column 81: line has 80 cells" in err
 
 
-def test_bench_exits_1_on_timeouts_and_wrong_answers(tmp_path, fakes, capsys):
+def test_a_timeout_is_a_result_a_wrong_answer_a_failure(tmp_path, fakes, capsys):
     # max_guesses=0: a puzzle that needs a guess stops there, a timeout whatever the machine
-    code, rows = bench_file(tmp_path, [GUESS], backends="native:max_guesses=0")
-    assert code == 1 and list(rows["status"]) == ["timeout"]
+    code, rows = bench_file(tmp_path, [GUESS, GOOD], backends="native:max_guesses=0")
+    err = capsys.readouterr().err
+    assert code == 0 and list(rows["status"]) == ["timeout", "solved"]
+    assert err.rstrip().endswith("run 1: 2 rows: 1 solved, 1 timeout in 1 pair, 0 wrong")
+    code, _ = bench_file(tmp_path / "t", [GUESS], "--fail-on", "timeout",
+                         backends="native:max_guesses=0")  # fmt: skip
+    assert code == 1
+    code, _ = bench_file(tmp_path / "u", [UNSOLVABLE], "--fail-on", "unsolvable,multiple")
+    assert code == 1
     code, rows = bench_file(tmp_path / "w", [GOOD], backends="native,wrong")
+    err = capsys.readouterr().err
     assert code == 1 and list(rows["verified"]) == [True, False]
     assert "## Wrong answers" in (tmp_path / "w" / "out" / "run-1" / "report.md").read_text()
+    assert err.rstrip().endswith("run 1: 2 rows: 1 solved, 1 wrong")
+    out = str(tmp_path / "w" / "out")
+    assert main(["report", "--out", out, "--format", "csv", "--no-plots"]) == 1
+    report = ["report", "--out", str(tmp_path / "out"), "--no-plots"]
+    assert main(report) == 0
+    assert main([*report, "--fail-on", "timeout"]) == 1
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "seeds", "--fail-on", "slow"])
+    assert stop.value.code == 2 and "give a comma list of timeout, unsolvable" in (
+        capsys.readouterr().err
+    )
 
 
 def test_an_empty_or_unreadable_set_is_bad_input_and_leaves_no_run(tmp_path, capsys):

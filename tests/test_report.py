@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import struct
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -697,3 +698,18 @@ def test_the_html_report_is_one_file_with_its_plots_inside(tmp_path, capsys):
     native = cells.rows[1]
     assert native[1] == "native" and native[header.index("mean CPU ms")] != "-"
     assert 'src="' + pngs[0] not in page  # no link to a file
+    # A report written again without plots keeps those drawn before, in report.md too.
+    markdown = (folder / "report.md").read_text()
+    assert main(["report", "--out", str(out), "--no-plots", "--format", "csv", *args[-2:]]) == 0
+    assert "with the plots drawn before" in capsys.readouterr().err
+    again = _Images()
+    again.feed((folder / "report.html").read_text())
+    assert again.images == parser.images
+    assert (folder / "report.md").read_text() == markdown
+    # Plots drawn before the run's last rows (a resume since) are stale: left out.
+    for png in folder.glob("*.png"):
+        os.utime(png, (0, 0))
+    assert main(["report", "--out", str(out), "--no-plots", "--format", "csv", *args[-2:]]) == 0
+    stale = _Images()
+    stale.feed((folder / "report.html").read_text())
+    assert stale.images == [] and ".png" not in (folder / "report.md").read_text()

@@ -30,6 +30,9 @@ DEFAULT_OUT = "sudokulab-bench"
 #: Seconds to reach a Dask scheduler, and to wait for its first worker when it has none.
 CONNECT_TIMEOUT, WORKER_TIMEOUT = 5.0, 60.0
 FORMATS = ("table", "markdown", "csv", "html", "json")
+#: The statuses ``--fail-on`` may add to the rows that fail a run (wrong answers and
+#: errors always do; invalid puzzles are bad input).
+FAIL_ON = ("timeout", "unsolvable", "multiple")
 
 BENCH_EXAMPLES = """\
 examples:
@@ -44,16 +47,19 @@ examples:
 Results are kept in OUT/results.sqlite as they are produced; the report and the plots of
 run N go to OUT/run-N/. A run is written by one bench at a time (a second one is refused).
 
-exit status: 0 every puzzle solved by every backend, verified and agreed on; 1 some row
-was not: no solution, several (with --unique), a timeout, an error or a wrong answer;
-2 bad input (an unreadable or empty set, a bad line, clashing givens: the good puzzles
-are still run and stored) or usage; 130 interrupted (the command to resume is printed).
+The last line on standard error says what the run found (rows solved, timeouts and the
+pairs they were in, wrong answers).
+
+exit status: 0 every row answered (solved, no solution, several) or timed out, none wrong;
+1 a wrong answer (rejected by the verifier, or a verdict the other backends contradict) or
+an error row, or a row that --fail-on names; 2 bad input (an unreadable or empty set, a
+bad line, clashing givens: the good puzzles are still run and stored) or usage; 130
+interrupted (the command to resume is printed).
 """
 
 REPORT_EPILOG = """\
-exit status: 0 every row of the runs solved, verified and agreed on; 1 some row was not
-(no solution, several, a timeout, an error, a wrong answer, clashing givens); 2 usage
-(no store, no such run).
+exit status: as the bench's: 0 no row of the runs wrong and none an error (or one that
+--fail-on names); 1 some are; 2 a puzzle was invalid, or usage (no store, no such run).
 """
 
 
@@ -203,8 +209,29 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--format", choices=FORMATS, default="table", help="report format (default: table)"
     )
     p.add_argument("--baseline", metavar="SPEC", help="speeds relative to this backend")
-    p.add_argument("--no-plots", action="store_true", help="write no plots (faster)")
+    p.add_argument(
+        "--no-plots",
+        action="store_true",
+        help="draw no plots (faster); the report keeps those an earlier command drew",
+    )
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
+    p.add_argument(
+        "--fail-on",
+        type=_fail_on,
+        default=(),
+        metavar="KINDS",
+        help="also exit 1 when a row ends so: a comma list of "
+        f"{', '.join(FAIL_ON)} (default: only wrong answers and errors fail a run)",
+    )
+
+
+def _fail_on(text: str) -> tuple[str, ...]:
+    """``--fail-on``'s comma list, each one of FAIL_ON."""
+    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in FAIL_ON]
+    if unknown or not kinds:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a comma list of {', '.join(FAIL_ON)}")
+    return kinds
 
 
 def _store_path(args: argparse.Namespace) -> Path:
@@ -520,9 +547,10 @@ def _report_stores(args: argparse.Namespace, home: Path) -> int:
                 summary = summary[[c for c in COMPACT if c in summary]]
             sys.stdout.write(report.render(summary, args.format))
             outcome = report.Outcome.of(rows)
+            print(f"{label}: {outcome.line()}", file=sys.stderr)
             if outcome.invalid:
                 status = EXIT_BAD_INPUT
-            elif outcome.failed and status == EXIT_OK:
+            elif outcome.failed(args.fail_on) and status == EXIT_OK:
                 status = EXIT_FAILED
         if len(picked) == 2:
             (old_label, old, _), (new_label, new, _) = picked
@@ -590,6 +618,18 @@ def _scatter_pairs(rows, baseline: str | None) -> list[tuple[str, str]]:
     return [(names[0], names[1])] if len(names) == 2 else []
 
 
+def _drawn_plots(folder: Path, info) -> dict[str, str]:
+    """The plots an earlier command drew in a run's folder after the run's last rows, in
+    the order they were drawn: ``report --no-plots`` draws none and keeps these in the
+    report it writes again, rather than leave them out of it."""
+    from datetime import datetime
+
+    done = [datetime.fromisoformat(t).timestamp() for t in info["finished"] if isinstance(t, str)]
+    last = max(done, default=0.0)
+    drawn = sorted(folder.glob("*.png"), key=lambda path: path.stat().st_mtime_ns)
+    return {path.stem: path.name for path in drawn if path.stat().st_mtime >= last}
+
+
 def _report(store, runs: list[int], args: argparse.Namespace) -> int:
     """Print each run's summary (and two runs side by side); write report.md, the plots,
     and report.html (the whole report in one file, the plots inside);
@@ -629,6 +669,7 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
     folder = Path(args.out) / f"run-{'-'.join(map(str, runs))}"
     folder.mkdir(parents=True, exist_ok=True)
     plots: dict[str, str] = {}
+    kept: dict[str, str] = {}
     if not args.no_plots and rows.count():
         from ..bench import plots as draw
 
@@ -639,6 +680,8 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
         for path in paths:
             if path.suffix == ".png":
                 plots[path.stem] = path.name
+    elif args.no_plots:
+        plots = kept = _drawn_plots(folder, info)
     (folder / "report.md").write_text(
         report.markdown_report(rows, info, baseline=args.baseline, plots=plots)
     )
@@ -647,8 +690,12 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
         report.html_report(rows, info, baseline=args.baseline, images=images)
     )
     written = "report and plots" if plots else "report"
+    if kept:
+        written = "report (with the plots drawn before)"
     print(f"{written}: {folder}/", file=sys.stderr)
     outcome = report.Outcome.of(rows)
+    label = f"run {runs[0]}" if len(runs) == 1 else f"runs {', '.join(map(str, runs))}"
+    print(f"{label}: {outcome.line()}", file=sys.stderr)
     if outcome.invalid:
         return EXIT_BAD_INPUT
-    return EXIT_FAILED if outcome.failed else EXIT_OK
+    return EXIT_FAILED if outcome.failed(args.fail_on) else EXIT_OK
