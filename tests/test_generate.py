@@ -357,3 +357,22 @@ def test_rule_variants_refuse_a_grade(capsys):
         list(generate(9, "kropki", difficulty="easy"))
     assert main(["generate", "--variant", "anti-knight", "--technique", "x-wing"]) == 2
     assert "anti-knight puzzles are not graded" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variant", ["x", "hyper", "anti-knight"])
+def test_a_variant_travels_through_a_pipe(variant, tmp_path, capsys):
+    """generate | solve --unique: the document carries the variant, so the solver reads
+    the same puzzle (a bare line would drop it and answer "multiple")."""
+    assert main(["generate", "--variant", variant, "--seed", "3"]) == 0
+    made = capsys.readouterr().out
+    assert made.startswith("{")
+    (tmp_path / "made.jsonl").write_text(made)
+    assert main(["solve", "--unique", str(tmp_path / "made.jsonl")]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(" unique")
+    line = ["generate", "--variant", variant, "--seed", "3", "--format", "line"]
+    if variant == "anti-knight":
+        assert main(line) == 2
+        assert "a line cannot carry anti-knight rules" in capsys.readouterr().err
+    else:
+        assert main(line) == 0
+        assert f"solve them with --variant {variant}" in capsys.readouterr().err

@@ -57,9 +57,15 @@ def technique_name(text: str) -> str:
 def cmd_generate(args: argparse.Namespace) -> int:
     """Print ``--count`` generated puzzles, as lines or documents, with their progress on
     standard error (a bar on a terminal, a line every few seconds otherwise)."""
-    fmt = args.format or ("line" if args.variant in ("classic", "x", "hyper") else "json")
-    if fmt == "line" and args.variant in ("jigsaw", "killer"):
+    fmt = args.format or ("line" if args.variant == "classic" else "json")
+    if fmt == "line" and args.variant not in ("classic", "x", "hyper"):
         raise UsageError(f"a line cannot carry {args.variant} rules: use --format json")
+    if fmt == "line" and args.variant != "classic":  # asked for: the reader must add them
+        print(
+            f"sudokulab: generate: the lines carry no {args.variant} units: "
+            f"solve them with --variant {args.variant}",
+            file=sys.stderr,
+        )
     chosen = args.seed
     if chosen is None:
         chosen = random.SystemRandom().randrange(2**32)
@@ -191,7 +197,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format",
         choices=("line", "json"),
-        help="line (givens) or json (a document per line); default: line for classic, x and "
-        "hyper, json otherwise",
+        help="line (givens) or json (a document per line, with its variant: what `solve` "
+        "reads back as the same puzzle); default: line for classic, json otherwise",
     )
     p.set_defaults(handler=cmd_generate)
