@@ -516,6 +516,14 @@ def captured_figure(monkeypatch, draw, *args):
     return figures[0]
 
 
+@pytest.mark.parametrize("count", [3, 10, 17, 20, 33])
+def test_every_backend_has_a_colour_of_its_own(count):
+    from sudokulab.bench.plots import _styles
+
+    colours = [s["color"] for s in _styles([f"b{i}" for i in range(count)]).values()]
+    assert len(set(map(tuple, colours))) == count
+
+
 def test_sixteen_backends_each_have_a_line_of_their_own(monkeypatch, tmp_path):
     from sudokulab.bench.plots import _styles
 

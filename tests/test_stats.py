@@ -166,6 +166,19 @@ def test_performance_profile_ratios():
     assert np.allclose(ratios["c"][:68], 10.0) and np.isinf(ratios["c"][68:]).all()
 
 
+def test_a_set_a_backend_skipped_is_out_of_its_profile_not_unanswered(tmp_path):
+    from sudokulab.bench.plots import plot_profile, profile_ratios, skipped_pairs
+
+    frame, _, _ = _field_run()
+    frame = frame[~((frame["backend"] == "b") & (frame["set"] == "two"))]  # b skipped two
+    ratios = profile_ratios(frame)
+    assert len(ratios["b"]) == 40 and np.allclose(ratios["b"], 2.0)  # one's 40, all answered
+    assert len(ratios["a"]) == 70
+    assert skipped_pairs(frame) == [("two", "b")]
+    plot_profile(frame, tmp_path)
+    assert "not run: b on two" in (tmp_path / "profile.svg").read_text()
+
+
 def test_cactus_points_leave_timeouts_out():
     from sudokulab.bench.plots import cactus_points
 

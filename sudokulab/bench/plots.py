@@ -84,12 +84,25 @@ def _save(figure: Figure, out_dir: str | Path, stem: str) -> list[Path]:
     return paths
 
 
-def _styles(backends: Sequence[Any]) -> dict[Any, dict[str, Any]]:
-    """One colour, line style and marker per backend, the same in every subplot and
-    plot; no two backends alike (see :data:`LINESTYLES`)."""
+def palette(count: int) -> list[tuple[float, ...]]:
+    """``count`` distinct colours: matplotlib's qualitative tab10 up to 10, tab20 (its dark
+    shades first, then the light ones) up to 20, else evenly spaced along turbo."""
     import matplotlib
 
-    colors = matplotlib.colormaps["tab10"].colors
+    if count <= 10:
+        return list(matplotlib.colormaps["tab10"].colors[: max(count, 1)])
+    if count <= 20:
+        shades = matplotlib.colormaps["tab20"].colors
+        return list(shades[0::2] + shades[1::2])[:count]
+    turbo = matplotlib.colormaps["turbo"]
+    return [turbo(0.05 + 0.9 * i / (count - 1)) for i in range(count)]
+
+
+def _styles(backends: Sequence[Any]) -> dict[Any, dict[str, Any]]:
+    """One colour, line style and marker per backend, the same in every subplot and
+    plot: a colour of its own (:func:`palette` sized to the count), and a line style and
+    marker cycled with other periods (see :data:`LINESTYLES`)."""
+    colors = palette(len(backends))
     return {
         b: {
             "color": colors[i % len(colors)],
@@ -391,23 +404,35 @@ def cactus_points(results: Rows | pd.DataFrame) -> dict[Any, np.ndarray]:
 def profile_ratios(results: Rows | pd.DataFrame) -> dict[Any, np.ndarray]:
     """Dolan and Moré's performance ratios (2002): for every puzzle (of any set) that some
     backend answered, each backend's time over the best backend's on that puzzle; ``inf``
-    where the backend timed out or did not run it. Per backend, sorted."""
+    where the backend timed out or failed. A set a backend did not run (skipped: dlx takes
+    no cages) is left out of that backend's ratios, not counted as unanswered. Per
+    backend, sorted."""
     from . import stats
 
     by_puzzle: dict[tuple[Any, int], dict[Any, float]] = {}
-    backends: list[Any] = []
+    ran: dict[Any, set[Any]] = {}
     for (set_name, backend), t in stats.puzzle_times(results).items():
-        if backend not in backends:
-            backends.append(backend)
+        ran.setdefault(backend, set()).add(set_name)
         for idx, seconds, censored in zip(t.idx, t.seconds, t.censored, strict=True):
             if not censored:
                 by_puzzle.setdefault((set_name, int(idx)), {})[backend] = max(seconds, 1e-9)
-    ratios: dict[Any, list[float]] = {b: [] for b in backends}
-    for answered in by_puzzle.values():
+    ratios: dict[Any, list[float]] = {b: [] for b in ran}
+    for (set_name, _), answered in by_puzzle.items():
         best = min(answered.values())
-        for b in backends:
-            ratios[b].append(answered[b] / best if b in answered else math.inf)
+        for b, sets in ran.items():
+            if set_name in sets:
+                ratios[b].append(answered[b] / best if b in answered else math.inf)
     return {b: np.sort(np.array(r, dtype=float)) for b, r in ratios.items()}
+
+
+def skipped_pairs(results: Rows | pd.DataFrame) -> list[tuple[Any, Any]]:
+    """The (set, backend) pairs of a run that have no row: the backend skipped the set."""
+    rows = Rows.of(results)
+    found = rows.query('SELECT DISTINCT "set", backend FROM {rows}')
+    pairs = {(rows.name(s), rows.name(b)) for s, b in found}
+    sets = list(dict.fromkeys(s for s, _ in sorted(pairs, key=str)))
+    backends = list(dict.fromkeys(b for _, b in pairs))
+    return [(s, b) for b in backends for s in sets if (s, b) not in pairs]
 
 
 def plot_cactus(
@@ -541,5 +566,10 @@ def plot_profile(
         ax.set_xlabel("within this factor of the best backend's time (log scale)")
         ax.set_ylabel("puzzles")
         figure.suptitle("Performance profile (Dolan and Moré), every set")
+        skipped = skipped_pairs(rows)
+        if skipped:  # their puzzles are out of the backend's share, not unanswered
+            shown = ", ".join(f"{b} on {s}" for s, b in skipped[:4])
+            more = f" and {len(skipped) - 4} more" if len(skipped) > 4 else ""
+            ax.set_title(f"share of the sets each backend ran; not run: {shown}{more}", fontsize=11)
         _legend(figure, styles)
         return _save(figure, out_dir, stem)
