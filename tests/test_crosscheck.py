@@ -103,6 +103,9 @@ def test_a_wrong_known_solution_and_a_timeout_are_reported(tmp_path, capsys):
         "backtracking:max_guesses=100000 -  timeout; the budget of 100000 guesses was spent" in out
     )
     assert "1 of 2 puzzles: backends disagree or fail" in out
+    header, rule = out.splitlines()[:2]  # the bench's table style: readable headers, no index
+    assert header.split()[:2] == ["backend", "puzzles"] and "mean ms" in header
+    assert set(rule) == {"-", " "}
 
 
 def test_check_exit_2_for_invalid_and_for_mismatched_solutions(tmp_path, capsys):

@@ -263,7 +263,7 @@ def _rows(
 
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     """Per backend: how many puzzles, by status (``skipped`` when some were refused),
-    verified, known matches, agreement, time."""
+    verified, known matches, agreement, mean time (seconds, as the bench's tables)."""
     by = frame.groupby("backend", sort=False)
     summary = by.agg(
         puzzles=("index", "size"),
@@ -277,7 +277,7 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
         verified=("verified", lambda s: int((s == True).sum())),  # noqa: E712
         known=("known", lambda s: int((s == True).sum())),  # noqa: E712
         agrees=("agrees", lambda s: int((s == True).sum())),  # noqa: E712
-        mean_ms=("time", lambda s: round(s.mean() * 1000, 3)),
+        mean_s=("time", "mean"),
     )
     if not summary["skipped"].any():  # the column only where a backend refused something
         summary = summary.drop(columns="skipped")

@@ -575,7 +575,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             frame.to_csv(args.csv, index=False)
         except OSError as err:
             raise UsageError(f"{args.csv}: cannot write: {err.strerror or err}") from None
-    print(summarize(frame).to_string())
+    from ..bench.report import render
+
+    sys.stdout.write(render(summarize(frame)))
     skipped = frame[frame["status"] == SKIPPED]
     if len(skipped):  # refused constraint kinds: said once per backend, never a failure
         print("\nskipped (the backend refuses the puzzle's constraint kinds):")
