@@ -191,3 +191,13 @@ def test_the_version_loads_no_command(tmp_path):
         "sudokulab.cli.main",
         "sudokulab.cli.common",
     }
+
+
+def test_a_small_report_loads_neither_scipy_nor_matplotlib(tmp_path):
+    # the intervals are numpy's bootstrap; scipy is for the paired test (--baseline)
+    out = str(tmp_path / "out")
+    _, _ = command("bench", "seeds", "--backends", "native", "--out", out, "--no-plots",
+                   cwd=tmp_path)  # fmt: skip
+    modules, text = command("report", "--out", out, "--format", "csv", "--no-plots", cwd=tmp_path)
+    assert text.startswith("set,backend,") and "mean_low_s" in text
+    assert not packages(modules) & {"scipy", "matplotlib"}

@@ -222,3 +222,21 @@ def test_the_spread_of_repeats():
     table = summary(frame)
     assert table["spread_over_10pct"].iloc[0] == pytest.approx(0.25)
     assert math.isnan(stats.intervals(_rows({"a": base})).iloc[0]["spread"])  # one repeat
+
+
+@pytest.mark.parametrize("statistic", ["mean", "median"])
+def test_the_bootstrap_is_scipys_percentile_bootstrap(statistic):
+    from scipy.stats import bootstrap
+
+    rng = np.random.default_rng(7)
+    values = rng.lognormal(-6, 1.5, 400)
+    ours = stats.interval(values, statistic)
+    function = {"mean": np.mean, "median": np.median}[statistic]
+    theirs = bootstrap((values,), function, method="percentile", n_resamples=4000,
+                       random_state=np.random.default_rng(1)).confidence_interval  # fmt: skip
+    width = theirs.high - theirs.low
+    assert abs(ours.low - theirs.low) < 0.15 * width and abs(ours.high - theirs.high) < 0.15 * width
+    paired = stats.percentile_bootstrap(
+        (values, 2 * values), lambda a, b, axis: np.mean(b, axis) / np.mean(a, axis)
+    )
+    assert paired == (pytest.approx(2.0), pytest.approx(2.0))  # a paired draw: the ratio holds

@@ -145,8 +145,6 @@ def interval(
 ) -> Interval:
     """The ``statistic`` (``mean`` or ``median``) of ``values`` with its bootstrap
     percentile interval, resampling the values (the puzzles)."""
-    from scipy import stats
-
     function = {"mean": np.mean, "median": np.median}.get(statistic)
     if function is None:
         raise ValueError(f"unknown statistic {statistic!r}: choose mean or median")
@@ -157,18 +155,33 @@ def interval(
     if len(values) < 2 or np.all(values == values[0]):
         bound = estimate if len(values) >= 2 else math.nan
         return Interval(estimate, bound, bound)
-    result = stats.bootstrap(
-        (values,),
-        function,
-        confidence_level=confidence,
-        n_resamples=resamples,
-        method="percentile",
-        vectorized=True,
-        batch=_batch(len(values)),
-        random_state=np.random.default_rng(seed),
-    )
-    low, high = result.confidence_interval
-    return Interval(estimate, float(low), float(high))
+    low, high = percentile_bootstrap((values,), function, confidence, resamples, seed)
+    return Interval(estimate, low, high)
+
+
+def percentile_bootstrap(
+    samples: tuple[np.ndarray, ...],
+    statistic: Any,
+    confidence: float = CONFIDENCE,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> tuple[float, float]:
+    """The percentile bootstrap interval of ``statistic(*samples, axis=-1)``, the samples
+    resampled together (paired: one draw of puzzles for all of them), in batches of
+    :func:`_batch` resamples. What ``scipy.stats.bootstrap(..., method="percentile",
+    paired=True)`` computes (a test compares them); written here because importing
+    scipy.stats takes longer than a small run's whole report, which always shows
+    intervals (scipy is imported for the Wilcoxon test alone)."""
+    rng = np.random.default_rng(seed)
+    n = len(samples[0])
+    batch = _batch(len(samples) * n)
+    estimates = []
+    for start in range(0, resamples, batch):
+        drawn = rng.integers(0, n, size=(min(batch, resamples - start), n))
+        estimates.append(statistic(*(sample[drawn] for sample in samples), axis=-1))
+    tail = 100 * (1 - confidence) / 2
+    low, high = np.percentile(np.concatenate(estimates), [tail, 100 - tail])
+    return float(low), float(high)
 
 
 def _batch(n: int) -> int:
@@ -221,8 +234,6 @@ class Paired:
 
 def paired(a: Times, b: Times, seed: int = SEED) -> Paired:
     """A against B on the puzzles both have (see :class:`Paired`)."""
-    from scipy import stats
-
     common, ia, ib = np.intersect1d(a.idx, b.idx, assume_unique=True, return_indices=True)
     ta, tb = a.seconds[ia], b.seconds[ib]
     ca, cb = int(a.censored[ia].sum()), int(b.censored[ib].sum())
@@ -238,26 +249,17 @@ def paired(a: Times, b: Times, seed: int = SEED) -> Paired:
         def of_means(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
             return np.mean(y, axis=axis) / np.mean(x, axis=axis)
 
-        result = stats.bootstrap(
-            (ta, tb),
-            of_means,
-            paired=True,
-            confidence_level=CONFIDENCE,
-            n_resamples=RESAMPLES,
-            method="percentile",
-            vectorized=True,
-            batch=_batch(2 * n),
-            random_state=np.random.default_rng(seed),
-        )
-        low, high = result.confidence_interval
-        ratio = Interval(estimate, float(low), float(high))
+        low, high = percentile_bootstrap((ta, tb), of_means, seed=seed)
+        ratio = Interval(estimate, low, high)
     elif n >= 2:
         ratio = Interval(estimate, estimate, estimate)
     differences = np.log(np.maximum(tb, FLOOR_S)) - np.log(np.maximum(ta, FLOOR_S))
     if n < 2 or np.all(differences == 0):
         p_value = 1.0 if n >= 2 else math.nan
     else:
-        p_value = float(stats.wilcoxon(differences, zero_method="wilcox").pvalue)
+        from scipy.stats import wilcoxon
+
+        p_value = float(wilcoxon(differences, zero_method="wilcox").pvalue)
     return Paired(n, mean_a, mean_b, ratio, p_value, ca, cb)
 
 
