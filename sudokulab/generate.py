@@ -14,7 +14,10 @@
    behind the defaults"). A difficulty below ``extreme`` makes the test stricter: a removal is kept
    only if the logic solver, climbing only the techniques of that grade and easier (see
    :mod:`sudokulab.logic`), still solves the puzzle, which also proves it unique; a
-   technique keeps a removal only if the ladder up to that technique solves it.
+   technique keeps a removal only if the ladder up to that technique solves it. For a
+   grade above ``easy`` (singles, checked by the engine's propagation at little cost) the
+   first attempts (:data:`DRAWN_SHARE`) skip that test and keep the puzzle if it rates
+   so: far faster, since such puzzles are common among minimal ones.
 3. The grade is the logic solver's rating (:data:`DIFFICULTIES`: ``easy`` singles,
    ``medium`` locked candidates and subsets, ``hard`` fish, wings and colouring,
    ``expert`` chains, ``extreme`` needs search). A puzzle whose grade misses the asked
@@ -73,6 +76,12 @@ KINDS = ("classic", "x", "hyper", "jigsaw", "killer", *RULE_VARIANTS)
 THERMOMETERS, THERMOMETER_CELLS = 6, 5
 #: Grids drawn for one puzzle before the generator gives up on a difficulty.
 ATTEMPTS = 200
+#: The share of the attempts for a grade above easy (and no technique) that make a puzzle
+#: as for no difficulty and keep it when it rates so (about one minimal 9x9 puzzle in
+#: seven to eleven is medium, hard or expert: drawn at some 60 a second, where a ladder
+#: check at every removal made about one a second); the rest climb the ladder at every
+#: removal, for the grades and shapes that drawing rarely gives.
+DRAWN_SHARE = 0.5
 #: Guesses the engine may spend completing one random seeding of a solved grid before
 #: another is drawn: a seeding that cannot be completed costs far more to refute than
 #: another seeding costs to complete.
@@ -582,7 +591,9 @@ def _one(
             puzzle = remove_clues(geom, solution, rng, None, symmetry, check_guesses, tick)
             puzzle = add_clues(puzzle, solution, rng, ladder, symmetry, tick)
         else:
-            puzzle = remove_clues(geom, solution, rng, ladder, symmetry, check_guesses, tick)
+            drawn = technique is None and attempt < clock.attempts * DRAWN_SHARE
+            steps = None if drawn and ladder not in (None, LADDER[:2]) else ladder
+            puzzle = remove_clues(geom, solution, rng, steps, symmetry, check_guesses, tick)
         found, hardest = rating(puzzle)
         if (difficulty is None or found == difficulty) and technique in (None, hardest):
             return Generated(puzzle, solution, found, hardest)
