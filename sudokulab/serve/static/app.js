@@ -252,7 +252,15 @@
   q("next-contradiction").addEventListener("click", function () { jump("contradiction", 1); });
 
   // --- the search tree ------------------------------------------------------------------
-  var SVG = "http://www.w3.org/2000/svg", circles = [], lines = [];
+  var SVG = "http://www.w3.org/2000/svg", circles = [], lines = [], measure = null;
+  // The width of a text in an element's font, measured on a canvas: the tree is often
+  // drawn while its panel is hidden, where SVG text has no length yet.
+  function textWidth(text, element) {
+    measure = measure || document.createElement("canvas").getContext("2d");
+    var style = getComputedStyle(element);
+    measure.font = style.fontSize + " " + style.fontFamily;
+    return measure.measureText(text).width;
+  }
   function drawTree() {
     var svg = q("tree-svg"), note = q("tree-note");
     svg.textContent = "";
@@ -273,8 +281,12 @@
       x[id] = (x[kids[id][0]] + x[kids[id][kids[id].length - 1]]) / 2;
     })(0);
     var depth = Math.max.apply(null, nodes.map(function (n) { return n.depth; }));
-    var dx = leaves > 200 ? 8 : 34, dy = 40, pad = 20, labels = nodes.length <= 80;
-    svg.setAttribute("width", pad * 2 + Math.max(1, leaves - 1) * dx);
+    var labels = nodes.length <= 80, widest = 0;
+    if (labels) {  // a slot as wide as the widest label: none overlaps another or is cut
+      nodes.forEach(function (n) { if (n.id) widest = Math.max(widest, textWidth(n.label, svg)); });
+    }
+    var dx = leaves > 200 ? 8 : Math.max(34, Math.ceil(widest) + 16), dy = 40, pad = 20;
+    svg.setAttribute("width", pad * 2 + Math.max(1, leaves - 1) * dx + Math.ceil(widest) + 8);
     svg.setAttribute("height", pad * 2 + depth * dy + 10);
     function px(id) { return pad + x[id] * dx; }
     function py(id) { return pad + nodes[id].depth * dy; }
