@@ -283,3 +283,26 @@ def test_report_compares_runs_of_two_stores(tmp_path, capsys):
     assert main(["report", "1", f"{there}:9", "--out", str(here)]) == 2
     assert "no run 9 in" in capsys.readouterr().err
     assert main(["report", f"{there / 'results.sqlite'}:1", "--out", str(here)]) == 0
+
+
+def test_the_terminal_table_fits_the_terminal_and_wide_shows_all(tmp_path, capsys, monkeypatch):
+    out = str(tmp_path / "out")
+    args = ["bench", "seeds", "gen-4x4", "--backends", "native,forward-checking", "--out", out,
+            "--no-plots", "--workers", "1"]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    shown = []
+    for columns in (80, 120, 200):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        assert main(["report", "--out", out, "--no-plots"]) == 0
+        text, err = capsys.readouterr()
+        lines = text.splitlines()
+        assert lines[0].split()[:4] == ["set", "backend", "puzzles", "solved"]
+        assert "mean ms" in lines[0] and "more columns: --wide" in err
+        assert columns == 80 or max(map(len, lines)) <= columns
+        shown.append(len(lines[1].split()))
+    assert shown[0] < shown[1] < shown[2]  # more room, more columns
+    assert main(["report", "--out", out, "--no-plots", "--wide"]) == 0
+    text, err = capsys.readouterr()
+    assert "peak MB" in text and "< 1 s" in text and "more columns" not in err

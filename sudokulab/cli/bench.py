@@ -214,7 +214,11 @@ def _common(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="draw no plots (faster); the report keeps those an earlier command drew",
     )
-    p.add_argument("--wide", action="store_true", help="every column in the terminal table")
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help="every column in the terminal table (else the columns that fit the terminal)",
+    )
     p.add_argument(
         "--fail-on",
         type=_fail_on,
@@ -544,7 +548,7 @@ def _report_stores(args: argparse.Namespace, home: Path) -> int:
             lines += [f"## {report.markdown_text(label)}", "", report.markdown_text(machine), ""]
             lines += [report.render(summary, "markdown").rstrip("\n"), ""]
             if args.format == "table" and not args.wide:
-                summary = summary[[c for c in COMPACT if c in summary]]
+                summary = _fitted(summary, report.render)
             sys.stdout.write(report.render(summary, args.format))
             outcome = report.Outcome.of(rows)
             print(f"{label}: {outcome.line()}", file=sys.stderr)
@@ -573,17 +577,39 @@ def _report_stores(args: argparse.Namespace, home: Path) -> int:
     return status
 
 
-#: The columns a terminal table shows unless --wide asks for all of them.
-COMPACT = [
-    "set", "backend", "puzzles", "solved", "unsolvable", "multiple", "timeouts", "errors",
-    "invalid", "wrong", "mean_s", "mean_low_s", "mean_high_s", "median_s", "p90_s", "max_s",
-    "puzzles_per_s",
-    "mean_guesses", "under_100ms", "under_1s", "mean_cpu_s", "peak_mb", "vs_baseline",
-    "vs_baseline_low", "vs_baseline_high",
+#: The columns a terminal table always shows (unless --wide asks for all of them); those
+#: shown when some row has one; then the rest, most telling first, while the table fits
+#: the terminal's width (80 columns when the output is not a terminal).
+ALWAYS = ["set", "backend", "puzzles", "solved", "timeouts", "errors", "wrong", "mean_s",
+          "vs_baseline"]  # fmt: skip
+WHEN_FOUND = ["unsolvable", "multiple", "invalid"]
+IF_ROOM = [
+    "median_s", "vs_baseline_low", "vs_baseline_high", "mean_low_s",
+    "mean_high_s", "max_s", "mean_guesses", "p90_s", "puzzles_per_s", "mean_cpu_s",
+    "peak_mb", "under_100ms", "under_1s",
 ]  # fmt: skip
 #: The columns of two runs side by side on a terminal (the verdict says the rest).
 COMPACT_COMPARE = ["set", "backend", "old_mean_s", "new_mean_s", "ratio", "ratio_low",
                    "ratio_high", "verdict"]  # fmt: skip
+
+
+def _fitted(summary, render) -> Any:
+    """The summary's columns for a terminal: :data:`ALWAYS`, :data:`WHEN_FOUND` where some
+    row has one, then :data:`IF_ROOM` in order while the rendered table fits the
+    terminal's width; the columns left out are named on standard error."""
+    import shutil
+
+    width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
+    found = [c for c in WHEN_FOUND if c in summary and summary[c].astype(bool).any()]
+    columns = [c for c in ALWAYS if c in summary] + found
+    for column in (c for c in IF_ROOM if c in summary):
+        wider = summary[[*columns, column]]
+        if max(map(len, render(wider).splitlines())) <= width:
+            columns.append(column)
+    left = [c for c in summary.columns if c not in columns]
+    if left:
+        print(f"({len(left)} more columns: --wide or --format csv shows them)", file=sys.stderr)
+    return summary[columns]
 
 
 def _write_parquet(store, runs: list[int], path: str) -> None:
@@ -649,7 +675,7 @@ def _report(store, runs: list[int], args: argparse.Namespace) -> int:
         print(f"run {run}: {report.machine_text(row)}", file=sys.stderr)
         summary = report.summary(rows, baseline=args.baseline)
         if args.format == "table" and not args.wide:
-            summary = summary[[c for c in COMPACT if c in summary]]
+            summary = _fitted(summary, report.render)
         sys.stdout.write(report.render(summary, args.format))
         grades = report.by_grade(rows)
         if grades is not None:
