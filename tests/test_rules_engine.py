@@ -438,3 +438,17 @@ def test_property_the_core_counts_as_the_reference_on_6x6_sandwiches_and_sums(da
     puzzle = Puzzle(G6, givens, (), None, tuple(rules))
     ref, core = both(puzzle, *knobs, limit=3)
     assert core == ref
+
+
+@pytest.mark.parametrize("propagation", ["forward", "ac3", "hidden", "locked", "gac"])
+@pytest.mark.parametrize("name", ["ctc-sandwich", "ctc-little-killer", "timwi-sandwich-3-givens"])
+def test_the_core_counts_as_the_reference_on_published_sandwiches_and_little_killers(
+    name, propagation
+):
+    from test_public_variants import PUZZLES, UNSOLVED
+
+    from sudokulab.models.documents import puzzle_of
+
+    puzzle, _ = puzzle_of({**PUZZLES, **UNSOLVED}[name])
+    ref, core = both(puzzle, propagation, "mrv-degree", limit=2)
+    assert core == ref and ref[1] == 1
