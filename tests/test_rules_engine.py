@@ -452,3 +452,21 @@ def test_the_core_counts_as_the_reference_on_published_sandwiches_and_little_kil
     puzzle, _ = puzzle_of({**PUZZLES, **UNSOLVED}[name])
     ref, core = both(puzzle, propagation, "mrv-degree", limit=2)
     assert core == ref and ref[1] == 1
+
+
+def test_the_core_refuses_rule_tables_that_do_not_fit_its_buffers():
+    from sudokulab.native.compiled import _core
+
+    units = tuple(u.cells for u in G9.units)
+    sandwich = compiled_rule(G9, Sandwich(tuple(range(9)), 35, "s"))
+    fields = (sandwich.kind, sandwich.cells, sandwich.coefs, 35, sandwich.supports, True)
+    _core.Tables(9, units, (), rules=(fields,), unary=(511,) * 81)
+    short = (*fields[:2], (*sandwich.coefs[:-1], sandwich.coefs[-1] - 1), *fields[3:])
+    with pytest.raises(ValueError, match="its sets end at"):
+        _core.Tables(9, units, (), rules=(short,), unary=(511,) * 81)
+    # an exact sum's walk has room for 32 cells
+    cells = tuple(range(33))
+    wide = (reference.SUM, cells, (1,) * 33, 165, (0,) * 33, True)
+    with pytest.raises(ValueError, match="do not fit its kind"):
+        _core.Tables(9, units, (), rules=(wide,), unary=(511,) * 81)
+    _core.Tables(9, units, (), rules=((*wide[:4], (), False),), unary=(511,) * 81)  # bounds
