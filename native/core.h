@@ -143,18 +143,27 @@ typedef struct {
     uint32_t *lock_ina, *lock_inb;
     /* The variant rules, compiled by reference.compile_rules (RULE_PAIR ... below): each
      * rule's kind, its cells (rule_start: nrules + 1 offsets), a coefficient per cell
-     * (sums), its total, and a pair's supports (2 * size masks a rule: for each value of
-     * its first cell the second's values it allows, then the other way); each cell's
+     * (sums; an exact sandwich's set offsets), its total, its supports (rule_sup_start:
+     * nrules + 1 offsets; a pair's 2 * size masks: for each value of its first cell the
+     * second's values it allows, then the other way; an exact sum's earlier peers of each
+     * cell, as bits; an exact sandwich's value sets) and whether it is exact (a sum pruned
+     * to exact support when its candidates are few, a sandwich propagated); each cell's
      * rules (ro_start: ncells + 1 offsets into ro) and its unary mask (NULL: no rules). */
     int nrules;
-    int32_t *rule_kind, *rule_start, *rule_cells, *rule_total;
+    int32_t *rule_kind, *rule_start, *rule_cells, *rule_total, *rule_sup_start;
     int64_t *rule_coef;
     uint32_t *rule_sup;
+    uint8_t *rule_exact;
     int32_t *ro_start, *ro;
     uint32_t *unary;
 } TablesObject;
 
 enum { RULE_PAIR = 0, RULE_SUM = 1, RULE_RUN = 2, RULE_SANDWICH = 3 };
+/* The reference's SUM_CELLS and SUM_TUPLES: an exact sum has at most SUM_CELLS cells (its
+ * peers as bits of a word), and is pruned to exact support while its candidates make at
+ * most SUM_TUPLES assignments. */
+#define SUM_CELLS 32
+#define SUM_TUPLES 1024
 
 extern PyTypeObject TablesType;
 

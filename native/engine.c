@@ -126,6 +126,193 @@ prune_cage(Ctx *x, uint32_t *masks, const uint8_t *placed, uint32_t *where, Queu
     return 1;
 }
 
+/* A sum on bounds (the reference's _sum_bounds): each cell keeps the values the others'
+ * least and greatest contributions leave room for. */
+static int
+sum_bounds(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
+{
+    const int32_t *cells = t->rule_cells + t->rule_start[r];
+    const int n = t->rule_start[r + 1] - t->rule_start[r];
+    const int64_t *coef = t->rule_coef + t->rule_start[r];
+    int64_t low = 0, high = 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t m = masks[cells[i]];
+        if (!m)
+            return 0;
+        const int64_t a = coef[i] * (__builtin_ctz(m) + 1), b = coef[i] * (32 - __builtin_clz(m));
+        low += a < b ? a : b;
+        high += a < b ? b : a;
+    }
+    const int64_t total = t->rule_total[r];
+    if (total < low || total > high)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t m = masks[cells[i]];
+        const int64_t a = coef[i] * (__builtin_ctz(m) + 1), b = coef[i] * (32 - __builtin_clz(m));
+        const int64_t floor = total - (high - (a < b ? b : a));
+        const int64_t ceiling = total - (low - (a < b ? a : b));
+        uint32_t keep = 0;
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            const int64_t v = coef[i] * (__builtin_ctz(mm) + 1);
+            if (floor <= v && v <= ceiling)
+                keep |= mm & (0u - mm);
+        }
+        if (!keep)
+            return 0;
+        out[i] = keep;
+    }
+    return 1;
+}
+
+/*
+ * A sum of few candidates (the reference's _sum_support): with at most SUM_TUPLES
+ * assignments, each cell keeps its values in those (peers distinct) that add up to the
+ * total, found by a depth-first walk over the cells cut short by the least and greatest
+ * sums of the cells left; with more, on bounds.
+ */
+static int
+sum_support(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
+{
+    const int32_t *cells = t->rule_cells + t->rule_start[r];
+    const int64_t *coef = t->rule_coef + t->rule_start[r];
+    const uint32_t *near = t->rule_sup + t->rule_sup_start[r]; /* earlier peers, as bits */
+    const int n = t->rule_start[r + 1] - t->rule_start[r]; /* at most SUM_CELLS */
+    uint32_t ms[SUM_CELLS], chosen[SUM_CELLS], left[SUM_CELLS];
+    int64_t lo[SUM_CELLS + 1], hi[SUM_CELLS + 1], rest[SUM_CELLS + 1];
+    long tuples = 1;
+    for (int i = 0; i < n; i++) {
+        ms[i] = masks[cells[i]];
+        if (tuples <= SUM_TUPLES)
+            tuples *= popcount32(ms[i]);
+    }
+    if (tuples > SUM_TUPLES)
+        return sum_bounds(t, masks, r, out);
+    lo[n] = hi[n] = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        if (!ms[i])
+            return 0;
+        const int64_t a = coef[i] * (__builtin_ctz(ms[i]) + 1);
+        const int64_t b = coef[i] * (32 - __builtin_clz(ms[i]));
+        lo[i] = lo[i + 1] + (a < b ? a : b);
+        hi[i] = hi[i + 1] + (a < b ? b : a);
+        out[i] = 0;
+    }
+    rest[0] = t->rule_total[r];
+    if (n == 0)
+        return rest[0] == 0;
+    int found = 0, i = 0;
+    left[0] = lo[0] <= rest[0] && rest[0] <= hi[0] ? ms[0] : 0;
+    for (;;) {
+        if (!left[i]) {
+            if (--i < 0)
+                break;
+            continue;
+        }
+        const uint32_t bit = left[i] & (0u - left[i]);
+        left[i] ^= bit;
+        chosen[i] = bit;
+        rest[i + 1] = rest[i] - coef[i] * (__builtin_ctz(bit) + 1);
+        if (i + 1 == n) {
+            if (!rest[n]) {
+                found = 1;
+                for (int j = 0; j < n; j++)
+                    out[j] |= chosen[j];
+            }
+            continue;
+        }
+        i++;
+        uint32_t taken = 0;
+        for (uint32_t m = near[i]; m; m &= m - 1)
+            taken |= chosen[__builtin_ctz(m)];
+        left[i] = lo[i] <= rest[i] && rest[i] <= hi[i] ? ms[i] & ~taken : 0;
+    }
+    return found;
+}
+
+/*
+ * A sandwich on a line of distinct values (the reference's _sandwich_support): each
+ * placement (i, j) of its crusts the candidates allow is kept when every cell outside
+ * holds another value and one of its value sets of j - i - 1 cells fits the cells
+ * between; each cell keeps its values in some kept placement (outside one, neither a
+ * crust nor a value every fitting set holds).
+ */
+static int
+sandwich_support(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
+{
+    const int32_t *cells = t->rule_cells + t->rule_start[r];
+    const int64_t *starts = t->rule_coef + t->rule_start[r];
+    const uint32_t *sets = t->rule_sup + t->rule_sup_start[r];
+    const int n = t->rule_start[r + 1] - t->rule_start[r]; /* 2..size: tables.c checks */
+    const uint32_t one = 1, top = 1u << (n - 1), crust = one | top;
+    uint32_t ms[MAX_SIZE];
+    int first = -1, last = 0; /* the first and last cell with crust values only */
+    for (int x = 0; x < n; x++) {
+        ms[x] = masks[cells[x]];
+        out[x] = 0;
+        if (!ms[x])
+            return 0;
+        if (!(ms[x] & ~crust)) {
+            if (first < 0)
+                first = x;
+            last = x;
+        }
+    }
+    if (first < 0)
+        first = n - 1;
+    /* the values a cell outside a kept placement may hold, by its first and second crust */
+    uint32_t left[MAX_SIZE] = {0}, right[MAX_SIZE] = {0};
+    for (int i = 0; i <= (first < n - 2 ? first : n - 2); i++) {
+        if (!(ms[i] & crust))
+            continue;
+        uint32_t uni = 0; /* the candidates of the cells between i and j */
+        for (int j = i + 1; j < n; j++) {
+            if (j > i + 1)
+                uni |= ms[j - 1];
+            if (j < last)
+                continue;
+            const uint32_t turn = ((ms[i] & one) && (ms[j] & top) ? one : 0) |
+                                  ((ms[i] & top) && (ms[j] & one) ? top : 0);
+            if (!turn)
+                continue;
+            uint32_t fits = 0, common = ~0u;
+            int found = 0;
+            for (int64_t k = starts[j - i - 1]; k < starts[j - i]; k++) {
+                const uint32_t set = sets[k];
+                if ((uni & set) != set)
+                    continue;
+                int meets = 1;
+                for (int x = i + 1; x < j && meets; x++)
+                    meets = (ms[x] & set) != 0;
+                if (meets) {
+                    fits |= set;
+                    common &= set;
+                    found = 1;
+                }
+            }
+            if (!found)
+                continue;
+            out[i] |= turn;
+            out[j] |= turn == crust ? crust : crust & ~turn;
+            for (int x = i + 1; x < j; x++)
+                out[x] |= ms[x] & fits;
+            left[i] |= ~crust & ~common;
+            right[j] |= ~crust & ~common;
+        }
+    }
+    uint32_t before = 0, after = 0;
+    for (int x = n - 1; x >= 0; x--) { /* outside a placement whose first crust is later */
+        out[x] |= ms[x] & before;
+        before |= left[x];
+    }
+    for (int x = 0; x < n; x++) { /* or whose second crust is earlier */
+        out[x] |= ms[x] & after;
+        after |= right[x];
+        if (!out[x])
+            return 0;
+    }
+    return 1;
+}
+
 /*
  * The variant rules (the reference's prune_rule, "Rules" in its docstring): one pass of
  * rule r over the masks, its cells' new masks into out[]; 0 when it leaves one empty or
@@ -139,7 +326,7 @@ rule_prune(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
     const int size = t->size;
     switch (t->rule_kind[r]) {
     case RULE_PAIR: {
-        const uint32_t *sup = t->rule_sup + (size_t)r * 2 * size;
+        const uint32_t *sup = t->rule_sup + t->rule_sup_start[r];
         const uint32_t mb = masks[cells[1]];
         uint32_t na = 0, nb = 0;
         for (uint32_t m = masks[cells[0]]; m; m &= m - 1)
@@ -152,37 +339,8 @@ rule_prune(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
         out[1] = nb;
         return na && nb;
     }
-    case RULE_SUM: {
-        const int64_t *coef = t->rule_coef + t->rule_start[r];
-        int64_t low = 0, high = 0;
-        for (int i = 0; i < n; i++) {
-            const uint32_t m = masks[cells[i]];
-            if (!m)
-                return 0;
-            const int64_t a = coef[i] * (__builtin_ctz(m) + 1), b = coef[i] * (32 - __builtin_clz(m));
-            low += a < b ? a : b;
-            high += a < b ? b : a;
-        }
-        const int64_t total = t->rule_total[r];
-        if (total < low || total > high)
-            return 0;
-        for (int i = 0; i < n; i++) {
-            const uint32_t m = masks[cells[i]];
-            const int64_t a = coef[i] * (__builtin_ctz(m) + 1), b = coef[i] * (32 - __builtin_clz(m));
-            const int64_t floor = total - (high - (a < b ? b : a));
-            const int64_t ceiling = total - (low - (a < b ? a : b));
-            uint32_t keep = 0;
-            for (uint32_t mm = m; mm; mm &= mm - 1) {
-                const int64_t v = coef[i] * (__builtin_ctz(mm) + 1);
-                if (floor <= v && v <= ceiling)
-                    keep |= mm & (0u - mm);
-            }
-            if (!keep)
-                return 0;
-            out[i] = keep;
-        }
-        return 1;
-    }
+    case RULE_SUM:
+        return t->rule_exact[r] ? sum_support(t, masks, r, out) : sum_bounds(t, masks, r, out);
     case RULE_RUN: {
         uint32_t held = 0;
         for (int i = 0; i < n; i++) {
@@ -215,7 +373,9 @@ rule_prune(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
                 return 0;
         return 1;
     }
-    default: { /* RULE_SANDWICH: checked once every cell of the line holds one value */
+    default: { /* RULE_SANDWICH; on a line that may repeat values, checked once filled */
+        if (t->rule_exact[r])
+            return sandwich_support(t, masks, r, out);
         int one = -1, top = -1, open = 0;
         for (int i = 0; i < n; i++) {
             const uint32_t m = masks[cells[i]];

@@ -82,9 +82,9 @@ Cages (killer Sudoku): a cage is a group of cells whose values are distinct and 
     This rule too only removes candidates and is monotone, so the fixpoint stays unique.
 
 Rules (the variant rules of :mod:`sudokulab.models.rules`, ``Engine(..., rules=...)``)
-    Every rule is compiled once per shape (:func:`compile_rules`) into one of four
-    propagators, each a function of its cells' masks alone (:func:`prune_rule`), which
-    only removes candidates and is monotone:
+    Every rule is compiled once per shape (:func:`compile_rules`, which knows the peers)
+    into one of four propagators, each a function of its cells' masks alone
+    (:func:`prune_rule`), which only removes candidates and is monotone:
     *pair*     a binary relation between two cells as a table: for each value of one
                cell, the mask of the other's values it allows (Less, LessEqual,
                Difference, NotDifference, MinDifference, Ratio, NotRatio, PairSum,
@@ -94,14 +94,31 @@ Rules (the variant rules of :mod:`sudokulab.models.rules`, ``Engine(..., rules=.
                second with a support in what is left: arc consistency.
     *sum*      a linear equation, a coefficient per cell (SumEquals: +1 per circle cell,
                or its place value when the circle's cells are digits, -1 per shaft cell;
-               LittleKiller: +1 per cell), pruned on bounds: each cell keeps the values
+               LittleKiller: +1 per cell). While its cells' candidates make at most
+               ``SUM_TUPLES`` assignments (the product of their counts), exact support:
+               each cell keeps its values in the assignments that make the total, two
+               cells that are peers holding distinct values. Beyond that (and always
+               for more than ``SUM_CELLS`` cells), bounds: each cell keeps the values
                that the other cells' least and greatest contributions leave room for.
+               Fewer candidates never turn exact support back into bounds, so the
+               switch keeps the pass monotone.
     *run*      Consecutive (renban): a value a cell holds alone leaves the other cells,
                two cells holding one value fail, and each cell keeps the values of the
                windows of the run's length that every cell meets and whose union holds
                enough values.
-    *sandwich* checked only: once every cell of its line holds one value, it fails
-               unless the sum between the 1 and the largest value is its total.
+    *sandwich* on a line of cells that are all peers (a row, a column): each placement
+               of its crusts (the 1 and the line's length, either way round, at i < j)
+               the candidates allow is kept when every cell outside has a value other
+               than the crusts and some set of j-i-1 distinct values, neither a crust,
+               adding up to the total fits the cells between (each has a candidate in
+               the set, and their candidates cover it; the sets are precomputed by
+               :func:`sandwich_sets`). Each cell keeps its values in the kept
+               placements: a crust's crust, the fitting sets' values between, outside
+               every value but the crusts and those every fitting set holds (a 2
+               between the crusts of a sum of 2 is never outside them). A line that
+               may repeat a value is checked
+               only: once every cell holds one value, it fails unless the sum between
+               the 1 and the largest value is its total.
     Parity (and a pair relation of a cell with itself) is *unary*: the cells' masks are
     narrowed before any given is placed (a given outside them is a ``clash`` at the root).
     Per level:
@@ -310,6 +327,14 @@ _CLOCK_EVERY = 255
 
 #: The most value sets one cage may have (C(size, cells)): more would not fit in memory.
 MAX_COMBINATIONS = 1 << 20
+
+#: A sum (SUM) of at most SUM_CELLS cells is pruned to exact support while the product
+#: of its cells' candidate counts is at most SUM_TUPLES, on bounds beyond (the compiled
+#: core has the same numbers).
+SUM_CELLS, SUM_TUPLES = 32, 1024
+
+#: The most value sets a sandwich's tables may hold; a line with more is checked only.
+SANDWICH_SETS = 1 << 16
 
 #: A cage: its cells and the sum of their values.
 Cage = tuple[tuple[int, ...], int]
@@ -552,7 +577,12 @@ class CompiledRule:
     ``index`` (the rule's place in the puzzle's list), its ``cells``; a PAIR's
     ``supports`` (for each value v of the first cell the mask of the second's values it
     allows, index v-1, then the same from the second cell), a SUM's ``coefs`` (one per
-    cell) and ``total``, a SANDWICH's ``total``."""
+    cell) and ``total``, a SANDWICH's ``total``. ``exact``: a SUM pruned to exact
+    support while its candidates are few (else on bounds), whose ``supports`` are then
+    each cell's peers before it in the sum (bit j: its j-th cell); a SANDWICH propagated
+    (else checked once its line is filled), whose ``supports`` are then its value sets
+    (:func:`sandwich_sets`) and whose ``coefs`` say where those of k cells between the
+    crusts begin (k = 0, 1, ...; the last is where they end)."""
 
     kind: int
     index: int
@@ -560,11 +590,17 @@ class CompiledRule:
     coefs: tuple[int, ...] = ()
     total: int = 0
     supports: tuple[int, ...] = ()
+    exact: bool = False
 
 
-def compile_rules(size: int, rules: Any) -> tuple[tuple[CompiledRule, ...], tuple[int, ...]]:
+def compile_rules(
+    size: int, rules: Any, peers: Any = None
+) -> tuple[tuple[CompiledRule, ...], tuple[int, ...]]:
     """The rules as the engine propagates them, and each cell's unary mask (Parity, and a
-    pair relation of a cell with itself); ValueError for a kind it does not know."""
+    pair relation of a cell with itself); ValueError for a kind it does not know.
+    ``peers`` (each cell's set of peers) tells which sandwich lines hold distinct values
+    (only those are propagated) and which cells of a sum do; without it, sums are pruned
+    on bounds and sandwiches checked only."""
     cells = size * size
     full = (1 << size) - 1
     unary = [full] * cells
@@ -606,16 +642,69 @@ def compile_rules(size: int, rules: Any) -> tuple[tuple[CompiledRule, ...], tupl
                     coef[c] = coef.get(c, 0) - 1
                 total = 0
             kept = tuple(c for c in coef if coef[c])
-            out.append(CompiledRule(SUM, index, kept, tuple(coef[c] for c in kept), total))
+            coefs = tuple(coef[c] for c in kept)
+            if peers is None or len(kept) > SUM_CELLS:
+                out.append(CompiledRule(SUM, index, kept, coefs, total))
+                continue
+            # for each cell, its peers before it in the sum (bit j: the j-th cell)
+            near = tuple(
+                sum(1 << j for j in range(i) if kept[j] in peers[c]) for i, c in enumerate(kept)
+            )
+            out.append(CompiledRule(SUM, index, kept, coefs, total, near, True))
         elif kind == "consecutive":
             if len(set(rule.line)) != len(rule.line):
                 raise ValueError(f"rule {index + 1} ({rule.name}): a cell is listed twice")
             out.append(CompiledRule(RUN, index, tuple(rule.line)))
         elif kind == "sandwich":
-            out.append(CompiledRule(SANDWICH, index, tuple(rule.line), total=rule.total))
+            line = tuple(rule.line)
+            sets = None
+            if peers is not None and all(b in peers[a] for a, b in combinations(line, 2)):
+                sets = sandwich_sets(size, len(line), rule.total)
+            if sets is None:
+                out.append(CompiledRule(SANDWICH, index, line, total=rule.total))
+            else:
+                starts, flat = sets
+                out.append(CompiledRule(SANDWICH, index, line, starts, rule.total, flat, True))
         else:
             raise ValueError(f"the native engine does not propagate rule kind {kind!r}")
     return tuple(out), tuple(unary)
+
+
+def sandwich_sets(
+    size: int, length: int, total: int
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """A sandwich's value sets: for k = 0 .. length-2 cells between its crusts (1 and
+    ``length``), every set of k distinct values other than the crusts adding up to
+    ``total``, as masks, ascending; with where each k's sets begin (and where the last
+    end). None when the line cannot hold both crusts once or the sets are too many."""
+    if not 2 <= length <= size:
+        return None
+    values = [v for v in range(2, size + 1) if v != length]
+    starts: list[int] = []
+    flat: list[int] = []
+    for k in range(length - 1):
+        starts.append(len(flat))
+        flat += sorted(_value_sets(values, k, total))
+        if len(flat) > SANDWICH_SETS:
+            return None
+    starts.append(len(flat))
+    return tuple(starts), tuple(flat)
+
+
+def _value_sets(values: list[int], k: int, total: int) -> list[int]:
+    """The sets of k distinct ``values`` (ascending) adding up to ``total``, as masks."""
+    if k == 0:
+        return [0] if total == 0 else []
+    out = []
+    for i, v in enumerate(values):
+        rest = values[i + 1 :]
+        # the k-1 smallest of the rest must still fit, the k-1 largest must still reach
+        if v + sum(rest[: k - 1]) > total or len(rest) < k - 1:
+            break
+        if v + sum(rest[len(rest) - (k - 1) :]) < total:
+            continue
+        out += [m | 1 << (v - 1) for m in _value_sets(rest, k - 1, total - v)]
+    return out
 
 
 def prune_rule(rule: CompiledRule, masks: list[int], size: int) -> list[int] | None:
@@ -636,28 +725,9 @@ def prune_rule(rule: CompiledRule, masks: list[int], size: int) -> list[int] | N
                 nb |= bit
         return [na, nb] if na and nb else None
     if rule.kind == SUM:
-        lows, highs = [], []
-        for c, k in zip(cells, rule.coefs, strict=True):
-            m = masks[c]
-            if not m:
-                return None
-            first, last = (m & -m).bit_length(), m.bit_length()
-            lows.append(min(k * first, k * last))
-            highs.append(max(k * first, k * last))
-        low, high, total = sum(lows), sum(highs), rule.total
-        if not low <= total <= high:
-            return None
-        out = []
-        for c, k, lo, hi in zip(cells, rule.coefs, lows, highs, strict=True):
-            floor, ceiling = total - (high - hi), total - (low - lo)
-            m = 0
-            for bit in _bits(masks[c]):
-                if floor <= k * bit.bit_length() <= ceiling:
-                    m |= bit
-            if not m:
-                return None
-            out.append(m)
-        return out
+        if rule.exact:
+            return _sum_support(rule, [masks[c] for c in cells])
+        return _sum_bounds(rule, [masks[c] for c in cells])
     if rule.kind == RUN:
         held = 0
         for c in cells:
@@ -681,7 +751,9 @@ def prune_rule(rule: CompiledRule, masks: list[int], size: int) -> list[int] | N
                     allowed |= window
         out = [m & allowed for m in now]
         return out if all(out) else None
-    # SANDWICH: checked once every cell of the line holds one value
+    if rule.exact:
+        return _sandwich_support(rule, [masks[c] for c in cells])
+    # SANDWICH on a line that may repeat values: checked once every cell holds one value
     if any(masks[c] & (masks[c] - 1) or not masks[c] for c in cells):
         return [masks[c] for c in cells]
     values = [masks[c].bit_length() for c in cells]
@@ -690,6 +762,127 @@ def prune_rule(rule: CompiledRule, masks: list[int], size: int) -> list[int] | N
         return None
     i, j = sorted((values.index(1), values.index(high)))
     return [masks[c] for c in cells] if sum(values[i + 1 : j]) == rule.total else None
+
+
+def _sum_bounds(rule: CompiledRule, ms: list[int]) -> list[int] | None:
+    """A sum pruned on bounds: each cell keeps the values the others' least and greatest
+    contributions leave room for."""
+    lows, highs = [], []
+    for m, k in zip(ms, rule.coefs, strict=True):
+        if not m:
+            return None
+        first, last = (m & -m).bit_length(), m.bit_length()
+        lows.append(min(k * first, k * last))
+        highs.append(max(k * first, k * last))
+    low, high, total = sum(lows), sum(highs), rule.total
+    if not low <= total <= high:
+        return None
+    out = []
+    for m, k, lo, hi in zip(ms, rule.coefs, lows, highs, strict=True):
+        floor, ceiling = total - (high - hi), total - (low - lo)
+        keep = 0
+        for bit in _bits(m):
+            if floor <= k * bit.bit_length() <= ceiling:
+                keep |= bit
+        if not keep:
+            return None
+        out.append(keep)
+    return out
+
+
+def _sum_support(rule: CompiledRule, ms: list[int]) -> list[int] | None:
+    """A sum whose candidates make at most SUM_TUPLES assignments, pruned to exact
+    support: each cell keeps its values in the assignments (peers holding distinct
+    values) that add up to the total; a larger one on bounds."""
+    tuples = 1
+    for m in ms:
+        tuples *= m.bit_count()
+    if tuples > SUM_TUPLES:
+        return _sum_bounds(rule, ms)
+    coefs, total, near = rule.coefs, rule.total, rule.supports
+    n = len(ms)
+    lo, hi = [0] * (n + 1), [0] * (n + 1)  # the least and greatest sums of cells i..
+    for i in range(n - 1, -1, -1):
+        a, b = coefs[i] * (ms[i] & -ms[i]).bit_length(), coefs[i] * ms[i].bit_length()
+        lo[i], hi[i] = lo[i + 1] + min(a, b), hi[i + 1] + max(a, b)
+    out = [0] * n
+    chosen = [0] * n  # the walk's value (bit) in each cell so far
+
+    def walk(i: int, rest: int) -> bool:
+        """Every assignment of cells i.. that makes up ``rest``, into ``out``."""
+        if i == n:
+            if rest:
+                return False
+            for j in range(n):
+                out[j] |= chosen[j]
+            return True
+        if not lo[i] <= rest <= hi[i]:
+            return False
+        taken = 0
+        for bit in _bits(near[i]):
+            taken |= chosen[bit.bit_length() - 1]
+        found = False
+        for bit in _bits(ms[i] & ~taken):
+            chosen[i] = bit
+            found |= walk(i + 1, rest - coefs[i] * bit.bit_length())
+        return found
+
+    return out if walk(0, total) else None
+
+
+def _sandwich_support(rule: CompiledRule, ms: list[int]) -> list[int] | None:
+    """A sandwich on a line of distinct values: each placement of its crusts (1 and the
+    line's length, either way round) the candidates allow is kept when every cell
+    outside holds another value and some value set of the cells between fits them (each
+    cell meets it, their candidates cover it); each cell keeps its values in some kept
+    placement (outside one, neither a crust nor a value every fitting set holds)."""
+    n = len(ms)
+    if not all(ms):
+        return None
+    one, top = 1, 1 << (n - 1)
+    crust = one | top
+    starts, sets = rule.coefs, rule.supports
+    out = [0] * n
+    # a cell with crust values only is a crust: no placement leaves it outside
+    blocked = [x for x in range(n) if not ms[x] & ~crust]
+    first = blocked[0] if blocked else n - 1
+    last = blocked[-1] if blocked else 0
+    # the values a cell outside a kept placement may hold, by its first and its second crust
+    left, right = [0] * n, [0] * n
+    for i in range(min(first, n - 2) + 1):
+        if not ms[i] & crust:
+            continue
+        union = 0  # the candidates of the cells between i and j
+        for j in range(i + 1, n):
+            if j > i + 1:
+                union |= ms[j - 1]
+            if j < last:
+                continue
+            turn = (one if ms[i] & one and ms[j] & top else 0) | (
+                top if ms[i] & top and ms[j] & one else 0
+            )
+            if not turn:
+                continue
+            fits, common, found = 0, -1, False
+            for s in sets[starts[j - i - 1] : starts[j - i]]:
+                if union & s == s and all(ms[x] & s for x in range(i + 1, j)):
+                    fits, common, found = fits | s, common & s, True
+            if not found:
+                continue
+            out[i] |= turn
+            out[j] |= crust & ~turn if turn != crust else crust
+            for x in range(i + 1, j):
+                out[x] |= ms[x] & fits
+            left[i] |= ~crust & ~common
+            right[j] |= ~crust & ~common
+    before = after = 0
+    for x in range(n - 1, -1, -1):  # x lies outside a placement whose first crust is later
+        out[x] |= ms[x] & before
+        before |= left[x]
+    for x in range(n):  # or whose second crust is earlier
+        out[x] |= ms[x] & after
+        after |= right[x]
+    return out if all(out) else None
 
 
 @lru_cache(maxsize=32)
@@ -719,7 +912,7 @@ def tables(
             cage_of[cell] = index
             peer_sets[cell].update(cells)
     peers = tuple(tuple(sorted(s - {c})) for c, s in enumerate(peer_sets))
-    compiled, unary = compile_rules(size, rules)
+    compiled, unary = compile_rules(size, rules, peer_sets)
     rules_of: list[list[int]] = [[] for _ in range(count)]
     for index, rule in enumerate(compiled):
         for cell in rule.cells:

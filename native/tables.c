@@ -69,6 +69,8 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->rule_total);
     PyMem_Free(self->rule_coef);
     PyMem_Free(self->rule_sup);
+    PyMem_Free(self->rule_sup_start);
+    PyMem_Free(self->rule_exact);
     PyMem_Free(self->ro_start);
     PyMem_Free(self->ro);
     PyMem_Free(self->unary);
@@ -287,9 +289,12 @@ rule_int(PyObject *seq, Py_ssize_t i, const char *what, long long lo, long long 
 }
 
 /*
- * The rules: a sequence of (kind, cells, coefficients, total, supports) as
- * reference.compile_rules makes them, and the unary masks (one per cell). 0, or -1 with
- * an exception set.
+ * The rules: a sequence of (kind, cells, coefficients, total, supports, exact) as
+ * reference.compile_rules makes them, and the unary masks (one per cell). A pair has
+ * 2 * size supports; an exact sum at most SUM_CELLS cells and a support per cell (its
+ * peers before it, bit j for the j-th cell); an exact sandwich a coefficient per cell
+ * (where the value sets of k cells between its crusts begin in its supports, the last
+ * where they end). 0, or -1 with an exception set.
  */
 static int
 read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
@@ -309,41 +314,51 @@ read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
     self->rule_kind = PyMem_Calloc((size_t)nrules + 1, sizeof(int32_t));
     self->rule_start = PyMem_Calloc((size_t)nrules + 1, sizeof(int32_t));
     self->rule_total = PyMem_Calloc((size_t)nrules + 1, sizeof(int32_t));
-    self->rule_sup = PyMem_Calloc((size_t)nrules * 2 * (size_t)size + 1, sizeof(uint32_t));
+    self->rule_sup_start = PyMem_Calloc((size_t)nrules + 1, sizeof(int32_t));
+    self->rule_exact = PyMem_Calloc((size_t)nrules + 1, sizeof(uint8_t));
     self->ro_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
     self->unary = PyMem_Calloc((size_t)ncells, sizeof(uint32_t));
-    if (!self->rule_kind || !self->rule_start || !self->rule_total || !self->rule_sup ||
-        !self->ro_start || !self->unary) {
+    if (!self->rule_kind || !self->rule_start || !self->rule_total || !self->rule_sup_start ||
+        !self->rule_exact || !self->ro_start || !self->unary) {
         PyErr_NoMemory();
         goto out;
     }
-    Py_ssize_t total = 0;
+    Py_ssize_t total = 0, nsup = 0;
     for (Py_ssize_t r = 0; r < nrules; r++) {
         item = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, r),
-                               "a rule must be (kind, cells, coefficients, total, supports)");
+                               "a rule must be (kind, cells, coefficients, total, supports, exact)");
         if (item == NULL)
             goto out;
-        if (PySequence_Fast_GET_SIZE(item) != 5) {
-            PyErr_Format(PyExc_ValueError, "rule %zd must have 5 fields", r);
+        if (PySequence_Fast_GET_SIZE(item) != 6) {
+            PyErr_Format(PyExc_ValueError, "rule %zd must have 6 fields", r);
             goto out;
         }
         cells = PySequence_Fast(PySequence_Fast_GET_ITEM(item, 1), "a rule's cells");
-        if (cells == NULL)
+        sup = PySequence_Fast(PySequence_Fast_GET_ITEM(item, 4), "a rule's supports");
+        if (cells == NULL || sup == NULL)
             goto out;
         Py_ssize_t n = PySequence_Fast_GET_SIZE(cells);
         if (n > ncells) {
             PyErr_Format(PyExc_ValueError, "rule %zd has %zd cells", r, n);
             goto out;
         }
+        if (PySequence_Fast_GET_SIZE(sup) > (1 << 28) - nsup) {
+            PyErr_Format(PyExc_ValueError, "rule %zd has too many supports", r);
+            goto out;
+        }
         total += n;
+        nsup += PySequence_Fast_GET_SIZE(sup);
         self->rule_start[r + 1] = (int32_t)total;
+        self->rule_sup_start[r + 1] = (int32_t)nsup;
         Py_CLEAR(cells);
+        Py_CLEAR(sup);
         Py_CLEAR(item);
     }
     self->rule_cells = PyMem_Malloc(sizeof(int32_t) * ((size_t)total + 1));
     self->rule_coef = PyMem_Calloc((size_t)total + 1, sizeof(int64_t));
+    self->rule_sup = PyMem_Calloc((size_t)nsup + 1, sizeof(uint32_t));
     self->ro = PyMem_Malloc(sizeof(int32_t) * ((size_t)total + 1));
-    if (!self->rule_cells || !self->rule_coef || !self->ro) {
+    if (!self->rule_cells || !self->rule_coef || !self->rule_sup || !self->ro) {
         PyErr_NoMemory();
         goto out;
     }
@@ -352,23 +367,35 @@ read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
         item = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, r), "a rule");
         if (item == NULL)
             goto out;
-        if (PySequence_Fast_GET_SIZE(item) != 5) { /* changed while read */
-            PyErr_Format(PyExc_ValueError, "rule %zd must have 5 fields", r);
+        if (PySequence_Fast_GET_SIZE(item) != 6) { /* changed while read */
+            PyErr_Format(PyExc_ValueError, "rule %zd must have 6 fields", r);
             goto out;
         }
         if (rule_int(item, 0, "a rule's kind", RULE_PAIR, RULE_SANDWICH, &v) < 0)
             goto out;
         const int kind = (int)v;
         self->rule_kind[r] = kind;
+        PyObject *exact = PySequence_Fast_GET_ITEM(item, 5);
+        if (!PyBool_Check(exact)) {
+            PyErr_SetString(PyExc_TypeError, "a rule's exact must be a bool");
+            goto out;
+        }
+        self->rule_exact[r] = exact == Py_True;
         cells = PySequence_Fast(PySequence_Fast_GET_ITEM(item, 1), "a rule's cells");
         coefs = PySequence_Fast(PySequence_Fast_GET_ITEM(item, 2), "a rule's coefficients");
         sup = PySequence_Fast(PySequence_Fast_GET_ITEM(item, 4), "a rule's supports");
         if (cells == NULL || coefs == NULL || sup == NULL)
             goto out;
         const int n = self->rule_start[r + 1] - self->rule_start[r];
-        if (PySequence_Fast_GET_SIZE(cells) != n || (kind == RULE_PAIR && n != 2) ||
-            (kind == RULE_SUM && PySequence_Fast_GET_SIZE(coefs) != n) ||
-            (kind == RULE_PAIR && PySequence_Fast_GET_SIZE(sup) != 2 * size)) {
+        const Py_ssize_t nsets = self->rule_sup_start[r + 1] - self->rule_sup_start[r];
+        const int counted = kind == RULE_SUM || (kind == RULE_SANDWICH && self->rule_exact[r]);
+        if (PySequence_Fast_GET_SIZE(cells) != n || PySequence_Fast_GET_SIZE(sup) != nsets ||
+            (kind == RULE_PAIR && (n != 2 || nsets != 2 * size)) ||
+            (counted && PySequence_Fast_GET_SIZE(coefs) != n) ||
+            (kind == RULE_SUM && self->rule_exact[r] && (n > SUM_CELLS || nsets != n)) ||
+            (kind == RULE_SANDWICH && self->rule_exact[r] && (n < 2 || n > size)) ||
+            (kind != RULE_PAIR && !self->rule_exact[r] && nsets) ||
+            (kind == RULE_RUN && self->rule_exact[r])) {
             PyErr_Format(PyExc_ValueError, "rule %zd: its fields do not fit its kind", r);
             goto out;
         }
@@ -377,22 +404,33 @@ read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
                 goto out;
             self->rule_cells[self->rule_start[r] + i] = (int32_t)v;
             self->ro_start[v + 1]++;
-            if (kind == RULE_SUM) {
-                if (rule_int(coefs, i, "a rule's coefficient", -1000000000LL, 1000000000LL,
-                             &v) < 0)
-                    goto out;
+            if (counted) {
+                if (kind == RULE_SUM) {
+                    if (rule_int(coefs, i, "a rule's coefficient", -1000000000LL,
+                                 1000000000LL, &v) < 0)
+                        goto out;
+                } else if (rule_int(coefs, i, "a sandwich's set offset",
+                                    i ? self->rule_coef[self->rule_start[r] + i - 1] : 0,
+                                    (long long)nsets, &v) < 0)
+                    goto out; /* offsets ascending within the rule's sets */
                 self->rule_coef[self->rule_start[r] + i] = v;
             }
+        }
+        if (kind == RULE_SANDWICH && self->rule_exact[r] &&
+            self->rule_coef[self->rule_start[r] + n - 1] != nsets) {
+            PyErr_Format(PyExc_ValueError, "rule %zd: its sets end at %zd", r, nsets);
+            goto out;
         }
         if (rule_int(item, 3, "a rule's total", -1000000000LL, 1000000000LL, &v) < 0)
             goto out;
         self->rule_total[r] = (int32_t)v;
-        if (kind == RULE_PAIR)
-            for (int i = 0; i < 2 * size; i++) {
-                if (rule_int(sup, i, "a rule's support", 0, self->full, &v) < 0)
-                    goto out;
-                self->rule_sup[(size_t)r * 2 * size + i] = (uint32_t)v;
-            }
+        /* a sum's supports are cells of the sum before each (bit j: its j-th cell) */
+        const long long most = kind == RULE_SUM ? (long long)((1ull << n) - 1) : self->full;
+        for (Py_ssize_t i = 0; i < nsets; i++) {
+            if (rule_int(sup, i, "a rule's support", 0, most, &v) < 0)
+                goto out;
+            self->rule_sup[self->rule_sup_start[r] + i] = (uint32_t)v;
+        }
         Py_CLEAR(cells);
         Py_CLEAR(coefs);
         Py_CLEAR(sup);

@@ -1,9 +1,12 @@
 """The native engine propagates the variant rules: every kind on hand-made 4x4 puzzles
 against brute force on every level and order, the Miracle Sudoku unique, the root's
-pruning sound on random rules (hypothesis), and the compiled core counting as the
+pruning sound on random rules (hypothesis), sandwiches and sums of few candidates pruned
+as their docstring says (against brute force), and the compiled core counting as the
 reference does."""
 
 from __future__ import annotations
+
+from itertools import permutations, product
 
 import pytest
 from hypothesis import given, settings
@@ -12,7 +15,7 @@ from test_variant_kinds import CASES, G4, all_4x4, brute, case, miracle
 
 import sudokulab
 from sudokulab.backends.native import rules_of, shape_of
-from sudokulab.models import Puzzle, build_model
+from sudokulab.models import Puzzle, build_model, geometry
 from sudokulab.models.rules import (
     Consecutive,
     Difference,
@@ -30,7 +33,7 @@ from sudokulab.models.rules import (
     SumEquals,
 )
 from sudokulab.native import compiled, reference
-from sudokulab.native.reference import ORDERS, PROPAGATIONS
+from sudokulab.native.reference import ORDERS, PROPAGATIONS, SUM_TUPLES, prune_rule
 
 KNOBS = [(p, o) for p in PROPAGATIONS for o in ORDERS]
 #: The knobs both implementations run with rules (the core's dom-wdeg refuses them).
@@ -299,3 +302,171 @@ def test_property_the_core_counts_as_the_reference_on_6x6_rules(data, knobs):
     puzzle = Puzzle(g6, givens, (), None, tuple(rules))
     ref, core = both(puzzle, *knobs, limit=3)
     assert core == ref
+
+
+G6, G9 = geometry(6), geometry(9)
+
+
+def compiled_rule(geom, rule):
+    """One rule as the engine compiles it on a grid shape (knowing its peers)."""
+    units = tuple(u.cells for u in geom.units)
+    (out,) = reference.tables(geom.size, units, (), (rule,)).rules
+    return out
+
+
+def kept_values(cells, fillings):
+    """Each cell's values in some filling (a tuple of values, one per cell), as masks."""
+    return [sum({1 << (f[i] - 1) for f in fillings}) for i in range(len(cells))]
+
+
+@pytest.mark.parametrize("propagation", [p for p in PROPAGATIONS if p != "none"])
+def test_a_sandwich_sum_places_its_crusts_before_any_guess(propagation):
+    row = tuple(range(9))
+    # 2 + 3 + ... + 8 = 35: every value but the crusts lies between them, so the crusts
+    # are the ends of the row and nothing between is a crust
+    puzzle = Puzzle(G9, (0,) * 81, (), None, (Sandwich(row, 35, "row 1 sandwich"),))
+    masks = engine(puzzle, propagation, "mrv").root(puzzle.givens)[0]
+    crusts = 1 | 1 << 8
+    assert masks[0] | crusts == crusts and masks[8] | crusts == crusts
+    assert not any(masks[c] & crusts for c in range(1, 8))
+    # a sum of 2 is a lone 2 between the crusts: the 2 is at neither end of the row
+    puzzle = Puzzle(G9, (0,) * 81, (), None, (Sandwich(row, 2, "row 1 sandwich"),))
+    masks = engine(puzzle, propagation, "mrv").root(puzzle.givens)[0]
+    assert not masks[0] & 2 and not masks[8] & 2 and masks[4] & 2
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(1, 63), min_size=6, max_size=6), st.integers(0, 15))
+def test_property_a_sandwich_keeps_every_value_some_filling_of_its_row_keeps(masks, total):
+    rule = Sandwich(tuple(range(6)), total, "row 1 sandwich")
+    compiled = compiled_rule(G6, rule)
+    assert compiled.exact
+    fillings = [
+        f
+        for f in permutations(range(1, 7))
+        if all(m >> (v - 1) & 1 for m, v in zip(masks, f, strict=True)) and rule.holds(f)
+    ]
+    kept = prune_rule(compiled, masks + [63] * 30, 6)
+    if fillings:
+        assert kept is not None
+        assert all(k | m == k for k, m in zip(kept, kept_values(masks, fillings), strict=True))
+    # with every candidate, the pruning keeps exactly the fillings' values
+    everything = [f for f in permutations(range(1, 7)) if rule.holds(f)]
+    kept = prune_rule(compiled, [63] * 36, 6)
+    assert kept == (kept_values(range(6), everything) if everything else None)
+
+
+def test_a_sandwich_on_a_line_that_may_repeat_a_value_is_checked_only():
+    line = tuple(range(0, 12, 2))  # r1c1 r1c3 r1c5 r2c1 r2c3 r2c5: not all peers
+    compiled = compiled_rule(G6, Sandwich(line, 14, "s"))
+    assert not compiled.exact
+    assert prune_rule(compiled, [63] * 36, 6) == [63] * 6
+
+
+@st.composite
+def few_candidate_sums(draw):
+    """A sum rule on the 6x6 grid (an arrow, a two-digit arrow or a little killer) with
+    candidates for its cells."""
+    cells = draw(st.lists(st.integers(0, 35), min_size=2, max_size=5, unique=True))
+    shape = draw(st.sampled_from(["arrow", "digits", "killer"]))
+    if shape == "killer":
+        rule = LittleKiller(tuple(cells), draw(st.integers(2, 30)), "little killer")
+    else:
+        split = 2 if shape == "digits" and len(cells) > 2 else 1
+        rule = SumEquals(tuple(cells[:split]), tuple(cells[split:]), "arrow", split == 2)
+    masks = {c: draw(st.integers(1, 63)) for c in cells}
+    return rule, masks
+
+
+@settings(max_examples=300, deadline=None)
+@given(few_candidate_sums())
+def test_property_a_sum_of_few_candidates_keeps_exactly_its_assignments_values(case):
+    rule, masks = case
+    compiled = compiled_rule(G6, rule)
+    assert compiled.exact and compiled.cells == rule.cells
+    cells = compiled.cells
+    choices = [[v for v in range(1, 7) if masks[c] >> (v - 1) & 1] for c in cells]
+    fillings = []
+    for values in product(*choices):
+        grid = [0] * 36
+        for c, v in zip(cells, values, strict=True):
+            grid[c] = v
+        peers_differ = all(
+            values[i] != values[j]
+            for i, j in product(range(len(cells)), repeat=2)
+            if i < j and cells[j] in G6.peers[cells[i]]
+        )
+        if peers_differ and rule.holds(grid):
+            fillings.append(values)
+    grid_masks = [masks.get(c, 63) for c in range(36)]
+    kept = prune_rule(compiled, grid_masks, 6)
+    tuples = len(list(product(*choices)))
+    if tuples <= SUM_TUPLES:  # exact support
+        assert kept == (kept_values(cells, fillings) if fillings else None)
+    elif fillings:  # bounds: sound
+        assert kept is not None
+        assert all(k | m == k for k, m in zip(kept, kept_values(cells, fillings), strict=True))
+
+
+def test_a_sum_of_few_candidates_counts_its_peers_distinct():
+    # an arrow of two shaft cells in one box, each 1, 2 or 3: they differ, so the circle
+    # is 3, 4 or 5; were they free to repeat, 2 and 6 too (bounds keep all five)
+    arrow = SumEquals((27,), (0, 1), "arrow")
+    masks = [0b111 if c in (0, 1) else 0b111111111 for c in range(81)]
+    kept = prune_rule(compiled_rule(G9, arrow), masks, 9)
+    assert kept == [0b11100, 0b111, 0b111]
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.data(), st.sampled_from(CORE_KNOBS))
+def test_property_the_core_counts_as_the_reference_on_6x6_sandwiches_and_sums(data, knobs):
+    lines = [tuple(range(r * 6, r * 6 + 6)) for r in range(6)]
+    lines += [tuple(range(c, 36, 6)) for c in range(6)]
+    cell = st.integers(0, 35)
+    rules = data.draw(st.lists(st.one_of(
+        st.tuples(st.sampled_from(lines), st.integers(0, 14)).map(lambda p: Sandwich(*p)),
+        st.lists(cell, min_size=2, max_size=4, unique=True).map(
+            lambda c: SumEquals((c[0],), tuple(c[1:]))
+        ),
+        st.lists(cell, min_size=2, max_size=6, unique=True).map(
+            lambda c: LittleKiller(tuple(c), 3 * len(c))
+        ),
+    ), min_size=1, max_size=5))  # fmt: skip
+    solved = reference.Engine(6, tuple(u.cells for u in G6.units)).search([0] * 36).solutions[0]
+    kept = data.draw(st.sets(st.integers(0, 35), min_size=8, max_size=20))
+    givens = tuple(v if i in kept else 0 for i, v in enumerate(solved))
+    puzzle = Puzzle(G6, givens, (), None, tuple(rules))
+    ref, core = both(puzzle, *knobs, limit=3)
+    assert core == ref
+
+
+@pytest.mark.parametrize("propagation", ["forward", "ac3", "hidden", "locked", "gac"])
+@pytest.mark.parametrize("name", ["ctc-sandwich", "ctc-little-killer", "timwi-sandwich-3-givens"])
+def test_the_core_counts_as_the_reference_on_published_sandwiches_and_little_killers(
+    name, propagation
+):
+    from test_public_variants import PUZZLES, UNSOLVED
+
+    from sudokulab.models.documents import puzzle_of
+
+    puzzle, _ = puzzle_of({**PUZZLES, **UNSOLVED}[name])
+    ref, core = both(puzzle, propagation, "mrv-degree", limit=2)
+    assert core == ref and ref[1] == 1
+
+
+def test_the_core_refuses_rule_tables_that_do_not_fit_its_buffers():
+    from sudokulab.native.compiled import _core
+
+    units = tuple(u.cells for u in G9.units)
+    sandwich = compiled_rule(G9, Sandwich(tuple(range(9)), 35, "s"))
+    fields = (sandwich.kind, sandwich.cells, sandwich.coefs, 35, sandwich.supports, True)
+    _core.Tables(9, units, (), rules=(fields,), unary=(511,) * 81)
+    short = (*fields[:2], (*sandwich.coefs[:-1], sandwich.coefs[-1] - 1), *fields[3:])
+    with pytest.raises(ValueError, match="its sets end at"):
+        _core.Tables(9, units, (), rules=(short,), unary=(511,) * 81)
+    # an exact sum's walk has room for 32 cells
+    cells = tuple(range(33))
+    wide = (reference.SUM, cells, (1,) * 33, 165, (0,) * 33, True)
+    with pytest.raises(ValueError, match="do not fit its kind"):
+        _core.Tables(9, units, (), rules=(wide,), unary=(511,) * 81)
+    _core.Tables(9, units, (), rules=((*wide[:4], (), False),), unary=(511,) * 81)  # bounds
