@@ -22,12 +22,14 @@ SudokuPad                                 sudokulab
 ``cells`` (a ``value`` is a given)        the givens (size: rows = columns, a supported
                                           size)
 ``regions``                               the boxes, or jigsaw regions
-``cages`` with cells and a number         killer cages (unless ``unique`` is false)
+``cages`` with cells and a number         killer cages (unless ``unique`` is false);
+                                          without a number, ``NotEqual`` pairs
 ``cages`` without cells                   metadata (``title: ...``): skipped;
                                           ``solution: ...`` is the entry's solution
 ``global``: antiknight, antiking,         ``NotEqual`` per chess-move pair,
-nonconsecutive, antidifference,           ``NotDifference`` (1), ``NotDifference``/
-antiratio                                 ``NotRatio`` between undotted neighbours
+nonconsecutive, antidifference,           ``NotDifference`` (1) between undotted
+antiratio                                 neighbours, ``NotDifference``/``NotRatio``
+                                          between undotted neighbours
 a line from grid corner to grid corner    the diagonal as a unit
 a line from a cell's circle (its bulb)    a thermometer: ``Less`` chain, bulb first
 an ``arrows`` entry from a circle         an arrow: ``SumEquals`` (circle = shaft)
@@ -43,7 +45,10 @@ Refused by name: any other line (whispers, renban, region sums, palindromes are 
 of some colour), a circle or shape that is none of the above, text in or outside the
 grid (a sandwich, X-sum or skyscraper clue is a number outside the grid: which one only
 the rules say), shaded cells, a background image, given pencil marks, fog of war,
-disjoint groups, extra regions, cages without a sum or whose digits may repeat.
+disjoint groups, extra regions, cages whose digits may repeat. Each kind is read as
+:mod:`.fpuzzles` reads the same f-puzzles constraint. Garbage (a text that does not
+decompress, JSON nested too deeply, a value of the wrong type) is refused with
+SudokuPadError, never another exception.
 """
 
 from __future__ import annotations
