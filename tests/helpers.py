@@ -340,8 +340,9 @@ def as_sudokupad(fdoc: dict) -> dict:
     corner-to-corner lines, little killers as a short arrow and a number, board-wide
     rules in ``global``)."""
     n = fdoc["size"]
-    box_rows = {4: 2, 6: 2, 9: 3}[n]
-    box_cols = n // box_rows
+    from sudokulab.models.geometry import BOX_SHAPES
+
+    box_rows, box_cols = BOX_SHAPES[n]
     regions: dict = {}
     cells = []
     for r, row in enumerate(fdoc["grid"]):
@@ -422,6 +423,10 @@ def fgrid(n: int, givens: dict | None = None) -> list:
     return grid
 
 
+#: Document fields f-puzzles has no key for.
+UNMAPPED = frozenset({"hyper", "units", "candidates", "rules", "box"})
+
+
 def as_fpuzzles(doc: dict) -> dict:
     """The f-puzzles JSON of a puzzle document (sudokulab's own form): the same puzzle as
     f-puzzles (and its solver's new constraints: slow thermometers, whispers, renban,
@@ -432,7 +437,7 @@ def as_fpuzzles(doc: dict) -> dict:
 
     puzzle, solution = puzzle_of(doc)
     n = puzzle.size
-    unmapped = sorted({"hyper", "units", "candidates", "rules", "box"} & set(doc))
+    unmapped = sorted(UNMAPPED & set(doc))
     if unmapped:
         raise ValueError(f"f-puzzles has no key for {', '.join(unmapped)}")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import as_fpuzzles, as_sudokupad, fgrid, same_puzzle, scl_link
+from helpers import UNMAPPED, as_fpuzzles, as_sudokupad, fgrid, same_puzzle, scl_link
 from test_public_variants import PUZZLES
 
 from sudokulab.models import is_solution, read_text
@@ -148,6 +148,8 @@ def test_every_published_puzzle_reads_the_same_as_fpuzzles_and_sudokupad(name):
     (document,) = read_documents(json.dumps(doc))
     solution = document.solution
     assert solution is not None and is_solution(document.puzzle, solution)
+    if UNMAPPED & set(doc):
+        pytest.skip(f"f-puzzles has no key for {sorted(UNMAPPED & set(doc))}")
     fdoc = as_fpuzzles(doc)
     (fpuzzles,) = read_text(encode(fdoc))
     same_puzzle(fpuzzles.puzzle, document.puzzle)
