@@ -11,14 +11,14 @@ beside this module) and then for meaning::
 Fields: ``size`` (inferred from the givens when absent), ``box`` ([rows, cols]),
 ``givens`` (a line of n*n cells, or n rows), ``x`` and ``hyper`` (flags), ``regions``
 (jigsaw: n rows of labels), ``units`` (extra units, lists of cells), ``cages`` (each
-``cells`` and ``sum``), ``candidates`` (pencil marks: n characters per cell, as the
-one-line form), ``solution`` and ``name``, and the variant rules' fields
-(:mod:`.rule_fields`: ``thermometers``, ``arrows``, ``kropki``, ``xv``, ``whispers``,
-``renban``, ``region_sum_lines``, ``odd``, ``even``, ``sandwiches``, ``little_killers``,
-``anti_knight``, ``anti_king``, ``nonconsecutive``, ``rules``). Cells are ``r1c1``
-names or indices. An f-puzzles document (an object with a ``grid`` of cell objects) is
-read by :mod:`.fpuzzles`, a SudokuPad one (``cells`` rows, no ``givens``) by
-:mod:`.sudokupad`.
+``cells`` and ``sum``; without a sum the cells' values only differ), ``candidates``
+(pencil marks: n characters per cell, as the one-line form), ``solution`` and ``name``,
+and the variant rules' fields (:mod:`.rule_fields`: ``thermometers``, ``arrows``,
+``kropki``, ``xv``, ``whispers``, ``renban``, ``region_sum_lines``, ``odd``, ``even``,
+``sandwiches``, ``little_killers``, ``anti_knight``, ``anti_king``, ``nonconsecutive``,
+``rules``). Cells are ``r1c1`` names or indices. An f-puzzles document (an object with a
+``grid`` of cell objects) is read by :mod:`.fpuzzles`, a SudokuPad one (``cells`` rows,
+no ``givens``) by :mod:`.sudokupad`.
 
 A set of documents is JSON Lines (``.jsonl``): one document per line, blank lines
 ignored. A ``.json`` file holds one document or an array of them. Every error names the
@@ -28,17 +28,18 @@ source, the line and the field (``cages[2].sum``).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from itertools import combinations
 from typing import Any
 
-from .entries import VALUES, Entry, ParseError, value_of
+from .entries import VALUES, Entry, ParseError, shown, too_deep, value_of
 from .geometry import BOX_SHAPES, SIZES, Geometry, size_for_cell_count
 from .puzzle import Cage, Grid, Puzzle, is_solution, marks_line, symbol
-from .rule_fields import read_rules, write_rules
-from .rules import broken, broken_by_givens
+from .rule_fields import check_cage, distinct, read_rules, write_rules
+from .rules import Rule, broken, broken_by_givens
 from .variants import flags, region_labels, variant_geometry
 
 _SCHEMA = "puzzle.schema.json"
@@ -82,21 +83,12 @@ def _check_schema(doc: Any) -> str | None:
     message = error.message
     whole = repr(error.instance)
     if len(whole) > _SHOWN and message.startswith(whole):  # a huge value: its head will do
-        message = _short(error.instance) + message[len(whole) :]
+        message = shown(error.instance, _SHOWN) + message[len(whole) :]
     return f"{_path(error.absolute_path)}: {message}"
 
 
 #: Characters of a document's value that an error message quotes; beyond, it is cut short.
 _SHOWN = 60
-
-
-def _short(value: Any) -> str:
-    """A value as an error message quotes it: the repr, cut short (``[[[[[[...]]]]]]``)."""
-    import reprlib
-
-    shortener = reprlib.Repr()
-    shortener.maxlevel, shortener.maxstring, shortener.maxother = 4, _SHOWN, _SHOWN
-    return shortener.repr(value)
 
 
 def _grid(value: Any, size: int | None, field: str) -> tuple[int, list[int]]:
@@ -138,12 +130,14 @@ def _value(ch: str, n: int, field: str) -> int:
 
 def _cell(ref: str | int, n: int, field: str) -> int:
     """A cell index from an ``r1c1`` name or an index; ValueError when off the grid."""
-    if isinstance(ref, int):
-        if ref >= n * n:
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        if not 0 <= ref < n * n:
             raise ValueError(f"{field}: cell {ref} is outside the {n}x{n} grid (0..{n * n - 1})")
         return ref
-    row, col = ref[1:].lower().split("c")
-    r, c = int(row), int(col)
+    found = re.fullmatch(r"[rR]([0-9]{1,3})[cC]([0-9]{1,3})", ref) if isinstance(ref, str) else None
+    if not found:  # a rule record's cells are not checked by the schema
+        raise ValueError(f"{field}: {shown(ref)} is not a cell (r1c1, or an index)")
+    r, c = int(found[1]), int(found[2])
     if not (1 <= r <= n and 1 <= c <= n):
         raise ValueError(f"{field}: {ref} is outside the {n}x{n} grid")
     return (r - 1) * n + c - 1
@@ -175,8 +169,10 @@ def puzzle_of(doc: dict[str, Any]) -> tuple[Puzzle, Grid | None]:
     except ValueError as err:
         field = "regions" if regions and "region" in str(err) else _field_of(err)
         raise ValueError(f"{field}: {err}") from None
-    cages = _cages(doc.get("cages", []), geom)
+    cages, distinct_rules = _cages(doc.get("cages", []), geom)
     fields = read_rules(doc, geom, lambda ref, field: _cell(ref, n, field))
+    for rule in distinct_rules:
+        fields.setdefault(rule, "cages")
     masks = _candidates(doc["candidates"], n) if "candidates" in doc else None
     try:
         puzzle = Puzzle(geom, tuple(givens), cages, masks, tuple(fields))
@@ -220,31 +216,23 @@ def _field_of(err: ValueError) -> str:
     return "hyper" if "hyper" in text else "box" if "box" in text else "document"
 
 
-def _cages(raw: list[dict[str, Any]], geom: Geometry) -> tuple[Cage, ...]:
-    """The cages of a document: on the grid, not overlapping, with a reachable sum."""
+def _cages(raw: list[dict[str, Any]], geom: Geometry) -> tuple[tuple[Cage, ...], list[Rule]]:
+    """The cages of a document: on the grid, not overlapping, with a reachable sum; a cage
+    without a sum only keeps its values apart (its ``NotEqual`` rules)."""
     n = geom.size
-    owner: dict[int, int] = {}
-    cages = []
+    owner: dict[int, str] = {}
+    cages, rules = [], []
     for i, item in enumerate(raw, 1):
         cells = tuple(
             _cell(ref, n, f"cages[{i}].cells[{j}]") for j, ref in enumerate(item["cells"], 1)
         )
-        for cell in cells:
-            if cell in owner:
-                where = "twice in it" if owner[cell] == i else f"also in cages[{owner[cell]}]"
-                raise ValueError(f"cages[{i}]: {geom.cell_name(cell)} is {where}")
-            owner[cell] = i
-        if len(cells) > n:
-            raise ValueError(f"cages[{i}]: {len(cells)} cells cannot hold distinct values 1..{n}")
-        low = len(cells) * (len(cells) + 1) // 2
-        high = len(cells) * (2 * n - len(cells) + 1) // 2
-        if not low <= item["sum"] <= high:
-            raise ValueError(
-                f"cages[{i}].sum: {len(cells)} distinct values from 1..{n} add up to "
-                f"{low}..{high}, never {item['sum']}"
-            )
-        cages.append(Cage(cells, item["sum"]))
-    return tuple(cages)
+        total = item.get("sum")
+        check_cage(cells, total, geom, f"cages[{i}]", owner, f"cages[{i}].sum")
+        if total is None:
+            rules += distinct(cells, geom)
+        else:
+            cages.append(Cage(cells, total))
+    return tuple(cages), rules
 
 
 def _check_cage_givens(puzzle: Puzzle) -> None:
@@ -287,6 +275,8 @@ _TOO_DEEP = "not a puzzle document: arrays or objects nested too deeply"
 
 def read_document(doc: Any, source: str, line: int) -> Entry:
     """One document as an Entry; DocumentError naming source, line and field."""
+    if too_deep(doc):
+        raise DocumentError(_TOO_DEEP, source, line)
     if isinstance(doc, dict) and "grid" in doc and "givens" not in doc:
         from .fpuzzles import read_fpuzzles_document  # an f-puzzles file's JSON
 

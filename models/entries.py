@@ -57,6 +57,38 @@ class Entry:
     count: int | None = None
 
 
+#: The deepest nesting of arrays and objects a puzzle's JSON may have: a puzzle nests five
+#: or six levels; deeper is garbage, refused before anything recurses over it.
+MAX_DEPTH = 32
+
+
+def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
+    """Whether a JSON value nests arrays and objects deeper than ``limit`` (walked with a
+    stack, not recursion, so that any depth is answered)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            if depth > limit:
+                return True
+            stack += [(child, depth + 1) for child in item]
+    return False
+
+
+def shown(value: object, width: int = 60) -> str:
+    """A value as an error message quotes it: its repr on one line, cut to about ``width``
+    characters (``'abc...xyz'``, ``[[[...]]]``, ``[1, 2, 3, ...]``)."""
+    import reprlib
+
+    shortener = reprlib.Repr()
+    shortener.maxlevel, shortener.maxlist, shortener.maxdict = 3, 4, 4
+    shortener.maxstring = shortener.maxother = max(width // 4, 12)
+    text = shortener.repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def value_of(ch: str) -> int:
     """The value of one character (0 for a blank); ValueError if it is neither."""
     value = VALUES.get(ch)

@@ -22,12 +22,14 @@ SudokuPad                                 sudokulab
 ``cells`` (a ``value`` is a given)        the givens (size: rows = columns, a supported
                                           size)
 ``regions``                               the boxes, or jigsaw regions
-``cages`` with cells and a number         killer cages (unless ``unique`` is false)
+``cages`` with cells and a number         killer cages (unless ``unique`` is false);
+                                          without a number, ``NotEqual`` pairs
 ``cages`` without cells                   metadata (``title: ...``): skipped;
                                           ``solution: ...`` is the entry's solution
 ``global``: antiknight, antiking,         ``NotEqual`` per chess-move pair,
-nonconsecutive, antidifference,           ``NotDifference`` (1), ``NotDifference``/
-antiratio                                 ``NotRatio`` between undotted neighbours
+nonconsecutive, antidifference,           ``NotDifference`` (1) between undotted
+antiratio                                 neighbours, ``NotDifference``/``NotRatio``
+                                          between undotted neighbours
 a line from grid corner to grid corner    the diagonal as a unit
 a line from a cell's circle (its bulb)    a thermometer: ``Less`` chain, bulb first
 an ``arrows`` entry from a circle         an arrow: ``SumEquals`` (circle = shaft)
@@ -43,7 +45,10 @@ Refused by name: any other line (whispers, renban, region sums, palindromes are 
 of some colour), a circle or shape that is none of the above, text in or outside the
 grid (a sandwich, X-sum or skyscraper clue is a number outside the grid: which one only
 the rules say), shaded cells, a background image, given pencil marks, fog of war,
-disjoint groups, extra regions, cages without a sum or whose digits may repeat.
+disjoint groups, extra regions, cages whose digits may repeat. Each kind is read as
+:mod:`.fpuzzles` reads the same f-puzzles constraint. Garbage (a text that does not
+decompress, JSON nested too deeply, a value of the wrong type) is refused with
+SudokuPadError, never another exception.
 """
 
 from __future__ import annotations
@@ -54,24 +59,22 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from .entries import Entry, ParseError
+from .entries import MAX_DEPTH, Entry, ParseError, shown, too_deep
 from .geometry import BOX_SHAPES, SIZES, geometry, make_geometry
 from .puzzle import Cage, Puzzle, is_solution
+from .rule_fields import board_wide, check_cage, check_little_killer, distinct, negative_kropki
 from .rules import (
     Difference,
     Less,
     LittleKiller,
-    NotDifference,
-    NotRatio,
     PairSum,
     Parity,
     Ratio,
     Rule,
     SumEquals,
     broken_by_givens,
-    neighbour_pairs,
 )
-from .variants import board_rules, diagonal_units, region_units
+from .variants import diagonal_units, region_units
 
 
 class SudokuPadError(ParseError):
@@ -137,7 +140,7 @@ def is_sudokupad_text(text: str) -> bool:
 def decode(text: str, source: str = "<text>") -> dict[str, Any]:
     """The JSON object (long keys) a SudokuPad link or compressed text holds;
     SudokuPadError if none."""
-    import lzstring
+    from .fpuzzles import decompress
 
     word = text.strip()
     if word.startswith(("http://", "https://")):
@@ -153,13 +156,7 @@ def decode(text: str, source: str = "<text>") -> dict[str, Any]:
             )
         word = found[1]
     word = unquote(word)[3:]
-    if word.lstrip().startswith("{"):
-        plain: str | None = word
-    else:
-        try:
-            plain = lzstring.LZString().decompressFromBase64(word.replace(" ", "+"))
-        except (ValueError, KeyError, IndexError, TypeError):
-            plain = None
+    plain = word if word.lstrip().startswith("{") else decompress(word)
     if not plain:
         raise SudokuPadError("not a SudokuPad puzzle: the text does not decompress", source, 1)
     try:
@@ -175,22 +172,34 @@ def unzip(text: str) -> Any:
     """The JSON value of a SudokuPad puzzle text, zipped (short keys, the zipper's
     shorthand) or plain JSON; ValueError where it is neither."""
     try:
-        return json.loads(text)  # plain JSON has its long keys (as SudokuPad reads it)
+        value = json.loads(text)  # plain JSON has its long keys (as SudokuPad reads it)
     except ValueError:
         pass
+    except RecursionError:  # json's decoder recurses once per level of nesting
+        raise ValueError(_TOO_DEEP) from None
+    else:
+        if too_deep(value):
+            raise ValueError(_TOO_DEEP)
+        return value
     value, end = _Zipped(text).value(0)
     if text[end:].strip():
         raise ValueError(f"unexpected {text[end : end + 10]!r} at character {end}")
     return value
 
 
+#: What a value nested deeper than any puzzle is, in an error message.
+_TOO_DEEP = f"arrays or objects nested more than {MAX_DEPTH} deep"
+
+
 class _Zipped:
-    """A reader of the zipper's JSON shorthand (a recursive descent over the text)."""
+    """A reader of the zipper's JSON shorthand (a recursive descent over the text, no
+    deeper than :data:`~.entries.MAX_DEPTH` levels)."""
 
     _WORD = re.compile(r"[^,:\]\}\[\{'\"\s]+")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.depth = 0
 
     def value(self, i: int, key: bool = False) -> tuple[Any, int]:
         """The value starting at ``i`` (after blanks), and where it ends."""
@@ -200,10 +209,13 @@ class _Zipped:
         if i >= len(text):
             raise ValueError("the text ends inside a value")
         ch = text[i]
-        if ch == "{":
-            return self._object(i + 1)
-        if ch == "[":
-            return self._array(i + 1)
+        if ch in "{[":
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise ValueError(_TOO_DEEP)
+            found = self._object(i + 1) if ch == "{" else self._array(i + 1)
+            self.depth -= 1
+            return found
         if ch in "'\"":
             return self._string(i)
         found = self._WORD.match(text, i)
@@ -335,7 +347,7 @@ def _name(r: int, c: int) -> str:
 
 def _num(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{value!r} is not a coordinate")
+        raise ValueError(f"{shown(value)} is not a coordinate")
     return float(value)
 
 
@@ -344,7 +356,7 @@ def _point(value: Any, what: str) -> tuple[float, float]:
         r, c = value
         return _num(r), _num(c)
     except (TypeError, ValueError):
-        raise ValueError(f"{what}: {value!r} is not a point (row, column)") from None
+        raise ValueError(f"{what}: {shown(value)} is not a point (row, column)") from None
 
 
 def _is_half(x: float) -> bool:
@@ -357,6 +369,8 @@ def _is_whole(x: float) -> bool:
 
 def _colour(value: Any) -> str:
     """A colour as six lowercase hex digits (no alpha), or the word it was."""
+    if value is not None and not isinstance(value, str):
+        return shown(value, 20)
     text = str(value or "").strip().lower()
     if re.fullmatch(r"#[0-9a-f]{3,4}", text):
         text = "#" + "".join(ch * 2 for ch in text[1:4])
@@ -388,9 +402,7 @@ class _Board:
         self.n = n
         self.shapes: list[dict[str, Any]] = []
         for key in ("underlays", "overlays"):
-            for i, item in enumerate(doc.get(key) or [], 1):
-                if not isinstance(item, dict):
-                    raise ValueError(f"{key} {i}: not an object")
+            for i, item in enumerate(_objects(doc, key), 1):
                 self.shapes.append({**item, "_where": f"{key} {i}"})
         self.used: set[int] = set()
         #: The circles arrows start from (several arrows may share one).
@@ -454,7 +466,10 @@ def _path(points: list[tuple[float, float]], n: int, what: str) -> list[int]:
 
 
 def _line_points(item: dict[str, Any], what: str) -> list[tuple[float, float]]:
-    points = [_point(p, what) for p in item.get("wayPoints") or []]
+    points = item.get("wayPoints") or []
+    if not isinstance(points, list):
+        raise ValueError(f"{what}: {shown(points)} is not a list of points")
+    points = [_point(p, what) for p in points]
     if len(points) < 2:
         raise ValueError(f"{what}: a line needs two points")
     return points
@@ -470,10 +485,8 @@ def _lines(doc: dict[str, Any], board: _Board, units: list[Any]) -> list[Rule]:
     rules: list[Rule] = []
     down, up = diagonal_units(n)
     thermometers = 0
-    for i, item in enumerate(doc.get("lines") or [], 1):
+    for i, item in enumerate(_objects(doc, "lines"), 1):
         what = f"lines {i}"
-        if not isinstance(item, dict):
-            raise ValueError(f"{what}: not an object")
         points = _line_points(item, what)
         ends = {points[0], points[-1]}
         if len(points) == 2 and ends == {(0.0, 0.0), (float(n), float(n))}:
@@ -535,10 +548,8 @@ def _arrows(doc: dict[str, Any], board: _Board) -> tuple[list[Rule], list[tuple[
     rules: list[Rule] = []
     killers = []
     numbers: dict[int, int] = {}  # arrows from one circle are one arrow
-    for i, item in enumerate(doc.get("arrows") or [], 1):
+    for i, item in enumerate(_objects(doc, "arrows"), 1):
         what = f"arrows {i}"
-        if not isinstance(item, dict):
-            raise ValueError(f"{what}: not an object")
         points = _line_points(item, what)
         (r0, c0), (r1, c1) = points[0], points[1]
         start = board.cell(r0, c0)
@@ -551,11 +562,19 @@ def _arrows(doc: dict[str, Any], board: _Board) -> tuple[list[Rule], list[tuple[
         circles = board.circles_at(r0, c0, arrow=True)
         if not circles:
             circles = board.circles_at(math.floor(r0) + 0.5, math.floor(c0) + 0.5, arrow=True)
-        if len(circles) != 1:
+        if len({board.circle_cells(c) for c in circles}) > 1:
+            raise ValueError(
+                f"{what}: the puzzle draws an arrow from {_cells_text([start], n)} out of "
+                "overlapping circles, which sudokulab cannot read as a rule"
+            )
+        if not circles:
             raise ValueError(
                 f"{what}: the puzzle draws an arrow from {_cells_text([start], n)} without a "
                 "circle, which sudokulab cannot read as a rule"
             )
+        # f-puzzles' arrows from one circle, converted, draw that circle once each: each
+        # arrow takes a copy of its own while one is left (f-puzzles numbers them apart)
+        circles.sort(key=lambda c: c in board.arrow_circles)
         circle = board.circle_cells(circles[0])
         board.used.add(circles[0])
         board.arrow_circles.add(circles[0])
@@ -604,8 +623,8 @@ def _dots_and_marks(doc: dict[str, Any], board: _Board, killers: list[Any]) -> l
             dot = shape.get("rounded") and abs(w - h) < 1e-6 and w <= 0.5
             if dot and fill in ("#ffffff", "#000000"):
                 white = fill == "#ffffff"
-                if text and not text.isdigit():
-                    raise ValueError(f"{what}: a dot {where} labelled {text!r}")
+                if text and not re.fullmatch(r"[0-9]{1,9}", text):
+                    raise ValueError(f"{what}: a dot {where} labelled {shown(text)}")
                 word = "white dot" if white else "black dot"
                 counts[word] += 1
                 k = int(text) if text else (1 if white else 2)
@@ -621,7 +640,7 @@ def _dots_and_marks(doc: dict[str, Any], board: _Board, killers: list[Any]) -> l
             raise ValueError(
                 f"{what}: the puzzle draws a mark {where} sudokulab cannot read as a rule: "
                 f"a {_described(fill)} {'circle' if shape.get('rounded') else 'shape'}"
-                + (f" labelled {text!r}" if text else "")
+                + (f" labelled {shown(text)}" if text else "")
             )
         cell = board.cell(r, c)
         assert cell is not None
@@ -631,7 +650,7 @@ def _dots_and_marks(doc: dict[str, Any], board: _Board, killers: list[Any]) -> l
             rules.append(Parity(cell, parity, f"{parity} cell"))
             continue
         kind = "circle" if shape.get("rounded") else "shape"
-        label = f" with the text {text!r}" if text else ""
+        label = f" with the text {shown(text)}" if text else ""
         raise ValueError(
             f"{what}: the puzzle draws a {_described(fill)} {kind}{label} {at} "
             f"(in {_cells_text([cell], n)}), which sudokulab cannot read as a rule"
@@ -643,8 +662,8 @@ def _dots_and_marks(doc: dict[str, Any], board: _Board, killers: list[Any]) -> l
         _, text = found
         if text == "_":
             continue  # an arrow without a sum says nothing
-        if not text.isdigit():
-            raise ValueError(f"arrows {i}: a little killer labelled {text!r}")
+        if not re.fullmatch(r"[0-9]{1,9}", text):
+            raise ValueError(f"arrows {i}: a little killer labelled {shown(text)}")
         (r0, c0), (r1, c1) = _line_points(doc["arrows"][i - 1], f"arrows {i}")[:2]
         dr, dc = (1 if r1 > r0 else -1), (1 if c1 > c0 else -1)
         cells = []
@@ -654,13 +673,14 @@ def _dots_and_marks(doc: dict[str, Any], board: _Board, killers: list[Any]) -> l
             rr, cc = rr + dr, cc + dc
         if not cells:
             raise ValueError(f"arrows {i}: the little killer's diagonal misses the grid")
+        check_little_killer(len(cells), int(text), n, f"arrows {i}: the little killer's sum")
         rules.append(LittleKiller(tuple(cells), int(text), f"little killer {number}"))
     if clues:
         (r, c), (i, text) = next(iter(clues.items()))
         raise ValueError(
-            f"{board.shapes[i]['_where']}: a clue {text!r} outside the grid (r{r + 1}c{c + 1}): "
-            "a sandwich, X-sum, skyscraper or other outside clue, which only the rules text "
-            "names; sudokulab cannot read it"
+            f"{board.shapes[i]['_where']}: a clue {shown(text)} outside the grid "
+            f"(r{r + 1}c{c + 1}): a sandwich, X-sum, skyscraper or other outside clue, which "
+            "only the rules text names; sudokulab cannot read it"
         )
     return rules
 
@@ -669,41 +689,38 @@ _GLOBAL = {"antiknight": "anti-knight", "antiking": "anti-king", "nonconsecutive
 
 
 def _globals(doc: dict[str, Any], geom: Any, rules: list[Rule]) -> list[Rule]:
-    """The board-wide rules SudokuPad names in ``global`` (and f-puzzles' metadata flags)."""
+    """The board-wide rules SudokuPad names in ``global`` (and f-puzzles' metadata flags),
+    read as :mod:`.fpuzzles` reads the same flags."""
     n = geom.size
-    names = [str(g) for g in doc.get("global") or []]
+    names = doc.get("global") or []
+    if not isinstance(names, list):
+        raise ValueError(f"global: expected a list of names, got {shown(names)}")
+    names = [str(g) for g in names]
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     names += [key for key in ("antiknight", "antiking") if meta.get(key) is True]
     out: list[Rule] = []
     for name in dict.fromkeys(names):
         if name in _GLOBAL:
-            out += board_rules(geom, _GLOBAL[name])
+            out += board_wide(geom, _GLOBAL[name], rules)  # nonconsecutive spares the dots
         elif name in ("antidifference", "antiratio"):
-            white = name == "antidifference"
-            # an edge with a dot of either colour is exempt (see models.fpuzzles)
-            dotted = {frozenset(r.cells) for r in rules if isinstance(r, Difference | Ratio)}
-            negative = NotDifference if white else NotRatio
-            word = "no white dot" if white else "no black dot"
-            out += [
-                negative(a, b, 1 if white else 2, word)
-                for a, b in neighbour_pairs(n)
-                if frozenset((a, b)) not in dotted
-            ]
+            out += negative_kropki(rules, n, name == "antidifference")
         else:
             label = {"disjoint": "disjoint groups", "antixv": "XV negative constraint"}
             raise ValueError(
-                f'global: the puzzle uses "{label.get(name, name)}", which sudokulab does not model'
+                f'global: the puzzle uses "{label.get(name, shown(name).strip(chr(39)))}", '
+                "which sudokulab does not model"
             )
     return out
 
 
-def _cages(doc: dict[str, Any], n: int) -> tuple[list[Cage], str | None]:
-    """Killer cages, and the solution a metadata cage gives."""
-    cages, solution = [], None
-    for i, cage in enumerate(doc.get("cages") or [], 1):
+def _cages(doc: dict[str, Any], geom: Any) -> tuple[list[Cage], list[Rule], str | None]:
+    """Killer cages (one without a sum only keeps its digits apart: ``NotEqual`` rules),
+    and the solution a metadata cage gives."""
+    n = geom.size
+    cages, rules, solution = [], [], None
+    owner: dict[int, str] = {}
+    for i, cage in enumerate(_objects(doc, "cages"), 1):
         what = f"cages {i}"
-        if not isinstance(cage, dict):
-            raise ValueError(f"{what}: not an object")
         cells = cage.get("cells") or []
         value = cage.get("value")
         if not cells:
@@ -715,9 +732,11 @@ def _cages(doc: dict[str, Any], n: int) -> tuple[list[Cage], str | None]:
         if style not in (None, "killer"):
             name = {"extraregion": "extra region", "disjoint": "disjoint groups"}
             raise ValueError(
-                f'{what}: the puzzle uses "{name.get(style, style)}", which sudokulab '
+                f'{what}: the puzzle uses "{name.get(style, shown(style))}", which sudokulab '
                 "does not model"
             )
+        if not isinstance(cells, list):
+            raise ValueError(f"{what}: {shown(cells)} is not a list of cells")
         try:
             index = tuple(_grid_cell(p, n, what) for p in cells)
         except ValueError:
@@ -728,23 +747,35 @@ def _cages(doc: dict[str, Any], n: int) -> tuple[list[Cage], str | None]:
                 f"{what}: a cage from {where} whose digits may repeat (sudokulab does not model it)"
             )
         total = cage.get("sum", value)
-        if value in (None, "") and total in (None, ""):
-            raise ValueError(
-                f"{what}: a cage from {where} without a sum (sudokulab does not model it)"
-            )
-        if not re.fullmatch(r"\d+", str(total).strip()):
-            raise ValueError(f"{what}: a cage from {where} labelled {value!r}, not a sum")
+        if total in (None, ""):
+            check_cage(index, None, geom, what, owner)
+            rules += distinct(index, geom)
+            continue
+        if not re.fullmatch(r"\d{1,9}", str(total).strip()):
+            raise ValueError(f"{what}: a cage from {where} labelled {shown(total)}, not a sum")
+        check_cage(index, int(str(total).strip()), geom, what, owner)
         cages.append(Cage(index, int(str(total).strip())))
-    return cages, solution
+    return cages, rules, solution
+
+
+def _objects(doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """A list of objects; ValueError naming the key and the first that is not one."""
+    items = doc.get(key) or []
+    if not isinstance(items, list):
+        raise ValueError(f"{key}: expected a list of objects, got {shown(items)}")
+    for i, item in enumerate(items, 1):
+        if not isinstance(item, dict):
+            raise ValueError(f"{key} {i}: not an object")
+    return items
 
 
 def _grid_cell(point: Any, n: int, what: str) -> int:
     try:
         r, c = point
     except (TypeError, ValueError):
-        raise ValueError(f"{what}: {point!r} is not a cell (row, column)") from None
+        raise ValueError(f"{what}: {shown(point)} is not a cell (row, column)") from None
     if not (isinstance(r, int) and isinstance(c, int) and 0 <= r < n and 0 <= c < n):
-        raise ValueError(f"{what}: {point!r} is not a cell of the grid")
+        raise ValueError(f"{what}: {shown(point)} is not a cell of the grid")
     return r * n + c
 
 
@@ -794,15 +825,17 @@ def puzzle_of(doc: dict[str, Any]) -> tuple[Puzzle, tuple[int, ...] | None]:
             try:
                 givens.append(int(str(value).strip()))
             except ValueError:
-                raise ValueError(f"cells {_name(r, c)}: {value!r} is not a value") from None
+                raise ValueError(f"cells {_name(r, c)}: {shown(value)} is not a value") from None
             if not 1 <= givens[-1] <= n:
-                raise ValueError(f"cells {_name(r, c)}: {value!r} is outside 1..{n}")
+                raise ValueError(f"cells {_name(r, c)}: {shown(value)} is outside 1..{n}")
     box_rows, box_cols = BOX_SHAPES[n]
     geom = geometry(n)
     units = list(geom.units[: 2 * n])
     regions = doc.get("regions") or []
     if not regions:
         raise ValueError("regions: none (sudokulab models a grid with boxes or jigsaw regions)")
+    if not isinstance(regions, list) or not all(isinstance(r, list | None) for r in regions):
+        raise ValueError(f"regions: expected lists of cells, got {shown(regions)}")
     labels = [["" for _ in range(n)] for _ in range(n)]
     for i, region in enumerate(regions):
         for point in region or []:
@@ -824,7 +857,8 @@ def puzzle_of(doc: dict[str, Any]) -> tuple[Puzzle, tuple[int, ...] | None]:
     rules += _dots_and_marks(doc, board, killers)
     geom = make_geometry(n, box_rows, box_cols, tuple(dict.fromkeys(units)))
     rules += _globals(doc, geom, rules)
-    cages, solution_text = _cages(doc, n)
+    cages, distinct_rules, solution_text = _cages(doc, geom)
+    rules += distinct_rules
     solution_text = str(meta.get("solution") or solution_text or "")
     puzzle = Puzzle(geom, tuple(givens), tuple(cages), None, tuple(dict.fromkeys(rules)))
     clashes = puzzle.clashes()

@@ -4,11 +4,15 @@ under test."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import re
 from collections.abc import Iterator
 from itertools import product
 from pathlib import Path
+
+import lzstring
 
 from sudokulab import is_solution, solve
 from sudokulab.models import geometry
@@ -254,3 +258,274 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
         rules.append(LittleKiller(line, sum(v[c] for c in line), f"little killer {k}"))
     givens = tuple(0 if c in used else v[c] for c in geom.cells)
     return Puzzle(geom, givens, (), None, tuple(rules))
+
+
+# --- the same puzzle as a document, as f-puzzles and as SudokuPad writes it ------------------
+
+SHORT = {
+    "color": "c",
+    "cages": "ca",
+    "center": "ct",
+    "borderColor": "c1",
+    "backgroundColor": "c2",
+    "cells": "ce",
+    "cellSize": "cs",
+    "arrows": "a",
+    "overlays": "o",
+    "underlays": "u",
+    "width": "w",
+    "height": "h",
+    "value": "v",
+    "lines": "l",
+    "rounded": "r",
+    "regions": "re",
+    "fontSize": "fs",
+    "thickness": "th",
+    "headLength": "hl",
+    "wayPoints": "wp",
+    "title": "t",
+    "text": "te",
+}
+
+
+def zipped(doc: dict) -> str:
+    """A puzzle in the zipper's shorthand: no empty arrays, short keys, numeric strings as
+    numbers, unquoted keys, empty objects as empty slots, t/f, #0/#F, colours without '#',
+    single quotes."""
+
+    def shrink(value):
+        if isinstance(value, list):
+            return [shrink(v) for v in value]
+        if isinstance(value, dict):
+            return {SHORT.get(k, k): shrink(v) for k, v in value.items() if v != []}
+        if isinstance(value, str) and re.fullmatch(r"-?\d+", value) and str(int(value)) == value:
+            return int(value)
+        return value
+
+    text = json.dumps(shrink(doc), separators=(",", ":"))
+    text = re.sub(r'([,{\[])"([a-zA-Z0-9]+)":', r"\1\2:", text)
+    text = re.sub(r"([,{\[]){}(?=[,}\]])", r"\1", text)
+    text = re.sub(r":false([,}\]])", r":f\1", text)
+    text = re.sub(r":true([,}\]])", r":t\1", text)
+    text = re.sub(r':"#000000"([,}\]])', r":#0\1", text)
+    text = re.sub(r':"#FFFFFF"([,}\]])', r":#F\1", text)
+    text = re.sub(r':"#([0-9a-fA-F]{6})"([,}\]])', r":\1\2", text)
+    return text.replace("'", "\\'").replace('"', "'")
+
+
+def scl_link(doc: dict) -> str:
+    """A SudokuPad link to a puzzle."""
+    return "https://sudokupad.app/scl" + lzstring.LZString().compressToBase64(zipped(doc))
+
+
+def rc(ref: str) -> list[int]:
+    r, c = re.fullmatch(r"R(\d+)C(\d+)", ref).groups()
+    return [int(r) - 1, int(c) - 1]
+
+
+def centre(ref: str) -> list[float]:
+    r, c = rc(ref)
+    return [r + 0.5, c + 0.5]
+
+
+def between(refs: list[str]) -> list[float]:
+    points = [centre(ref) for ref in refs]
+    return [sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points)]
+
+
+def as_sudokupad(fdoc: dict) -> dict:
+    """The SudokuPad puzzle SudokuPad makes of an f-puzzles document (its f-puzzles
+    conversion: cells and regions, cages, thermometers as bulb and line, arrows as an
+    arrow from a circle, kropki and XV as marks on edges, parity shapes, diagonals as
+    corner-to-corner lines, little killers as a short arrow and a number, board-wide
+    rules in ``global``)."""
+    n = fdoc["size"]
+    from sudokulab.models.geometry import BOX_SHAPES
+
+    box_rows, box_cols = BOX_SHAPES[n]
+    regions: dict = {}
+    cells = []
+    for r, row in enumerate(fdoc["grid"]):
+        cells.append([])
+        for c, item in enumerate(row):
+            cells[-1].append({"value": item["value"]} if item.get("given") else {})
+            default = (r // box_rows) * box_rows + c // box_cols
+            regions.setdefault(item.get("region", default), []).append([r, c])
+    doc: dict = {"id": "test", "cellSize": 50, "cells": cells, "regions": list(regions.values())}
+    doc["cages"] = [{"value": "title: " + fdoc.get("title", "Untitled")}]
+    add = lambda key, item: doc.setdefault(key, []).append(item)  # noqa: E731
+    for cage in fdoc.get("killercage", []):
+        add(
+            "cages",
+            {"unique": True, "cells": [rc(x) for x in cage["cells"]], "value": cage.get("value")},
+        )
+    for part in fdoc.get("thermometer", []):
+        for line in part["lines"]:
+            points = [centre(x) for x in line]
+            add("underlays", {"borderColor": "#CFCFCF", "backgroundColor": "#CFCFCF"})
+            doc["underlays"][-1] |= {"center": points[0], "rounded": True}
+            doc["underlays"][-1] |= {"width": 0.85, "height": 0.85}
+            add("lines", {"color": "#CFCFCF", "thickness": 21, "wayPoints": points})
+    for part in fdoc.get("arrow", []):
+        for line in part["lines"]:
+            points = [centre(x) for x in line]
+            dr, dc = points[1][0] - points[0][0], points[1][1] - points[0][1]
+            dist = (dr * dr + dc * dc) ** 0.5
+            # the arrow starts 0.4 along its first segment, on the circle's rim
+            points[0][0] += round(40 * ((dr > 0) - (dr < 0)) / dist) / 100
+            points[0][1] += round(40 * ((dc > 0) - (dc < 0)) / dist) / 100
+            add("arrows", {"color": "#a1a1a1", "headLength": 0.3, "thickness": 5})
+            doc["arrows"][-1]["wayPoints"] = points
+        rows = {rc(x)[0] for x in part["cells"]}
+        cols = {rc(x)[1] for x in part["cells"]}
+        add("overlays", {"borderColor": "#a1a1a1", "backgroundColor": "#ffffff"})
+        doc["overlays"][-1] |= {"center": between(part["cells"]), "rounded": True, "text": ""}
+        doc["overlays"][-1] |= {"width": 0.83 + len(cols) - 1, "height": 0.83 + len(rows) - 1}
+    for key, fill in (("ratio", "#000000"), ("difference", "#FFFFFF")):
+        for part in fdoc.get(key, []):
+            add("overlays", {"borderColor": "#000000", "backgroundColor": fill, "rounded": True})
+            doc["overlays"][-1] |= {"center": between(part["cells"]), "width": 0.3, "height": 0.3}
+            doc["overlays"][-1]["text"] = part.get("value", "")
+    for part in fdoc.get("xv", []):
+        add("overlays", {"backgroundColor": "#FFFFFF", "borderColor": "#FFFFFF", "fontSize": 21})
+        doc["overlays"][-1] |= {"center": between(part["cells"]), "rounded": False}
+        doc["overlays"][-1] |= {"width": 0.25, "height": 0.25, "text": part["value"]}
+    for key, rounded in (("even", False), ("odd", True)):
+        for part in fdoc.get(key, []):
+            add("underlays", {"borderColor": "#CFCFCF", "backgroundColor": "#CFCFCF"})
+            doc["underlays"][-1] |= {"center": centre(part["cell"]), "rounded": rounded}
+            doc["underlays"][-1] |= {"width": 0.7, "height": 0.7}
+    steps = {"UR": (-1, 1), "UL": (-1, -1), "DR": (1, 1), "DL": (1, -1)}
+    for part in fdoc.get("littlekillersum", []):
+        (r, c), (dr, dc) = centre(part["cell"]), steps[part["direction"]]
+        points = [[r + 0.3 * dr, c + 0.3 * dc], [r + 0.48 * dr, c + 0.48 * dc]]
+        add("arrows", {"color": "#000000", "thickness": 2, "wayPoints": points})
+        add("overlays", {"backgroundColor": "#FFFFFF", "borderColor": "#FFFFFF", "fontSize": 28})
+        doc["overlays"][-1] |= {"center": [r, c], "width": 0.25, "height": 0.25}
+        doc["overlays"][-1] |= {"rounded": False, "text": part.get("value", "_")}
+    if fdoc.get("diagonal+"):
+        add("lines", {"color": "#34BBE6", "thickness": 2, "wayPoints": [[0, n], [n, 0]]})
+    if fdoc.get("diagonal-"):
+        add("lines", {"color": "#34BBE6", "thickness": 2, "wayPoints": [[0, 0], [n, n]]})
+    for key in ("antiknight", "antiking", "nonconsecutive"):
+        if fdoc.get(key):
+            add("global", key)
+    for key in fdoc.get("negative", []):
+        add("global", "anti" + key)
+    return doc
+
+
+def fgrid(n: int, givens: dict | None = None) -> list:
+    grid = [[{} for _ in range(n)] for _ in range(n)]
+    for ref, value in (givens or {}).items():
+        r, c = rc(ref)
+        grid[r][c] = {"value": value, "given": True}
+    return grid
+
+
+#: Document fields f-puzzles has no key for.
+UNMAPPED = frozenset({"hyper", "units", "candidates", "rules", "box"})
+
+
+def as_fpuzzles(doc: dict) -> dict:
+    """The f-puzzles JSON of a puzzle document (sudokulab's own form): the same puzzle as
+    f-puzzles (and its solver's new constraints: slow thermometers, whispers, renban,
+    region-sum lines) keeps it. ValueError for a field f-puzzles has no key for (hyper,
+    extra units, pencil marks, rule records)."""
+    from sudokulab.models.documents import _cell as cell_index
+    from sudokulab.models.documents import puzzle_of
+
+    puzzle, solution = puzzle_of(doc)
+    n = puzzle.size
+    unmapped = sorted(UNMAPPED & set(doc))
+    if unmapped:
+        raise ValueError(f"f-puzzles has no key for {', '.join(unmapped)}")
+
+    def ref(cell) -> str:
+        index = cell_index(cell, n, "cell")
+        return f"R{index // n + 1}C{index % n + 1}"
+
+    def refs(cells) -> list[str]:
+        return [ref(c) for c in cells]
+
+    labels = doc.get("regions")
+    regions = {}
+    grid = []
+    for r in range(n):
+        grid.append([])
+        for c in range(n):
+            item = {}
+            value = puzzle.givens[r * n + c]
+            if value:
+                item |= {"value": value, "given": True}
+            if labels:
+                item["region"] = regions.setdefault(str(labels[r][c]), len(regions))
+            grid[-1].append(item)
+    out: dict = {"size": n, "grid": grid}
+    if doc.get("x"):
+        out["diagonal+"] = out["diagonal-"] = True
+    for cage in doc.get("cages", []):
+        item = {"cells": refs(cage["cells"])}
+        if "sum" in cage:
+            item["value"] = str(cage["sum"])
+        out.setdefault("killercage", []).append(item)
+    for key, fkey in (("thermometers", "thermometer"), ("slow_thermometers", "slowthermometer")):
+        for line in doc.get(key, []):
+            out.setdefault(fkey, []).append({"lines": [refs(line)]})
+    for arrow in doc.get("arrows", []):
+        circle = refs(arrow["circle"])
+        line = [circle[-1], *refs(arrow["shaft"])]  # an f-puzzles arrow starts in its circle
+        out.setdefault("arrow", []).append({"cells": circle, "lines": [line]})
+    for dot in doc.get("kropki", []):
+        key = "difference" if dot["dot"] == "white" else "ratio"
+        out.setdefault(key, []).append({"cells": refs(dot["cells"])})
+    if doc.get("kropki_negative"):
+        out["negative"] = ["difference", "ratio"]
+    for xv in doc.get("xv", []):
+        letter = {10: "X", 5: "V"}[xv["sum"]]
+        out.setdefault("xv", []).append({"cells": refs(xv["cells"]), "value": letter})
+    for line in doc.get("whispers", []):  # as f-puzzles' German whispers writes them
+        out.setdefault("whispers", []).append({"lines": [refs(line)], "value": str((n + 1) // 2)})
+    for key, fkey in (("renban", "renban"), ("region_sum_lines", "regionsumline")):
+        for line in doc.get(key, []):
+            out.setdefault(fkey, []).append({"lines": [refs(line)]})
+    for parity in ("odd", "even"):
+        for cell in doc.get(parity, []):
+            out.setdefault(parity, []).append({"cell": ref(cell)})
+    for clue in doc.get("sandwiches", []):
+        cell = f"R{clue['row']}C0" if "row" in clue else f"R0C{clue['column']}"
+        out.setdefault("sandwichsum", []).append({"cell": cell, "value": str(clue["sum"])})
+    for clue in doc.get("little_killers", []):
+        cells = [divmod(cell_index(c, n, "cell"), n) for c in clue["cells"]]
+        r, c = cells[0][0] + 1, cells[0][1] + 1
+        if len(cells) > 1:
+            dr, dc = cells[1][0] - cells[0][0], cells[1][1] - cells[0][1]
+        else:  # a corner's one cell: the way that leaves the grid on both sides
+            dr, dc = next(
+                (a, b)
+                for a in (1, -1)
+                for b in (1, -1)
+                if not (1 <= r + a <= n and 1 <= c + b <= n)
+                and not (1 <= r - a <= n and 1 <= c - b <= n)
+            )
+        direction = ("D" if dr > 0 else "U") + ("R" if dc > 0 else "L")
+        cell = f"R{r - dr}C{c - dc}"
+        item = {"cell": cell, "direction": direction, "value": str(clue["sum"])}
+        out.setdefault("littlekillersum", []).append(item)
+    for key, fkey in (("anti_knight", "antiknight"), ("anti_king", "antiking")):
+        if doc.get(key):
+            out[fkey] = True
+    if doc.get("nonconsecutive"):
+        out["nonconsecutive"] = True
+    if solution is not None:
+        out["solution"] = list(solution)
+    return out
+
+
+def same_puzzle(a, b) -> None:
+    """Assert two puzzles are the same: givens, units, cages and rules (as sets: the order
+    a reader meets them in is not the puzzle's)."""
+    assert a.givens == b.givens
+    assert {u.cells for u in a.geometry.units} == {u.cells for u in b.geometry.units}
+    assert set(a.cages) == set(b.cages)
+    assert set(a.rules) == set(b.rules) and len(a.rules) == len(b.rules)

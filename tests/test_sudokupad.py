@@ -4,10 +4,9 @@ f-puzzles' document gives, two real public links, the refusals by name, the CLI.
 from __future__ import annotations
 
 import json
-import re
 
-import lzstring
 import pytest
+from helpers import as_sudokupad, fgrid, scl_link, zipped
 
 import sudokulab
 from sudokulab.cli import main
@@ -16,168 +15,6 @@ from sudokulab.models.documents import read_documents
 from sudokulab.models.fpuzzles import encode
 from sudokulab.models.rules import neighbour_pairs
 from sudokulab.models.sudokupad import decode, puzzle_of, unzip
-
-# --- writing SudokuPad's format the way SudokuPad does --------------------------------------
-
-SHORT = {
-    "color": "c",
-    "cages": "ca",
-    "center": "ct",
-    "borderColor": "c1",
-    "backgroundColor": "c2",
-    "cells": "ce",
-    "cellSize": "cs",
-    "arrows": "a",
-    "overlays": "o",
-    "underlays": "u",
-    "width": "w",
-    "height": "h",
-    "value": "v",
-    "lines": "l",
-    "rounded": "r",
-    "regions": "re",
-    "fontSize": "fs",
-    "thickness": "th",
-    "headLength": "hl",
-    "wayPoints": "wp",
-    "title": "t",
-    "text": "te",
-}
-
-
-def zipped(doc: dict) -> str:
-    """A puzzle in the zipper's shorthand: no empty arrays, short keys, numeric strings as
-    numbers, unquoted keys, empty objects as empty slots, t/f, #0/#F, colours without '#',
-    single quotes."""
-
-    def shrink(value):
-        if isinstance(value, list):
-            return [shrink(v) for v in value]
-        if isinstance(value, dict):
-            return {SHORT.get(k, k): shrink(v) for k, v in value.items() if v != []}
-        if isinstance(value, str) and re.fullmatch(r"-?\d+", value) and str(int(value)) == value:
-            return int(value)
-        return value
-
-    text = json.dumps(shrink(doc), separators=(",", ":"))
-    text = re.sub(r'([,{\[])"([a-zA-Z0-9]+)":', r"\1\2:", text)
-    text = re.sub(r"([,{\[]){}(?=[,}\]])", r"\1", text)
-    text = re.sub(r":false([,}\]])", r":f\1", text)
-    text = re.sub(r":true([,}\]])", r":t\1", text)
-    text = re.sub(r':"#000000"([,}\]])', r":#0\1", text)
-    text = re.sub(r':"#FFFFFF"([,}\]])', r":#F\1", text)
-    text = re.sub(r':"#([0-9a-fA-F]{6})"([,}\]])', r":\1\2", text)
-    return text.replace("'", "\\'").replace('"', "'")
-
-
-def scl_link(doc: dict) -> str:
-    """A SudokuPad link to a puzzle."""
-    return "https://sudokupad.app/scl" + lzstring.LZString().compressToBase64(zipped(doc))
-
-
-def rc(ref: str) -> list[int]:
-    r, c = re.fullmatch(r"R(\d+)C(\d+)", ref).groups()
-    return [int(r) - 1, int(c) - 1]
-
-
-def centre(ref: str) -> list[float]:
-    r, c = rc(ref)
-    return [r + 0.5, c + 0.5]
-
-
-def between(refs: list[str]) -> list[float]:
-    points = [centre(ref) for ref in refs]
-    return [sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points)]
-
-
-def as_sudokupad(fdoc: dict) -> dict:
-    """The SudokuPad puzzle SudokuPad makes of an f-puzzles document (its f-puzzles
-    conversion: cells and regions, cages, thermometers as bulb and line, arrows as an
-    arrow from a circle, kropki and XV as marks on edges, parity shapes, diagonals as
-    corner-to-corner lines, little killers as a short arrow and a number, board-wide
-    rules in ``global``)."""
-    n = fdoc["size"]
-    box_rows = {4: 2, 6: 2, 9: 3}[n]
-    box_cols = n // box_rows
-    regions: dict = {}
-    cells = []
-    for r, row in enumerate(fdoc["grid"]):
-        cells.append([])
-        for c, item in enumerate(row):
-            cells[-1].append({"value": item["value"]} if item.get("given") else {})
-            default = (r // box_rows) * box_rows + c // box_cols
-            regions.setdefault(item.get("region", default), []).append([r, c])
-    doc: dict = {"id": "test", "cellSize": 50, "cells": cells, "regions": list(regions.values())}
-    doc["cages"] = [{"value": "title: " + fdoc.get("title", "Untitled")}]
-    add = lambda key, item: doc.setdefault(key, []).append(item)  # noqa: E731
-    for cage in fdoc.get("killercage", []):
-        add(
-            "cages",
-            {"unique": True, "cells": [rc(x) for x in cage["cells"]], "value": cage["value"]},
-        )
-    for part in fdoc.get("thermometer", []):
-        for line in part["lines"]:
-            points = [centre(x) for x in line]
-            add("underlays", {"borderColor": "#CFCFCF", "backgroundColor": "#CFCFCF"})
-            doc["underlays"][-1] |= {"center": points[0], "rounded": True}
-            doc["underlays"][-1] |= {"width": 0.85, "height": 0.85}
-            add("lines", {"color": "#CFCFCF", "thickness": 21, "wayPoints": points})
-    for part in fdoc.get("arrow", []):
-        for line in part["lines"]:
-            points = [centre(x) for x in line]
-            dr, dc = points[1][0] - points[0][0], points[1][1] - points[0][1]
-            dist = (dr * dr + dc * dc) ** 0.5
-            # the arrow starts 0.4 along its first segment, on the circle's rim
-            points[0][0] += round(40 * ((dr > 0) - (dr < 0)) / dist) / 100
-            points[0][1] += round(40 * ((dc > 0) - (dc < 0)) / dist) / 100
-            add("arrows", {"color": "#a1a1a1", "headLength": 0.3, "thickness": 5})
-            doc["arrows"][-1]["wayPoints"] = points
-        rows = {rc(x)[0] for x in part["cells"]}
-        cols = {rc(x)[1] for x in part["cells"]}
-        add("overlays", {"borderColor": "#a1a1a1", "backgroundColor": "#ffffff"})
-        doc["overlays"][-1] |= {"center": between(part["cells"]), "rounded": True, "text": ""}
-        doc["overlays"][-1] |= {"width": 0.83 + len(cols) - 1, "height": 0.83 + len(rows) - 1}
-    for key, fill in (("ratio", "#000000"), ("difference", "#FFFFFF")):
-        for part in fdoc.get(key, []):
-            add("overlays", {"borderColor": "#000000", "backgroundColor": fill, "rounded": True})
-            doc["overlays"][-1] |= {"center": between(part["cells"]), "width": 0.3, "height": 0.3}
-            doc["overlays"][-1]["text"] = part.get("value", "")
-    for part in fdoc.get("xv", []):
-        add("overlays", {"backgroundColor": "#FFFFFF", "borderColor": "#FFFFFF", "fontSize": 21})
-        doc["overlays"][-1] |= {"center": between(part["cells"]), "rounded": False}
-        doc["overlays"][-1] |= {"width": 0.25, "height": 0.25, "text": part["value"]}
-    for key, rounded in (("even", False), ("odd", True)):
-        for part in fdoc.get(key, []):
-            add("underlays", {"borderColor": "#CFCFCF", "backgroundColor": "#CFCFCF"})
-            doc["underlays"][-1] |= {"center": centre(part["cell"]), "rounded": rounded}
-            doc["underlays"][-1] |= {"width": 0.7, "height": 0.7}
-    steps = {"UR": (-1, 1), "UL": (-1, -1), "DR": (1, 1), "DL": (1, -1)}
-    for part in fdoc.get("littlekillersum", []):
-        (r, c), (dr, dc) = centre(part["cell"]), steps[part["direction"]]
-        points = [[r + 0.3 * dr, c + 0.3 * dc], [r + 0.48 * dr, c + 0.48 * dc]]
-        add("arrows", {"color": "#000000", "thickness": 2, "wayPoints": points})
-        add("overlays", {"backgroundColor": "#FFFFFF", "borderColor": "#FFFFFF", "fontSize": 28})
-        doc["overlays"][-1] |= {"center": [r, c], "width": 0.25, "height": 0.25}
-        doc["overlays"][-1] |= {"rounded": False, "text": part.get("value", "_")}
-    if fdoc.get("diagonal+"):
-        add("lines", {"color": "#34BBE6", "thickness": 2, "wayPoints": [[0, n], [n, 0]]})
-    if fdoc.get("diagonal-"):
-        add("lines", {"color": "#34BBE6", "thickness": 2, "wayPoints": [[0, 0], [n, n]]})
-    for key in ("antiknight", "antiking", "nonconsecutive"):
-        if fdoc.get(key):
-            add("global", key)
-    for key in fdoc.get("negative", []):
-        add("global", "anti" + key)
-    return doc
-
-
-def fgrid(n: int, givens: dict | None = None) -> list:
-    grid = [[{} for _ in range(n)] for _ in range(n)]
-    for ref, value in (givens or {}).items():
-        r, c = rc(ref)
-        grid[r][c] = {"value": value, "given": True}
-    return grid
-
 
 THERMOS = {
     "size": 4,
@@ -418,7 +255,7 @@ def thermo_doc(**extra) -> dict:
             {"overlays": [{"center": [1, 1.5], "backgroundColor": "#ff0000", "rounded": True}]},
             r"a mark between r1c2-r2c2 sudokulab cannot read as a rule: a #ff0000 circle",
         ),
-        ({"cages": [{"cells": [[3, 0], [3, 1]]}]}, r"a cage from r4c1 without a sum"),
+        ({"cages": [{"cells": [[3, 0], [3, 0]], "value": 5}]}, r"cages 2: r4c1 is twice in it"),
         (
             {"cages": [{"cells": [[3, 0], [3, 1]], "value": 5, "unique": False}]},
             r"a cage from r4c1 whose digits may repeat",
@@ -443,7 +280,7 @@ def thermo_doc(**extra) -> dict:
         "between line",
         "outside clue",
         "dot",
-        "no sum",
+        "cell twice",
         "repeats",
         "disjoint",
         "fog",

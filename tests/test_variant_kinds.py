@@ -126,11 +126,18 @@ def test_each_accepting_backend_finds_exactly_the_brute_force_solutions(kind, ba
     assert len(result.solutions) == result.count
 
 
-def test_a_region_sum_line_sums_each_box_it_crosses_once_however_often():
+def test_a_region_sum_line_that_comes_back_into_a_box_starts_a_new_segment():
+    """f-puzzles' rule text: "if the line re-enters a region, then it starts a new sum"."""
     from sudokulab.models.rule_fields import segments
 
-    # r1c1 r1c2 (box 1), r1c3 (box 2), r2c2 (box 1 again): two groups, not three
-    assert segments((0, 1, 2, 5), G4) == [(0, 1, 5), (2,)]
+    # r1c1 r1c2 (box 1), r1c3 (box 2), r2c2 (box 1 again): three segments, not two
+    assert segments((0, 1, 2, 5), G4) == [(0, 1), (2,), (5,)]
+    doc = {"size": 4, "givens": "." * 16, "region_sum_lines": [["r1c1", "r1c2", "r1c3", "r2c2"]]}
+    (entry,) = read_documents(json.dumps(doc))
+    sums = {(r.targets, r.terms) for r in entry.puzzle.rules}
+    assert sums == {((0, 1), (2,)), ((2,), (5,))}
+    # 1 2 | 3 . / . 3: the segments 1+2, 3, 3 are equal; box 1 as a whole (1+2+3) is not 3
+    assert is_solution(entry.puzzle, (1, 2, 3, 4, 4, 3, 2, 1, 2, 1, 4, 3, 3, 4, 1, 2))
 
 
 def test_a_two_digit_arrow_circle_reads_as_a_number():
