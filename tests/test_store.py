@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sudokulab.bench import BenchPlan, LocalExecutor, puzzle_text, report, run_bench
-from sudokulab.bench.store import FORMAT, RunLocked, Store, StoreError
+from sudokulab.bench.store import FORMAT, RunLocked, Store, StoreBusy, StoreError
 from sudokulab.catalog import load
 from sudokulab.cli import main
 
@@ -402,3 +402,106 @@ def test_a_bench_resumed_in_a_format_2_store_measures_its_new_rows(tmp_path):
     assert old["cpu_s"].isna().all() and len(old) == 3
     assert rows["cpu_s"].notna().all() and (rows["cpu_s"] >= 0).all()
     assert rows["peak_mb"].notna().all() and (rows["peak_mb"] > 0).all()
+
+
+# --- a store another process is writing ------------------------------------------------
+
+
+def holding(path: Path, code: str, then: str = "") -> subprocess.Popen:
+    """A process that runs ``code`` (with ``path`` and ``store`` at hand), holds on until
+    its stdin closes, then runs ``then``; returned once it holds."""
+    script = (
+        textwrap.dedent(f"""
+        import sqlite3, sys
+        from pathlib import Path
+        from sudokulab.bench import store
+        path = Path({str(path)!r})
+    """)
+        + textwrap.dedent(code)
+        + "\nprint('holding', flush=True)\nsys.stdin.read()\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script + textwrap.dedent(then)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert holder.stdout.readline() == "holding\n"
+    return holder
+
+
+def test_a_store_another_bench_is_writing_is_busy_naming_it(tmp_path, benched, monkeypatch):
+    """A bench holds its run and is in the middle of a write: a second process opening
+    the store is told it is busy and by whom, not that it is no store."""
+    path = tmp_path / "results.sqlite"
+    path.write_bytes(benched.read_bytes())
+    monkeypatch.setattr("sudokulab.bench.store.BUSY_TIMEOUT", 0.2)
+    holder = holding(
+        path,
+        """
+        s = store.Store(path)
+        s.lock_run(1)
+        db = sqlite3.connect(path)
+        db.execute("BEGIN IMMEDIATE")  # a chunk's rows being written
+    """,
+    )
+    try:
+        with pytest.raises(StoreBusy) as busy:
+            Store(path)
+        assert str(busy.value).startswith(
+            f"{path} is busy: another sudokulab process is writing it (pid {holder.pid} on "
+        )
+        assert "not a results store" not in str(busy.value)
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    with Store(path) as store:  # once it is done, the store opens as ever
+        assert store.run_ids() == [1]
+
+
+def test_a_write_by_a_process_that_does_not_say_is_busy_all_the_same(tmp_path, monkeypatch):
+    path = tmp_path / "old.sqlite"
+    format2_store(path)
+    monkeypatch.setattr("sudokulab.bench.store.BUSY_TIMEOUT", 0.2)
+    writer = sqlite3.connect(path)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StoreBusy, match="is busy: another sudokulab process is writing it;"):
+            Store(path)
+    finally:
+        writer.rollback()
+        writer.close()
+    with Store(path) as store:
+        assert len(store.results()) == 3
+
+
+def test_a_store_another_process_is_upgrading_is_busy_then_found_upgraded(
+    tmp_path, monkeypatch, capsys
+):
+    """Two processes opening one old store at once: the second waits for the first's
+    upgrade (here, past its patience: busy, naming the first), then opens the store as
+    upgraded, without upgrading it again."""
+    path = tmp_path / "old.sqlite"
+    format2_store(path)
+    monkeypatch.setattr("sudokulab.bench.store.BUSY_TIMEOUT", 0.2)
+    holder = holding(
+        path,
+        """
+        upgrade = store._upgrading(path)  # an upgrade under way, slowly
+        upgrade.__enter__()
+        """,
+        then="""
+        db = sqlite3.connect(path)
+        store._upgrade(db, path, 2, store._tables(db))
+        upgrade.__exit__(None, None, None)
+        """,
+    )
+    try:
+        with pytest.raises(StoreBusy, match=rf"\(pid {holder.pid} on .*, upgrading it\)"):
+            Store(path)
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    capsys.readouterr()
+    with Store(path) as store:
+        assert len(store.results()) == 3
+    assert "bringing" not in capsys.readouterr().err  # the first one did
+    assert not list(tmp_path.glob(".*.lock"))

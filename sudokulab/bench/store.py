@@ -37,6 +37,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -240,6 +241,18 @@ class StoreError(Exception):
     """A store that cannot be used: not a folder, not a store, too new a format."""
 
 
+class StoreBusy(StoreError):
+    """Another process is writing the store (``holder`` says which, when it is known)."""
+
+    def __init__(self, path: Path, holder: str | None) -> None:
+        which = f" ({holder})" if holder else ""
+        super().__init__(
+            f"{path} is busy: another sudokulab process is writing it{which}; try again when "
+            "it is done"
+        )
+        self.path, self.holder = path, holder
+
+
 class RunLocked(StoreError):
     """Another process is writing the run (``holder`` says which)."""
 
@@ -356,6 +369,21 @@ def _open_format(db: sqlite3.Connection, path: Path) -> None:
             f"{path} is a results store of format {version}, made by a newer sudokulab "
             f"(this one reads format {FORMAT} and older): upgrade sudokulab"
         )
+    if tables.get("results") == "table" or ("outcomes" in tables and version < FORMAT):
+        # One process upgrades; another that found the old format too waits for it, then
+        # finds the store upgraded (it would fail on the columns already added).
+        with _upgrading(path):
+            _upgrade(db, path, db.execute("PRAGMA user_version").fetchone()[0], _tables(db))
+        return
+    if tables and "outcomes" not in tables:
+        raise StoreError(f"{path} is an SQLite file but not a sudokulab results store")
+    db.executescript(SCHEMA)
+    db.execute(f"PRAGMA user_version = {FORMAT}")
+    db.commit()
+
+
+def _upgrade(db: sqlite3.Connection, path: Path, version: int, tables: dict[str, str]) -> None:
+    """Bring a store of an older format to this one (nothing if it is there already)."""
     if tables.get("results") == "table":  # format 1
         for table, column, kind in ADDED_COLUMNS:
             have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
@@ -364,9 +392,7 @@ def _open_format(db: sqlite3.Connection, path: Path) -> None:
         db.commit()
         _migrate(db, path, _MIGRATE.format(schema=SCHEMA, version=FORMAT))
         return
-    if tables and "outcomes" not in tables:
-        raise StoreError(f"{path} is an SQLite file but not a sudokulab results store")
-    if tables and version < FORMAT:  # format 2: the measured columns, then the view again
+    if version < FORMAT:  # format 2: the measured columns, then the view again
         have = {row[1] for row in db.execute("PRAGMA table_info(outcomes)")}
         added = "".join(
             f"ALTER TABLE outcomes ADD COLUMN {column} {kind};\n"
@@ -375,10 +401,62 @@ def _open_format(db: sqlite3.Connection, path: Path) -> None:
         )
         _migrate(db, path, f"{added}DROP VIEW IF EXISTS results;\n{VIEW}"
                  f"PRAGMA user_version = {FORMAT};\n")  # fmt: skip
-        return
-    db.executescript(SCHEMA)
-    db.execute(f"PRAGMA user_version = {FORMAT}")
-    db.commit()
+
+
+#: Seconds a store's opening waits for another process's write (SQLite's busy timeout)
+#: or upgrade before it says the store is busy.
+BUSY_TIMEOUT = 5.0
+
+
+@contextlib.contextmanager
+def _upgrading(path: Path) -> Iterator[None]:
+    """Hold the store's upgrade lock (a file beside it, as a run's lock), waiting up to
+    :data:`BUSY_TIMEOUT` for another process's upgrade; StoreBusy naming it after that."""
+    lock = path.with_name(f".{path.name}.upgrade.lock").resolve()
+    until = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        taken = _flock(lock)
+        if isinstance(taken, int):
+            break
+        if time.monotonic() >= until:
+            raise StoreBusy(path, f"{taken}, upgrading it" if taken else "upgrading it")
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        _unlock(lock, taken)
+
+
+def _holders(path: Path) -> str | None:
+    """Who is writing the store, as far as its lock files say: the processes upgrading
+    it or writing its runs (their own words), or None when none says."""
+    said = []
+    prefix = f".{path.name}."
+    for lock in sorted(path.parent.iterdir()):
+        if not (lock.name.startswith(prefix) and lock.name.endswith(".lock")):
+            continue
+        if lock.resolve() in _RunLock._held:
+            continue  # this process's own
+        with contextlib.suppress(OSError):
+            fd = os.open(lock, os.O_RDONLY)
+            try:
+                import fcntl
+
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:  # held: its holder wrote who it is
+                    said.append(os.pread(fd, 4096, 0).decode(errors="replace").strip())
+            finally:
+                os.close(fd)
+    return "; ".join(dict.fromkeys(s for s in said if s)) or None
+
+
+def _busy(err: sqlite3.Error) -> bool:
+    """Whether SQLite refused because another connection holds the database."""
+    code = getattr(err, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "database is locked" in str(err)
 
 
 class Store:
@@ -392,7 +470,7 @@ class Store:
             raise StoreError(f"{self.path} is not a file")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path)
+            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT)
         except (OSError, sqlite3.Error) as err:
             raise StoreError(f"cannot open a store at {self.path}: {err}") from None
         try:
@@ -401,6 +479,8 @@ class Store:
             _open_format(self._db, self.path)
         except sqlite3.DatabaseError as err:
             self._db.close()
+            if _busy(err):
+                raise StoreBusy(self.path, _holders(self.path)) from None
             raise StoreError(f"{self.path} is not a results store: {err}") from None
         except BaseException:
             self._db.close()
@@ -870,29 +950,10 @@ class _RunLock:
 
     @classmethod
     def _take(cls, path: Path, run_id: int) -> _RunLock:
-        import fcntl
-
-        while True:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = os.pread(fd, 4096, 0).decode(errors="replace").strip()
-                os.close(fd)
-                raise RunLocked(run_id, holder or "a process that has not said which") from None
-            # a holder that was releasing may have removed the file since we opened it
-            try:
-                same = os.stat(path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                break
-            os.close(fd)
-        started = datetime.now().astimezone().isoformat(timespec="seconds")
-        text = f"pid {os.getpid()} on {socket.gethostname()}, since {started}"
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, text.encode(), 0)
-        return cls(path, fd)
+        taken = _flock(path)
+        if isinstance(taken, str):
+            raise RunLocked(run_id, taken or "a process that has not said which")
+        return cls(path, taken)
 
     def release(self) -> None:
         held = self._held.get(self.path)
@@ -900,6 +961,40 @@ class _RunLock:
             held[1] -= 1
             return
         self._held.pop(self.path, None)
-        with contextlib.suppress(OSError):
-            os.unlink(self.path)
-        os.close(self.fd)
+        _unlock(self.path, self.fd)
+
+
+def _flock(path: Path) -> int | str:
+    """An exclusive ``flock`` on the file ``path`` (made if need be), which then says who
+    holds it: its descriptor; or, when another process holds it, what that one wrote."""
+    import fcntl
+
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 4096, 0).decode(errors="replace").strip()
+            os.close(fd)
+            return holder
+        # a holder that was releasing may have removed the file since we opened it
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    started = datetime.now().astimezone().isoformat(timespec="seconds")
+    text = f"pid {os.getpid()} on {socket.gethostname()}, since {started}"
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, text.encode(), 0)
+    return fd
+
+
+def _unlock(path: Path, fd: int) -> None:
+    """Let a lock of :func:`_flock` go, its file removed (nothing is left beside the
+    store)."""
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    os.close(fd)

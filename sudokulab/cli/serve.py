@@ -6,6 +6,7 @@ import argparse
 import errno
 import socket
 import sys
+from typing import Any
 
 from ..serve.bounds import Bounds
 from .common import EXIT_OK, Number, UsageError, add_data_dir_option, seconds
@@ -19,11 +20,22 @@ examples:
 Open the address in a browser. The page's URL carries the puzzle and the settings
 (/?puzzle=LINE&propagation=forward&order=first): share it to share the state. Each
 request's work is bounded (grid size, steps, seconds); a request over a bound gets one
-line saying which. Needs the serve extra: pip install 'sudokulab[serve]'. Ctrl-C stops it.
+line saying which. A local development server, not one for the internet: it answers only
+its own address (Host), takes posts only from its own page and only as JSON, and closes
+a connection whose request has not arrived within --read-timeout seconds. Its API is
+described at /api/openapi.json. Needs the serve extra: pip install 'sudokulab[serve]'.
+Ctrl-C stops it, and the work in flight with it.
 exit status: 0 stopped, 2 bad usage (the port is taken, the extra is missing), 130 Ctrl-C.
 """
 
 port_number = Number(int, 0, 65535)
+#: Seconds a request may take to arrive (:data:`sudokulab.serve.protocol.READ_TIMEOUT`,
+#: not imported: the command line is built without loading uvicorn).
+READ_TIMEOUT = 10.0
+#: Seconds an idle connection is kept between two requests (uvicorn's keep-alive).
+KEEP_ALIVE = 5
+#: Seconds the server waits, once stopping, for answers in flight before it cancels them.
+GRACEFUL = 2
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -51,6 +63,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="seconds of work per request: per trace, per backend checked, per puzzle "
         f"generated (default: {Bounds.timeout:g})",
+    )
+    p.add_argument(
+        "--read-timeout",
+        type=seconds,
+        default=READ_TIMEOUT,
+        metavar="SECONDS",
+        help="seconds a request may take to arrive, head and body; a connection that has "
+        f"not sent one whole by then is closed (default: {READ_TIMEOUT:g})",
     )
     add_data_dir_option(p)
     p.set_defaults(handler=cmd_serve)
@@ -84,7 +104,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ..serve.app import create_app
+        from ..serve.app import Hosts, create_app
+        from ..serve.protocol import deadline_protocol
     except ImportError as err:
         raise UsageError(
             f"serve needs the serve extra ({err.name} is missing): pip install 'sudokulab[serve]'"
@@ -93,9 +114,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"sudokulab serve: http://{shown}:{port}/ (Ctrl-C stops it)", file=sys.stderr, flush=True)
-    app = create_app(Bounds(timeout=args.timeout), data_dirs=tuple(args.data_dir))
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
-    server = uvicorn.Server(config)
+    hosts = Hosts(args.host, port)
+    app = create_app(Bounds(timeout=args.timeout), data_dirs=tuple(args.data_dir), hosts=hosts)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        http=deadline_protocol(args.read_timeout),
+        timeout_keep_alive=KEEP_ALIVE,
+        timeout_graceful_shutdown=GRACEFUL,  # a backstop: app.state.stop answers at once
+    )
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, whose Ctrl-C also stops the work in flight (uvicorn would
+        wait for each answer, however long its work takes)."""
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            app.state.stop()
+
     with sock:
-        server.run(sockets=[sock])
+        Server(config).run(sockets=[sock])
     return EXIT_OK

@@ -9,10 +9,16 @@ row 1: ...``) and the column, so the page can point at it.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import os
 import random
+import signal
+import threading
 import time
+from collections.abc import Callable, Iterator
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import api
 from ..backends import get_backend
@@ -28,6 +34,9 @@ from ..models import SIZES, ParseError, Puzzle, read_text
 from ..models.puzzle import symbol
 from ..native import ORDERS, PROPAGATIONS
 from .bounds import Bounds
+
+if TYPE_CHECKING:
+    from ..backends.isolation import Worker
 
 #: The ways to solve on the page: the engine's traced search, or the logic solver's ladder.
 SOLVERS = ("engine", "logic")
@@ -57,6 +66,67 @@ class Refused(Exception):
         if self.column is not None:
             out["column"] = self.column
         return out
+
+
+class Stopping:
+    """The server's stop as the work in its threads sees it: a thread cannot be
+    interrupted, so a check looks at the flag between backends, and the server kills the
+    check's worker process and stops the searches in flight, so that the backend running
+    ends at once."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._workers: set[Worker] = set()
+
+    def is_set(self) -> bool:
+        """Whether the server is stopping."""
+        return self._event.is_set()
+
+    def set(self) -> None:
+        """Stop: the work in flight ends as soon as it looks, its backends at once."""
+        from ..backends import interrupt
+
+        self._event.set()
+        interrupt.stop_all()  # the searches running in this process's threads
+        with self._lock:
+            pids = [w.pid for w in self._workers]
+        for pid in pids:
+            if pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+
+    def check(self) -> None:
+        """Refused (503) once the server is stopping."""
+        if self.is_set():
+            raise Refused(503, "the server is stopping")
+
+    @contextlib.contextmanager
+    def worker(self) -> Iterator[Worker]:
+        """A worker process for isolated backends, killed if the server stops."""
+        from ..backends.isolation import Worker
+
+        with Worker() as worker:
+            with self._lock:
+                self._workers.add(worker)
+            try:
+                yield worker
+            finally:
+                with self._lock:
+                    self._workers.discard(worker)
+
+
+#: The stop of the server whose request is being answered, as a check in a worker thread
+#: sees it (the server sets it; anyio hands a thread the context of its caller).
+STOPPING: contextvars.ContextVar[Stopping | None] = contextvars.ContextVar("stopping", default=None)
+
+
+def in_worker(function: Callable[..., Any], *args: Any) -> Any:
+    """``function(*args)`` in a worker process of the server. The server stops its
+    workers itself: a terminal's Ctrl-C, sent to the whole process group, is not theirs
+    to hear (it would end the work with a traceback instead of the server's answer)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return function(*args)
 
 
 def options(bounds: Bounds, data_dirs: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -90,6 +160,17 @@ def options(bounds: Bounds, data_dirs: tuple[str, ...] = ()) -> dict[str, Any]:
     }
 
 
+def shown(value: Any) -> str:
+    """A short, one-line picture of a value from a request, for an error message (a
+    request's strings and lists are not repeated whole)."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:40] + "...")
+    if value is None or isinstance(value, bool | int | float):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:40] + "..."
+    return "a list" if isinstance(value, list) else "an object"
+
+
 def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
     value = body.get(key, default)
     if not isinstance(value, str):
@@ -97,10 +178,22 @@ def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
     return value
 
 
+def _size(
+    body: dict[str, Any], sizes: tuple[int, ...] | list[int], default: int | None
+) -> int | None:
+    """The body's grid ``size``: one of ``sizes`` (a whole number, not 9.0 or true)."""
+    size = body.get("size", default)
+    if size is None and default is None:
+        return None
+    if isinstance(size, bool) or not isinstance(size, int) or size not in sizes:
+        raise Refused(422, f"size: {shown(size)} is not one of {', '.join(map(str, sizes))}")
+    return size
+
+
 def _choice(body: dict[str, Any], key: str, choices: tuple[str, ...] | list[str], default: str):
     value = _text(body, key, default)
     if value not in choices:
-        raise Refused(422, f"{key}: unknown {value!r}: choose from {', '.join(choices)}")
+        raise Refused(422, f"{key}: unknown {shown(value)}: choose from {', '.join(choices)}")
     return value
 
 
@@ -121,14 +214,14 @@ def read_puzzle(body: dict[str, Any], bounds: Bounds) -> Puzzle:
     text = _text(body, "puzzle")
     if len(text) > bounds.max_text:
         raise Refused(413, f"puzzle: {len(text)} characters, over the bound of {bounds.max_text}")
-    size = body.get("size")
-    if size is not None and size not in SIZES:
-        raise Refused(422, f"size: {size!r} is not one of {', '.join(map(str, SIZES))}")
+    size = _size(body, SIZES, None)
     errors: list[ParseError] = []
     try:
         entries = read_text(text, source="puzzle", size=size, errors=errors)
     except ParseError as err:
         raise Refused(400, str(err), err.column) from None
+    except RecursionError:  # a document nested past the parser's depth
+        raise Refused(400, "puzzle: the document is nested too deeply to read") from None
     if errors:
         raise Refused(400, str(errors[0]), errors[0].column)
     if not entries:
@@ -276,7 +369,10 @@ def solve(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
 
 def check(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     """The puzzle on each chosen backend, as ``check`` runs them (the same isolation and
-    deadlines as ``solve``): each one's status, solutions counted up to two, and times."""
+    deadlines as ``solve``): each one's status, solutions counted up to two, and times.
+    The server's stop (:data:`STOPPING`) ends it between backends (503) and stops the
+    backend in flight."""
+    stopping = STOPPING.get() or Stopping()
     puzzle = read_puzzle(body, bounds)
     names = body.get("backends")
     known = backend_names()
@@ -287,22 +383,17 @@ def check(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     unknown = [n for n in names if n not in known]
     if unknown:
         choose = ", ".join(known)
-        raise Refused(422, f"backends: unknown {', '.join(unknown)}: choose from {choose}")
+        named = ", ".join(shown(n)[1:-1] for n in unknown[:5])  # a few, each cut short
+        raise Refused(422, f"backends: unknown {named}: choose from {choose}")
     rows = []
-    for name in dict.fromkeys(names):
-        _warm_up(name, bounds)
-        result = api.solve(puzzle, name, limit=2, timeout=bounds.timeout)
-        rows.append(
-            {
-                "backend": name,
-                "status": result.status.value,
-                "count": result.count,
-                "solution": "".join(map(symbol, result.solutions[0])) if result.solutions else "",
-                "build": round(result.build_time, 6),
-                "solve": round(result.solve_time, 6),
-                "message": result.message,
-            }
-        )
+    with stopping.worker() as worker:
+        for name in dict.fromkeys(names):
+            stopping.check()
+            _warm_up(name, bounds, worker)
+            stopping.check()
+            result = api.solve(puzzle, name, limit=2, timeout=bounds.timeout, worker=worker)
+            stopping.check()
+            rows.append(_row(name, result))
 
     # Backends may find several solutions in other orders: they agree on the verdict, and
     # on the solution when it is unique. A timeout or an error has no verdict to compare.
@@ -316,17 +407,30 @@ def check(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     return {"puzzle": str(puzzle), "rows": rows, "agree": len(verdicts) <= 1}
 
 
+def _row(name: str, result: Any) -> dict[str, Any]:
+    """One backend's row of a check."""
+    return {
+        "backend": name,
+        "status": result.status.value,
+        "count": result.count,
+        "solution": "".join(map(symbol, result.solutions[0])) if result.solutions else "",
+        "build": round(result.build_time, 6),
+        "solve": round(result.solve_time, 6),
+        "message": result.message,
+    }
+
+
 #: Backends that have run once in this server (their packages imported, their caches set).
 _warmed: set[str] = set()
 #: A 4x4 puzzle to warm a backend up with.
 _TINY = "1.....1..1.....1"
 
 
-def _warm_up(name: str, bounds: Bounds) -> None:
+def _warm_up(name: str, bounds: Bounds, worker: Worker | None = None) -> None:
     """Run a backend once on a tiny puzzle before its first timed check, so that the
     times a class compares are of solving, not of importing a solver package."""
     if name not in _warmed:
-        api.solve(_TINY, name, limit=1, timeout=bounds.timeout)
+        api.solve(_TINY, name, limit=1, timeout=bounds.timeout, worker=worker)
         _warmed.add(name)
 
 
@@ -336,10 +440,7 @@ def make(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
 
     grade = _choice(body, "grade", GRADES, "medium")
     variant = _choice(body, "variant", GENERATE_VARIANTS, "classic")
-    size = body.get("size", 9)
-    sizes = [s for s in SIZES if s <= bounds.max_size]
-    if size not in sizes:
-        raise Refused(422, f"size: {size!r} is not one of {', '.join(map(str, sizes))}")
+    size = _size(body, [s for s in SIZES if s <= bounds.max_size], 9)
     seed = body.get("seed", random.randrange(2**31))
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise Refused(422, "seed: give a whole number")
