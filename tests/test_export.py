@@ -14,6 +14,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from helpers import parsers
 
 import sudokulab
 from sudokulab import export, import_solution, is_solution, parse_puzzle, solve
@@ -592,6 +593,29 @@ def test_export_then_import_solution_on_the_command_line(tmp_path, capsys):
                    "--encoding", "minimal"])  # fmt: skip
     assert status == 1
     assert "exported with another?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["export", "import-solution"])
+def test_variant_help_names_every_variant_a_plain_grid_takes(command):
+    from sudokulab.cli import build_parser
+    from sudokulab.models.variants import PLAIN_VARIANTS
+
+    parser = next(p for p in parsers(build_parser()) if p.prog == f"sudokulab {command}")
+    action = next(a for a in parser._actions if "--variant" in a.option_strings)
+    named = re.findall(r"([\w-]+) \(", action.help)
+    assert named == list(PLAIN_VARIANTS)
+
+
+def test_export_takes_every_variant_a_plain_grid_takes(capsys):
+    from sudokulab.models.variants import PLAIN_VARIANTS
+
+    def constraints(*options: str) -> str:
+        assert main(["export", "." * 81, *options, "--format", "dimacs"]) == 0
+        out = capsys.readouterr().out
+        return next(line for line in out.splitlines() if "constraints:" in line)
+
+    lines = {name: constraints("--variant", name) for name in PLAIN_VARIANTS}
+    assert constraints() not in lines.values() and len(set(lines.values())) == len(lines)
 
 
 def test_export_writes_variants_from_the_options(capsys):

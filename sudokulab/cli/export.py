@@ -8,6 +8,7 @@ import sys
 
 from ..models import Entry, ParseError
 from ..models.formats import counted, format_line
+from ..models.variants import PLAIN_VARIANTS
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -125,7 +126,9 @@ def _puzzle(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant",
         metavar="LIST",
-        help="add variant rules: x (diagonals), hyper (windoku), or x,hyper",
+        help="add variant rules, comma-separated: "
+        + ", ".join(f"{name} ({what})" for name, what in PLAIN_VARIANTS.items())
+        + "; killer, jigsaw and clues such as thermometers need a puzzle document",
     )
     p.add_argument(
         "--regions",
