@@ -23,11 +23,13 @@ anti-knight) as one clause per forbidden value pair and, for arc consistency und
 propagation, a support clause per value (``x(a, u)`` needs one of ``b``'s values that
 keeps the rule with ``u``); parity as unit clauses; renban as its definition (values
 pairwise different, one selected window of consecutive values holding every cell's
-value); a sum (arrow, region-sum line, little killer) as a pseudo-Boolean equality over
-the one-hot literals, ``sum(v * x(c, v))``, encoded by PySAT's :mod:`pysat.pb` (the
-``pindakaas`` package: the ``pb`` extra); a sandwich as the same sum over the cells
-between its crusts, whose positions Tseitin variables track along the line. Without
-``pindakaas`` the sum kinds are refused by name.
+value); a sum (arrow, region-sum line, little killer) as a chain of partial sums
+(:func:`sum_clauses`): one variable per sum the first k cells can reach and the rest can
+complete, each cell's value leading from one to the next, both ways; a sandwich as the
+same chain over the cells between its crusts, whose positions Tseitin variables track
+along the line. A general pseudo-Boolean encoding of the same sums (pysat.pb) took 5 to
+38 times the clauses and up to 530 times the time, the minimal encoding worst
+(docs/results.md, "Sums in the SAT encodings").
 
 Solutions are counted with blocking clauses (each found grid is forbidden over its
 non-given cells, then the solver is asked again). The deadline interrupts the solver
@@ -106,10 +108,11 @@ _GROUPS = {
 #: Groups left out of a CNF's counts when empty.
 _OPTIONAL = (CAGES, RULES)
 
-#: The rule kinds encoded as sums, which need :mod:`pysat.pb` (the ``pindakaas`` package).
+#: The rule kinds encoded as sums.
 SUM_KINDS = frozenset({"sumequals", "littlekiller", "sandwich"})
-#: Whether :mod:`pysat.pb` can encode here (found, not imported).
-PB = importlib.util.find_spec("pindakaas") is not None
+#: The most clauses one sum may take (:func:`sum_clauses`): a larger one is refused by
+#: name. A two-digit arrow with a 12-cell shaft on a 9x9 grid takes about 11,000.
+MAX_SUM_CLAUSES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -265,7 +268,8 @@ def rule_clauses(rules: Sequence[Any], n: int, top: int) -> tuple[list[tuple[int
     """The clauses of the variant rules over ``x(cell, value) = cell * n + value``, and the
     last variable they use (their auxiliary variables come after ``top``).
 
-    ValueError naming a sum kind when :mod:`pysat.pb` is missing (no ``pindakaas``).
+    ValueError naming a sum whose chain of partial sums would take more than
+    :data:`MAX_SUM_CLAUSES` clauses.
 
     >>> from sudokulab.models.rules import Less
     >>> clauses, top = rule_clauses([Less(0, 1)], 4, 32)
@@ -311,27 +315,23 @@ def rule_clauses(rules: Sequence[Any], n: int, top: int) -> tuple[list[tuple[int
                     holding = [w for low, w in window.items() if low <= v < low + len(line)]
                     clauses.append((-x(c, v), *holding))
         elif kind in SUM_KINDS:
-            if not PB:
-                raise ValueError(f"{kind} constraints need pysat.pb (install pindakaas)")
-            terms: dict[int, int] = {}
-            if kind == "sumequals":
-                width = len(rule.targets)
-                for i, c in enumerate(rule.targets):
-                    weight = 10 ** (width - 1 - i) if rule.digits else 1
-                    for v in values:
-                        terms[x(c, v)] = terms.get(x(c, v), 0) + weight * v
-                for c in rule.terms:
-                    for v in values:
-                        terms[x(c, v)] = terms.get(x(c, v), 0) - v
-            elif kind == "littlekiller":
-                for c in rule.line:
-                    for v in values:
-                        terms[x(c, v)] = terms.get(x(c, v), 0) + v
+            if kind == "sandwich":
+                positions = _sandwich_inside(rule.line, n, x, aux, clauses)
+                groups = [(dict(terms), True) for terms in positions]
             else:
-                inside = _sandwich_inside(rule.line, n, x, aux, clauses)
-                terms = {y: v for y, v in inside}
+                weight: dict[int, int] = {}  # a cell's coefficient in the sum
+                if kind == "sumequals":  # sum(targets) - sum(terms) == 0
+                    width = len(rule.targets)
+                    for i, c in enumerate(rule.targets):
+                        weight[c] = weight.get(c, 0) + (10 ** (width - 1 - i) if rule.digits else 1)
+                    for c in rule.terms:
+                        weight[c] = weight.get(c, 0) - 1
+                else:
+                    for c in rule.line:
+                        weight[c] = weight.get(c, 0) + 1
+                groups = [({x(c, v): w * v for v in values}, False) for c, w in weight.items()]
             total = rule.total if kind != "sumequals" else 0
-            clauses += _pb_equals(terms, total, aux)
+            clauses += sum_clauses(groups, total, aux, f"{rule.name} ({kind})")
         else:
             raise ValueError(f"no CNF for {kind} constraints")
     return clauses, aux.top
@@ -349,23 +349,78 @@ class _Aux:
         return self.top
 
 
-def _pb_equals(terms: dict[int, int], total: int, aux: _Aux) -> list[tuple[int, ...]]:
-    """``sum(weight * literal) == total`` as clauses by :mod:`pysat.pb` (its default
-    encoder for the shape), auxiliary variables from ``aux``."""
-    from pysat.pb import PBEnc
+def sum_clauses(
+    groups: Sequence[tuple[dict[int, int], bool]], total: int, aux: _Aux, name: str = "a sum"
+) -> list[tuple[int, ...]]:
+    """``sum of the groups' contributions == total`` as clauses over partial sums.
 
-    lits = [lit for lit, w in terms.items() if w]
-    weights = [terms[lit] for lit in lits]
-    encoded = PBEnc.equals(lits=lits, weights=weights, bound=total, top_id=aux.top)
-    aux.top = max(aux.top, encoded.nv)
-    return [tuple(c) for c in encoded.clauses]
+    A group is ``({literal: contribution}, none)``: at most one of its literals holds in
+    a model (a cell's values) and adds its contribution; with ``none`` no literal may
+    hold, adding 0 (a sandwich's cell outside the crusts). Layer k holds the sums the
+    first k groups reach from 0 and from which the rest can still reach ``total``; a
+    layer of several sums has a variable per sum (a layer of one always holds), and
+    ``s(k-1, t) and lit -> s(k, t + a)``, ``s(k, u) and lit -> s(k-1, u - a)``: a value
+    leading out of the layers is forbidden outright. Any model's partial sums are thus
+    the ones its values add up to, and the last is ``total``.
+
+    ValueError naming the sum (``name``) when it would take more than
+    :data:`MAX_SUM_CLAUSES` clauses.
+
+    >>> cells = [({1: 1, 2: 2}, False), ({3: 1, 4: 2}, False)]  # two cells of values 1, 2
+    >>> sum_clauses(cells, 4, _Aux(4))  # both 2: the 1s are ruled out
+    [(-1,), (-3,)]
+    """
+    m = len(groups)
+    if not m and total:
+        raise ValueError(f"{name}: no cell to add up to {total}")
+    steps = [set(options.values()) | ({0} if none else set()) for options, none in groups]
+    reach = [{0}]
+    for step in steps:
+        reach.append({t + a for t in reach[-1] for a in step})
+    layers = [{0}] + [set() for _ in groups]
+    layers[m] = reach[m] & {total}
+    for k in range(m - 1, 0, -1):
+        layers[k] = reach[k] & {t - a for t in layers[k + 1] for a in steps[k]}
+    size = sum((len(layers[k - 1]) + len(layers[k])) * len(steps[k - 1]) for k in range(1, m + 1))
+    if size > MAX_SUM_CLAUSES:
+        raise ValueError(
+            f"{name}: its partial sums would take about {size:,} clauses "
+            f"(more than {MAX_SUM_CLAUSES:,})"
+        )
+    # a sum's variable, or 0 for the one sum of its layer (it always holds)
+    node = [{t: aux.new() if len(layer) > 1 else 0 for t in sorted(layer)} for layer in layers]
+    out: dict[tuple[int, ...], None] = {}  # ordered, without repeats
+    gone = -1  # no such sum: the clause forbids the step
+
+    def step(held: int, lits: list[int], then: int) -> None:
+        """``held and lits' step -> then`` (held 0: always; then 0: always, no clause)."""
+        if then:
+            out[tuple(([-held] if held else []) + lits + ([then] if then != gone else []))] = None
+
+    for k in range(1, m + 1):
+        options, none = groups[k - 1]
+        before, after = node[k - 1], node[k]
+        for t, s in before.items():
+            for lit, a in options.items():
+                step(s, [-lit], after.get(t + a, gone))
+            if none:
+                step(s, list(options), after.get(t, gone))
+        for u, s in after.items():
+            for lit, a in options.items():
+                step(s, [-lit], before.get(u - a, gone))
+            if none:
+                step(s, list(options), before.get(u, gone))
+        if len(after) > 1:
+            out[tuple(after.values())] = None  # some sum of the layer holds
+    return list(out)
 
 
 def _sandwich_inside(
     line: Sequence[int], n: int, x: Any, aux: _Aux, clauses: list[tuple[int, ...]]
-) -> list[tuple[int, int]]:
-    """The (literal, weight) terms of a sandwich's sum: ``y(k, v)``, cell k of the line
-    holding v and lying strictly between the crusts (the 1 and the n), weighted v.
+) -> list[list[tuple[int, int]]]:
+    """The (literal, weight) terms of a sandwich's sum, one list per inner cell of the
+    line: ``y(k, v)``, cell k of the line holding v and lying strictly between the crusts
+    (the 1 and the n), weighted v.
 
     Along the line, ``seen[k]`` says a crust lies before position k, ``both[k]`` that two
     do; position k is inside when ``seen[k]`` and not ``both[k]`` (a crust itself holds 1
@@ -385,14 +440,15 @@ def _sandwich_inside(
         define_or(z, x(c, 1), x(c, n))
         crust.append(z)
     seen, both = crust[0], false  # before position 1
-    terms: list[tuple[int, int]] = []
+    terms: list[list[tuple[int, int]]] = []
     for k in range(1, len(line) - 1):
         inside = aux.new()
         define_and(inside, seen, -both)
+        terms.append([])
         for v in range(2, n):
             y = aux.new()
             define_and(y, x(line[k], v), inside)
-            terms.append((y, v))
+            terms[-1].append((y, v))
         second = aux.new()
         define_and(second, seen, crust[k])
         next_both = aux.new()
@@ -488,8 +544,7 @@ class SatBackend(Backend):
     """A CDCL SAT solver from PySAT on a CNF encoding; options ``encoding`` and ``solver``."""
 
     name = "sat"
-    kinds = frozenset({"alldifferent", "sum"} | (set(KINDS) - (set() if PB else SUM_KINDS)))
-    refuses = {} if PB else dict.fromkeys(SUM_KINDS, "sums need pysat.pb (install pindakaas)")
+    kinds = frozenset({"alldifferent", "sum"} | set(KINDS))
     options = {"encoding": ENCODINGS, "solver": SOLVERS, "search": SEARCHES}
     stops_itself = True  # the solver is interrupted from a timer thread at the deadline
     requires = "python-sat"
@@ -515,7 +570,7 @@ class SatBackend(Backend):
 
         try:
             cnf = encode(model, encoding)
-        except ValueError as err:  # a cage with too many value sets
+        except ValueError as err:  # a cage with too many value sets, a sum too long
             return Result(self.name, Status.ERROR, message=f"sat: {err}")
         stats: dict[str, Any] = {
             "encoding": encoding,

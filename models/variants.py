@@ -33,6 +33,15 @@ from .rules import NotDifference, NotEqual, Rule, king_pairs, knight_pairs, neig
 
 #: The variants that are rules over the whole board, by their ``--variant`` names.
 BOARD_RULES = ("anti-knight", "anti-king", "nonconsecutive")
+#: Every variant a plain grid takes by name (``--variant``, :func:`with_variant`), with
+#: what it adds; the others (killer, jigsaw, clues) need a puzzle document.
+PLAIN_VARIANTS = {
+    "x": "diagonals",
+    "hyper": "windoku",
+    "anti-knight": "a knight's move apart differ",
+    "anti-king": "a king's move apart differ",
+    "nonconsecutive": "orthogonal neighbours never differ by 1",
+}
 
 
 def board_rules(geom: Geometry, name: str) -> tuple[Rule, ...]:
@@ -216,11 +225,11 @@ def with_variant(
     """
     geom = puzzle.geometry
     have = flags(geom)
-    unknown = [n for n in names if n not in ("x", "hyper", *BOARD_RULES)]
+    unknown = [n for n in names if n not in PLAIN_VARIANTS]
     if unknown:
         raise ValueError(
-            f"variant {unknown[0]!r} needs a puzzle document; plain grids take x, hyper, "
-            + ", ".join(BOARD_RULES)
+            f"variant {unknown[0]!r} needs a puzzle document; plain grids take "
+            + ", ".join(PLAIN_VARIANTS)
         )
     extra: list[Unit] = []
     if "x" in names and not have["x"]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from helpers import parsers
 
 import sudokulab
 from sudokulab import export, import_solution, is_solution, parse_puzzle, solve
@@ -43,6 +45,14 @@ PUZZLES = {
     "x4": X_CLASSIC,
 }
 FOUR = ["unsolvable", "several", "killer", "x4"]
+
+
+def missing(what: str) -> None:
+    """An outside solver is not here: a skip, except in CI (CI=true), which installs every
+    one (.ci/run), where it fails."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(what)
+    pytest.skip(what)
 
 
 def expect(name: str, result) -> None:
@@ -132,12 +142,8 @@ def highs(tmp_path: Path, text: str, suffix: str, style: int) -> str:
 def test_mps_and_lp_read_and_solved_by_highs(tmp_path, name, suffix):
     text = export(PUZZLES[name], suffix)
     expect(name, import_solution(PUZZLES[name], highs(tmp_path, text, suffix, 0), suffix))
-    table = highs(tmp_path, text, suffix, 1)  # HiGHS's "pretty" style: values, no status
-    if name == "unsolvable":
-        with pytest.raises(ParseError, match="raw style"):
-            import_solution(PUZZLES[name], table, suffix)
-    else:
-        expect(name, import_solution(PUZZLES[name], table, suffix))
+    # HiGHS's "pretty" style: a table of values, its status on the last line
+    expect(name, import_solution(PUZZLES[name], highs(tmp_path, text, suffix, 1), suffix))
 
 
 def test_the_common_mip_solution_forms_are_read():
@@ -158,6 +164,43 @@ def test_the_common_mip_solution_forms_are_read():
         "solution status: infeasible\nno solution available\n",
     ):
         assert import_solution(UNSOLVABLE, text, "lp").status == "unsolvable"
+
+
+# --- LP and MPS: GLPK's glpsol reads the file and writes its listing (-o) -----------------
+
+
+def glpk(tmp_path: Path, text: str, suffix: str) -> str:
+    """glpsol's printed solution (``-o``) of an LP or MPS text."""
+    glpsol = shutil.which("glpsol")
+    if glpsol is None:
+        missing("no glpsol on the PATH (Debian's glpk-utils: apt-get install glpk-utils)")
+    path = tmp_path / f"model.{suffix}"
+    path.write_text(text)
+    out = tmp_path / "model.out"
+    kind = "--lp" if suffix == "lp" else "--freemps"
+    proc = subprocess.run(
+        [glpsol, kind, str(path), "-o", str(out)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # glpsol read the file
+    return out.read_text()
+
+
+@pytest.mark.parametrize("suffix", ["lp", "mps"])
+@pytest.mark.parametrize("name", ["classic", "unsolvable", "several", "killer", "x", "jigsaw"])
+def test_lp_and_mps_solved_by_glpk(tmp_path, name, suffix):
+    text = export(PUZZLES[name], suffix)
+    expect(name, import_solution(PUZZLES[name], glpk(tmp_path, text, suffix), suffix))
+
+
+def test_glpk_s_listing_through_the_commands(tmp_path, capsys):
+    lp = tmp_path / "p.lp"
+    assert main(["export", CLASSIC, "--format", "lp", "-o", str(lp)]) == 0
+    listing = tmp_path / "p.out"
+    listing.write_text(glpk(tmp_path, lp.read_text(), "lp"))
+    capsys.readouterr()
+    assert main(["import-solution", CLASSIC, str(listing), "--format", "lp"]) == 0
+    grid = tuple(int(ch) for ch in capsys.readouterr().out.strip())
+    assert is_solution(parse_puzzle(CLASSIC), grid)
 
 
 # --- OPB: the pseudo-Boolean rows, loaded into HiGHS as a 0-1 program ----------------------
@@ -230,7 +273,7 @@ def test_smt2_parsed_and_solved_by_z3(name):
 def test_smt2_read_by_the_z3_executable_and_its_output_imported(name):
     z3 = shutil.which("z3", path=str(Path(sys.executable).parent)) or shutil.which("z3")
     if z3 is None:
-        pytest.skip("no z3 executable (z3-solver installs one beside python)")
+        missing("no z3 executable (z3-solver installs one beside python)")
     text = export(PUZZLES[name], "smt2")
     out = subprocess.run([z3, "-in"], input=text, capture_output=True, text=True, timeout=120)
     # unsat is followed by z3's error for (get-model): the verdict comes first
@@ -277,9 +320,9 @@ XCSP3_SOLVERS = {
 def test_xcsp3_solved_by_the_solvers_pycsp3_ships(tmp_path, solver, name):
     jar = pycsp3_jar(solver)
     if jar is None:
-        pytest.skip(f"pycsp3 is not installed (pip install pycsp3): it brings {solver}")
+        missing(f"pycsp3 is not installed (pip install pycsp3): it brings {solver}")
     if shutil.which("java") is None:
-        pytest.skip(f"no java on the PATH: {solver}, an XCSP3 solver, is a Java program")
+        missing(f"no java on the PATH: {solver}, an XCSP3 solver, is a Java program")
     path = tmp_path / "model.xml"
     path.write_text(export(PUZZLES[name], "xcsp3"))
     command = XCSP3_SOLVERS[solver][0](jar, path)
@@ -306,7 +349,7 @@ def test_xcsp3_is_xml_with_a_constraint_per_unit_and_cage(name):
 @pytest.mark.parametrize("name", FOUR)
 def test_minizinc_solves_the_file(tmp_path, name):
     if shutil.which("minizinc") is None:
-        pytest.skip("no minizinc executable on the PATH (MiniZinc's bundle is not on PyPI)")
+        missing("no minizinc executable on the PATH (MiniZinc's bundle is not on PyPI)")
     path = tmp_path / "model.mzn"
     path.write_text(export(PUZZLES[name], "mzn"))
     out = subprocess.run(["minizinc", str(path)], capture_output=True, text=True, timeout=120)
@@ -442,24 +485,87 @@ def test_an_unreadable_answer_is_a_positioned_parse_error(fmt, text, where):
         import_solution(SEVERAL, text, fmt, source="answer")
 
 
-@pytest.mark.parametrize(
-    ("fmt", "text"),
-    [
-        ("dimacs", "s UNKNOWN\n"),
-        ("opb", "s UNKNOWN\n"),
-        ("lp", "Model status\nTime limit reached\n\n# Primal solution values\nNone\n"),
-        ("smt2", "unknown\n"),
-        ("mzn", "=====UNKNOWN=====\n"),
-        ("xcsp3", "s UNKNOWN\n"),
-    ],
-)
-def test_a_solver_that_gave_up_is_a_timeout_not_a_verdict(fmt, text, tmp_path, capsys):
+def listing(head: str, values: dict[str, str], form: str) -> str:
+    """A MIP solver's solution file of the 9x9 program: its status ``head``, then a line
+    per variable ``x_rRcC_V`` (``values`` by name, 0 elsewhere) in the solver's ``form``:
+    CBC's ``index name value reduced-cost``, glpsol's ``index name * activity lb ub``."""
+    names = [f"x_r{c // 9 + 1}c{c % 9 + 1}_{v}" for c in range(81) for v in range(1, 10)]
+    rows = []
+    for i, name in enumerate(names):
+        value = values.get(name, "0")
+        if form == "cbc":
+            rows.append(f"{i:>7} {name:<20} {value:>15} {0:>23}")
+        else:
+            rows.append(f"{i + 1:>6} {name:<12} * {value:>13} {0:>13} {1:>13}")
+    return head + "\n".join(rows) + "\n"
+
+
+GLPK_HEAD = "Problem:    \nRows:       324\nColumns:    729\nStatus:     {}\n\n"
+#: A grid's variables at 1, for the listings that carry a solution.
+ONES = {f"x_r{c // 9 + 1}c{c % 9 + 1}_{v}": "1" for c, v in enumerate(solve(CLASSIC).solution)}
+
+#: Each solver's "I stopped without deciding", as it writes it (a file, or its output),
+#: and the line of it the message names.
+UNDECIDED = [
+    ("dimacs", "c kissat\ns UNKNOWN\n", "s UNKNOWN"),  # Kissat, the SAT competitions
+    ("dimacs", "c CaDiCaL\nc\nc UNKNOWN\n", "c UNKNOWN"),  # CaDiCaL: no s line
+    ("dimacs", "s INDETERMINATE\n", "s INDETERMINATE"),  # Glucose
+    ("dimacs", "INDET\n", "INDET"),  # MiniSat's result file
+    ("opb", "c roundingsat\ns UNKNOWN\n", "s UNKNOWN"),  # the PB competitions
+    ("opb", "s UNSUPPORTED\n", "s UNSUPPORTED"),
+    # HiGHS, its raw style and its table (the status on the table's last line)
+    ("lp", "Model status\nTime limit reached\n\n# Primal solution values\nNone\n",
+     "Time limit reached"),
+    ("lp", "Columns\n    Index Status  Lower  Upper  Primal  Dual  Type  Name\n"
+     "        0           0      1                Integer  x_r1c1_1\nRows\n\n"
+     "Model status: Time limit reached\n", "Model status: Time limit reached"),
+    # SCIP's "write solution" with none found
+    ("mps", "solution status: time limit reached\nno solution available\n",
+     "solution status: time limit reached"),
+    # CBC lists the LP relaxation's values when it has no integer solution
+    ("lp", listing("Stopped on time (no integer solution - continuous used) - objective value "
+                   "0.00000000\n", {"x_r1c1_1": "0.5", "x_r1c1_2": "0.5"}, "cbc"),
+     "Stopped on time (no integer solution - continuous used) - objective value 0.00000000"),
+    # glpsol (-o) lists every column whatever its status
+    ("lp", listing(GLPK_HEAD.format("INTEGER UNDEFINED"), {}, "glpk"),
+     "Status:     INTEGER UNDEFINED"),
+    ("smt2", "unknown\n", "unknown"),  # z3, cvc5
+    ("smt2", "timeout\n", "timeout"),  # z3 -T
+    ("mzn", "=====UNKNOWN=====\n", "=====UNKNOWN====="),
+    ("xcsp3", "c ACE\ns UNKNOWN\n", "s UNKNOWN"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fmt", "text", "said"), UNDECIDED)
+def test_a_solver_that_did_not_decide_is_a_timeout_not_a_verdict(fmt, text, said, tmp_path, capsys):
     result = import_solution(CLASSIC, text, fmt)
     assert result.status is sudokulab.Status.TIMEOUT and not result.solutions
     answer = tmp_path / "answer.txt"
     answer.write_text(text)
     assert main(["import-solution", CLASSIC, str(answer), "--format", fmt]) == 1
-    assert "the solver did not decide" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err == (
+        f"sudokulab: puzzle: unknown: the solver did not decide ({answer} says {said!r})\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        # glpsol and CBC list the columns of a program without solution too
+        (listing(GLPK_HEAD.format("INTEGER EMPTY"), {}, "glpk"), "unsolvable"),
+        (listing("Infeasible - objective value 0.00000000\n", {}, "cbc"), "unsolvable"),
+        # stopped with an incumbent: any solution of the 0-1 program is a grid
+        (listing("Stopped on time - objective value 0.00000000\n", ONES, "cbc"), "solved"),
+        (listing(GLPK_HEAD.format("INTEGER NON-OPTIMAL"), ONES, "glpk"), "solved"),
+        (listing(GLPK_HEAD.format("INTEGER OPTIMAL"), ONES, "glpk"), "solved"),
+    ],
+)
+def test_a_listing_s_status_line_decides_before_its_values(text, status):
+    result = import_solution(CLASSIC, text, "lp")
+    assert result.status == status
+    if status == "solved":
+        assert is_solution(parse_puzzle(CLASSIC), result.solution)
 
 
 def test_the_commands_formats_are_the_packages():
@@ -487,6 +593,29 @@ def test_export_then_import_solution_on_the_command_line(tmp_path, capsys):
                    "--encoding", "minimal"])  # fmt: skip
     assert status == 1
     assert "exported with another?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["export", "import-solution"])
+def test_variant_help_names_every_variant_a_plain_grid_takes(command):
+    from sudokulab.cli import build_parser
+    from sudokulab.models.variants import PLAIN_VARIANTS
+
+    parser = next(p for p in parsers(build_parser()) if p.prog == f"sudokulab {command}")
+    action = next(a for a in parser._actions if "--variant" in a.option_strings)
+    named = re.findall(r"([\w-]+) \(", action.help)
+    assert named == list(PLAIN_VARIANTS)
+
+
+def test_export_takes_every_variant_a_plain_grid_takes(capsys):
+    from sudokulab.models.variants import PLAIN_VARIANTS
+
+    def constraints(*options: str) -> str:
+        assert main(["export", "." * 81, *options, "--format", "dimacs"]) == 0
+        out = capsys.readouterr().out
+        return next(line for line in out.splitlines() if "constraints:" in line)
+
+    lines = {name: constraints("--variant", name) for name in PLAIN_VARIANTS}
+    assert constraints() not in lines.values() and len(set(lines.values())) == len(lines)
 
 
 def test_export_writes_variants_from_the_options(capsys):

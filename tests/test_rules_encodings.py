@@ -4,6 +4,8 @@ solutions without it (the translation uses the rule)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from test_variant_kinds import all_4x4, case, miracle
 
@@ -120,10 +122,49 @@ def test_sums_on_a_9x9_agree_with_cpsat(name, options):
     assert plain.count == limit
 
 
-def test_sat_refuses_the_sum_kinds_by_name_without_pysat_pb(monkeypatch):
-    monkeypatch.setattr(sat, "PB", False)
-    with pytest.raises(ValueError, match="sandwich constraints need pysat.pb"):
-        sat.rule_clauses([Sandwich(tuple(range(4)), 5, "s")], 4, 64)
+#: Issue 39's long arrow: a two-digit circle (r1c1 r1c2) and a 12-cell shaft down column 1
+#: and along row 9; the givens are one solution's cells, kept while CP-SAT found more than
+#: one solution without them.
+LONG_ARROW = {
+    "givens": ".3......8...7.52....2.6.........4571..........1.95.3...8.3..6..15.......9........",
+    "arrows": [
+        {
+            "circle": ["r1c1", "r1c2"],
+            "shaft": [*(f"r{r}c1" for r in range(2, 10)), "r9c2", "r9c3", "r9c4", "r9c5"],
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize("encoding", sat.ENCODINGS)
+def test_a_long_arrow_takes_a_bounded_number_of_clauses(encoding):
+    # pysat.pb's encoding of this one sum took 255,380 clauses in every encoding; the chain
+    # of partial sums takes fewer than 12,000 (14 cells x 9 values x both ways x at most
+    # the 89 sums of a layer bound it by 22,428)
+    puzzle = sudokulab.parse_puzzle(json.dumps(LONG_ARROW))
+    cnf = sat.encode(build_model(puzzle), encoding)
+    assert dict(cnf.groups)[sat.RULES] < 12_000
+    reference = count(puzzle, "cpsat", {}, limit=2)
+    answer = count(puzzle, "sat", {"encoding": encoding}, limit=2)
+    assert reference.count == 1 and answer.exact
+    assert answer.solutions == reference.solutions and is_solution(puzzle, answer.solution)
+
+
+def test_a_sum_too_long_for_its_partial_sums_is_refused_by_name():
+    # 25x25, a three-digit circle over a 60-cell shaft: about 1,500 sums a layer
+    doc = {
+        "size": 25,
+        "givens": "." * 625,
+        "arrows": [{"circle": [0, 1, 2], "shaft": list(range(25, 85))}],
+    }
+    puzzle = sudokulab.parse_puzzle(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"^arrow 1 \(sumequals\): its partial sums would take"):
+        sat.encode(build_model(puzzle), "minimal")
+    result = sudokulab.solve(puzzle, backend="sat", timeout=60)
+    assert result.status == "error" and "arrow 1 (sumequals)" in result.message
+    assert "more than 1,000,000" in result.message
+    with pytest.raises(Refused, match=r"dimacs, encoding optimized: arrow 1 \(sumequals\)"):
+        sudokulab.export(puzzle, "dimacs")
 
 
 # --- the exported files carry the rules: solvers from other codebases solve them ---------

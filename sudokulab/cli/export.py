@@ -8,6 +8,7 @@ import sys
 
 from ..models import Entry, ParseError
 from ..models.formats import counted, format_line
+from ..models.variants import PLAIN_VARIANTS
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -53,17 +54,21 @@ examples:
   sudokulab import-solution puzzle.txt answer.txt --format dimacs
   kissat puzzle.cnf | sudokulab import-solution puzzle.txt - --format dimacs
   sudokulab import-solution puzzle.txt puzzle.sol --format mps
+  glpsol --lp puzzle.lp -o puzzle.out; sudokulab import-solution puzzle.txt puzzle.out --format lp
 
-what is read: dimacs and opb, the competitions' 's SATISFIABLE' / 's UNSATISFIABLE' and
-'v' lines (or MiniSat's result file: SAT and the literals); mps and lp, a solution file
-with a line 'x_rRcC_V value' per variable (HiGHS's, SCIP's, Gurobi's; CBC's 'index name
-value' lines; a variable not listed is 0) or a status saying infeasible; smt2, 'sat' and
-the model's (define-fun rRcC () Int V), or 'unsat'; mzn, 'x = [...]' or
-=====UNSATISFIABLE=====; xcsp3, the <instantiation> of 'v' lines, or 's UNSATISFIABLE'.
+what is read: dimacs and opb, the competitions' 's SATISFIABLE', 's UNSATISFIABLE' or
+'s UNKNOWN' and 'v' lines (MiniSat's result file, SAT and the literals; CaDiCaL's lone
+'c UNKNOWN'); mps and lp, a solution file with a line 'x_rRcC_V value' per variable
+(HiGHS's, SCIP's, Gurobi's; CBC's 'index name value' lines; glpsol's -o listing; a
+variable not listed is 0) and its status lines (infeasible; stopped without an integer
+solution); smt2, 'sat' and the model's (define-fun rRcC () Int V), 'unsat' or 'unknown';
+mzn, 'x = [...]', =====UNSATISFIABLE===== or =====UNKNOWN=====; xcsp3, the
+<instantiation> of 'v' lines, 's UNSATISFIABLE' or 's UNKNOWN'.
 Give the --encoding the file was exported with.
 exit status: 0 solved (the grid printed, verified against the rules and the givens), 1
-the solver found no solution or did not decide, or its grid breaks a rule or a given (the
-cell named), 2 bad input (an unreadable solution file, with its line).
+the solver found no solution, or did not decide (the status it gave named), or its grid
+breaks a rule or a given (the cell named), 2 bad input (an unreadable solution file, with
+its line).
 """
 
 
@@ -121,7 +126,9 @@ def _puzzle(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant",
         metavar="LIST",
-        help="add variant rules: x (diagonals), hyper (windoku), or x,hyper",
+        help="add variant rules, comma-separated: "
+        + ", ".join(f"{name} ({what})" for name, what in PLAIN_VARIANTS.items())
+        + "; killer, jigsaw and clues such as thermometers need a puzzle document",
     )
     p.add_argument(
         "--regions",
@@ -207,6 +214,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     if answer.status == SOLVED:
         print(format_line(list(answer.grid)))
         return EXIT_OK
-    what = "no solution" if answer.status == UNSOLVABLE else "unknown: the solver did not decide"
-    print(f"sudokulab: puzzle: {what} ({source})", file=sys.stderr)
+    if answer.status == UNSOLVABLE:
+        print(f"sudokulab: puzzle: no solution ({source})", file=sys.stderr)
+    else:
+        print(
+            f"sudokulab: puzzle: unknown: the solver did not decide ({source} says "
+            f"{answer.said!r})",
+            file=sys.stderr,
+        )
     return EXIT_FAILED

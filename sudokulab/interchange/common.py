@@ -18,15 +18,21 @@ class WrongSolution(ValueError):
 
 #: Statuses an outside solver's answer can have, as this package reads them.
 SOLVED, UNSOLVABLE, UNKNOWN = "solved", "unsolvable", "unknown"
+#: Competition status words (``s WORD``) of a solver that stopped without deciding (the PB
+#: and XCSP3 competitions' UNSUPPORTED: it could not take the instance).
+UNDECIDED = ("UNKNOWN", "INDETERMINATE", "TIMEOUT", "UNSUPPORTED")
 
 
 @dataclass(frozen=True)
 class Answer:
     """An outside solver's answer, read from its output: ``solved`` with the decoded grid
-    (verified against the rules and the givens), ``unsolvable``, or ``unknown`` (it gave up)."""
+    (verified against the rules and the givens), ``unsolvable``, or ``unknown`` (it gave up
+    or stopped: ``said`` is the line of its output that says so, ``c UNKNOWN``,
+    ``=====UNKNOWN=====``, ``Status: INTEGER UNDEFINED``...)."""
 
     status: str
     grid: Grid | None = None
+    said: str = ""
 
 
 def unreadable(message: str, source: str, line: int | None = None) -> ParseError:

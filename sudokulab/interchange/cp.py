@@ -8,7 +8,16 @@ from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
 from ..models import Model
-from .common import SOLVED, UNKNOWN, UNSOLVABLE, Answer, decode, header_lines, unreadable
+from .common import (
+    SOLVED,
+    UNDECIDED,
+    UNKNOWN,
+    UNSOLVABLE,
+    Answer,
+    decode,
+    header_lines,
+    unreadable,
+)
 
 #: The CP model's one encoding: an integer variable per cell.
 ENCODINGS = ("int",)
@@ -55,7 +64,7 @@ def read_mzn(model: Model, text: str, encoding: str, source: str) -> Answer:
     match = _ARRAY.search(text)
     if match is None:
         if "=====UNKNOWN=====" in text:
-            return Answer(UNKNOWN)
+            return Answer(UNKNOWN, said="=====UNKNOWN=====")
         raise unreadable("no 'x = [...]' and no '=====UNSATISFIABLE====='", source)
     line = text.count("\n", 0, match.start()) + 1
     return Answer(SOLVED, decode(model, _values(model, match.group(1).split(","), source, line)))
@@ -122,17 +131,18 @@ def write_xcsp3(model: Model, encoding: str) -> str:
 
 def read_xcsp3(model: Model, text: str, encoding: str, source: str) -> Answer:
     """An XCSP3 solver's output: ``s SATISFIABLE`` and the ``<instantiation>`` (on ``v``
-    lines or bare; its list ``x[]`` or each ``x[k]``), or ``s UNSATISFIABLE``."""
+    lines or bare; its list ``x[]`` or each ``x[k]``), ``s UNSATISFIABLE``, or ``s UNKNOWN``
+    (or another word of :data:`~.common.UNDECIDED`)."""
     lines = text.splitlines()
-    status = None
+    status = said = None
     for line in lines:
         words = line.split()
         if len(words) >= 2 and words[0] == "s":
-            status = words[1].upper()
+            status, said = words[1].upper(), line.strip()
     if status == "UNSATISFIABLE":
         return Answer(UNSOLVABLE)
-    if status in ("UNKNOWN", "TIMEOUT"):
-        return Answer(UNKNOWN)
+    if status in UNDECIDED:
+        return Answer(UNKNOWN, said=said)
     body = "\n".join(w[2:] if w.startswith("v ") else w for w in lines)
     start = body.find("<instantiation")
     end = body.find("</instantiation>", start)

@@ -7,6 +7,7 @@ from ..backends import sat
 from ..models import Model
 from .common import (
     SOLVED,
+    UNDECIDED,
     UNKNOWN,
     UNSOLVABLE,
     Answer,
@@ -76,26 +77,34 @@ def write_dimacs(model: Model, encoding: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read_competition(text: str, source: str, token) -> tuple[str, list[int]]:
+def read_competition(text: str, source: str, token) -> tuple[str, list[int], str]:
     """A solver's ``s``/``v`` lines (the SAT and PB competitions' output; MiniSat's result
-    file, ``SAT`` then the literals, too): the status word and the literals, each token
-    of a ``v`` line turned into an int by ``token`` (None: not a literal)."""
+    file, ``SAT`` then the literals, too): the status word, the literals (each token of a
+    ``v`` line turned into an int by ``token``; None: not a literal) and the line that
+    gave the status. CaDiCaL's lone ``c UNKNOWN`` (it prints no ``s`` line when it stops
+    undecided) stands for ``s UNKNOWN``."""
     status = None
+    said = ""
     literals: list[int] = []
     bare = False  # MiniSat's result file: literal lines without "v"
+    undecided = ""  # CaDiCaL's "c UNKNOWN"
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
+        if line.split() == ["c", "UNKNOWN"]:
+            undecided = line
+            continue
         if not line or line.startswith(("c ", "*")) or line == "c":
             continue
         words = line.split()
         if words[0] == "s" and len(words) >= 2:
-            status = words[1].upper()
+            status, said = words[1].upper(), line
             continue
         if words[0] in ("SAT", "UNSAT", "INDET") and len(words) == 1 and status is None:
             status, bare = (
                 {"SAT": "SATISFIABLE", "UNSAT": "UNSATISFIABLE"}.get(words[0], "UNKNOWN"),
                 True,
             )
+            said = line
             continue
         if words[0] == "v" or bare:
             for word in words[0 if bare else 1 :]:
@@ -110,9 +119,13 @@ def read_competition(text: str, source: str, token) -> tuple[str, list[int]]:
             source,
             number,
         )
+    if status is None and undecided:
+        return "UNKNOWN", literals, undecided
     if status is None:
-        raise unreadable("no status line ('s SATISFIABLE' or 's UNSATISFIABLE')", source)
-    return status, literals
+        raise unreadable(
+            "no status line ('s SATISFIABLE', 's UNSATISFIABLE' or 's UNKNOWN')", source
+        )
+    return status, literals, said
 
 
 def _int(word: str) -> int | None:
@@ -126,7 +139,7 @@ def answer_of(status: str, source: str) -> str | None:
     """The answer's status from a competition status word; None when it found one."""
     if status in ("UNSATISFIABLE",):
         return UNSOLVABLE
-    if status in ("UNKNOWN", "INDETERMINATE", "TIMEOUT"):
+    if status in UNDECIDED:
         return UNKNOWN
     if status in ("SATISFIABLE", "OPTIMUM"):  # OPTIMUM FOUND: a PB solver's feasible answer
         return None
@@ -135,10 +148,10 @@ def answer_of(status: str, source: str) -> str | None:
 
 def read_dimacs(model: Model, text: str, encoding: str, source: str) -> Answer:
     """A SAT solver's answer to the DIMACS of ``model`` under ``encoding``, decoded."""
-    status, literals = read_competition(text, source, _int)
+    status, literals, said = read_competition(text, source, _int)
     verdict = answer_of(status, source)
     if verdict:
-        return Answer(verdict)
+        return Answer(verdict, said=said)
     cnf = cnf_of(model, encoding)
     pairs = [(c, v) for c, v in enumerate(cnf.fixed) if v]
     for lit in literals:

@@ -98,10 +98,17 @@ def _solver_of(model: Model, proto: Any) -> Any:
     return solver
 
 
+#: OR-Tools' objective line when there is no objective: CBC and HiGHS read it, GLPK does not.
+_EMPTY_OBJECTIVE = re.compile(r"^ Obj:[ \t]*$", re.MULTILINE)
+
+
 def write_lp(model: Model, encoding: str) -> str:
-    """The program in CPLEX LP format, by OR-Tools' writer."""
+    """The program in CPLEX LP format, by OR-Tools' writer; the empty objective written as
+    ``0`` times the first variable, as GLPK's own writer does (glpsol rejects ``Obj:``
+    followed by nothing; CBC and HiGHS read either)."""
     proto, _ = program(model)
     text = _solver_of(model, proto).ExportModelAsLpFormat(False)
+    text = _EMPTY_OBJECTIVE.sub(f" Obj: 0 {proto.variable[0].name}", text, count=1)
     head = header_lines(model, "lp", encoding, LP_NUMBERING)
     return "".join(f"\\ {line}\n" for line in head) + text
 
@@ -162,25 +169,47 @@ def _terms(terms: list[tuple[float, int]], sign: int) -> str:
 
 _NAME = re.compile(r"x_r(\d+)c(\d+)_(\d+)$")
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
-_INFEASIBLE = re.compile(r"infeasible|no solution", re.IGNORECASE)
-_GAVE_UP = re.compile(r"time limit|interrupted|not solved|unknown|stopped", re.IGNORECASE)
+#: Status lines (those before the values, and HiGHS's closing "Model status: ...") saying
+#: the program has no solution: SCIP's, HiGHS's and CBC's "infeasible", GLPK's "INTEGER
+#: EMPTY" (glpsol lists every column even then).
+_INFEASIBLE = re.compile(r"\binfeasible\b|\binteger empty\b", re.IGNORECASE)
+#: ... that the solver stopped holding no integer solution, whatever values it lists: CBC's
+#: "(no integer solution - continuous used)" (the LP relaxation's values follow), GLPK's
+#: "INTEGER UNDEFINED", SCIP's "no solution available".
+_NO_SOLUTION = re.compile(
+    r"no integer solution|\binteger undefined\b|no solution available", re.IGNORECASE
+)
+#: ... that it stopped before deciding: a value listed then is an incumbent, a solution.
+_GAVE_UP = re.compile(
+    r"time limit|node limit|iteration limit|interrupt|not solved|unknown|stopped|undefined",
+    re.IGNORECASE,
+)
 
 
 def read_mip(model: Model, text: str, encoding: str, source: str) -> Answer:
     """A MIP solver's solution file for the LP or MPS of ``model``: every line naming a
     variable ``x_rRcC_V`` with its value (HiGHS's, SCIP's and Gurobi's ``name value``,
-    CBC's ``index name value ...``; a variable not listed is 0), read up to a dual
-    section; a status line saying infeasible (or "no solution") is unsolvable."""
+    CBC's ``index name value ...``, glpsol's ``-o`` listing ``index name [*] activity
+    ...``; a variable not listed is 0), read up to a dual section. A status line saying
+    infeasible is unsolvable; one saying the solver stopped without an integer solution
+    is unknown, whatever values follow."""
     size = model.size
     pairs: list[tuple[int, int]] = []
     listed = False
     status_lines: list[str] = []
     blank = False
     primal = None  # where HiGHS's table (its "pretty" style) right-aligns the values
-    for number, raw in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    reading = True
+    for number, raw in enumerate(lines, 1):
         line = raw.strip()
-        if line.lower().startswith(("# dual", "# basis", "rows")):
-            break  # HiGHS goes on with the rows, or the columns' dual values
+        if line.lower().startswith("model status:"):
+            status_lines.append(line)  # the last line of HiGHS's table
+            continue
+        if line.lower().startswith(("# dual", "# basis")) or line == "Rows":
+            reading = False  # HiGHS goes on with the rows, or the columns' dual values
+        if not reading:
+            continue
         spans = [(m.group(), m.end()) for m in re.finditer(r"\S+", raw)]
         words = [w for w, _ in spans]
         if "Primal" in words and "Name" in words:
@@ -192,7 +221,7 @@ def read_mip(model: Model, text: str, encoding: str, source: str) -> Answer:
                 status_lines.append(line)
             continue
         if primal is not None and not any(end == primal for _, end in spans):
-            blank = True  # HiGHS's table of an infeasible model: no values, no status
+            blank = True  # HiGHS's table without values (its status comes at the end)
             continue
         listed = True
         r, c, v = (int(g) for g in _NAME.match(words[found]).groups())
@@ -203,22 +232,33 @@ def read_mip(model: Model, text: str, encoding: str, source: str) -> Answer:
         if primal is not None:
             value = next((w for w, end in spans if end == primal), "")
         else:
-            value = words[found + 1] if found + 1 < len(words) else ""
+            rest = words[found + 1 :]
+            if not rest and number < len(lines) and not _NAME.search(lines[number]):
+                rest = lines[number].split()  # glpsol wraps a long name's line
+            if rest[:1] == ["*"]:
+                rest = rest[1:]  # glpsol marks an integer column
+            value = rest[0] if rest else ""
         if not _NUMBER.match(value):
             raise unreadable(f"{words[found]} has no value", source, number)
         if float(value) > 0.5:
             pairs.append(((r - 1) * size + c - 1, v))
-    if not listed:
-        if any(_INFEASIBLE.search(line) for line in status_lines):
-            return Answer(UNSOLVABLE)
-        if any(_GAVE_UP.search(line) for line in status_lines):
-            return Answer(UNKNOWN)
-        if blank:
-            why = "the table lists no values and the file no status"
-            raise unreadable(f"{why}: write HiGHS's raw style (write_solution_style 0)", source)
-        why = "no variable x_rRcC_V with its value, and no status saying infeasible"
-        raise unreadable(why, source)
-    return Answer(SOLVED, decode(model, pairs))
+    said = {
+        pattern: next((line for line in status_lines if pattern.search(line)), None)
+        for pattern in (_INFEASIBLE, _NO_SOLUTION, _GAVE_UP)
+    }
+    if said[_INFEASIBLE] is not None:
+        return Answer(UNSOLVABLE, said=said[_INFEASIBLE])
+    if said[_NO_SOLUTION] is not None:  # named by why it stopped, where a line says so
+        return Answer(UNKNOWN, said=said[_GAVE_UP] or said[_NO_SOLUTION])
+    if listed:
+        return Answer(SOLVED, decode(model, pairs))
+    if said[_GAVE_UP] is not None:
+        return Answer(UNKNOWN, said=said[_GAVE_UP])
+    if blank:
+        why = "the table lists no values and the file no status"
+        raise unreadable(f"{why}: write HiGHS's raw style (write_solution_style 0)", source)
+    why = "no variable x_rRcC_V with its value, and no status saying infeasible"
+    raise unreadable(why, source)
 
 
 def read_opb(model: Model, text: str, encoding: str, source: str) -> Answer:
@@ -228,10 +268,10 @@ def read_opb(model: Model, text: str, encoding: str, source: str) -> Answer:
         m = re.fullmatch(r"(-?)x(\d+)", word)
         return None if m is None else int(m.group(2)) * (-1 if m.group(1) else 1)
 
-    status, literals = read_competition(text, source, literal)
+    status, literals, said = read_competition(text, source, literal)
     verdict = answer_of(status, source)
     if verdict:
-        return Answer(verdict)
+        return Answer(verdict, said=said)
     _, of = program(model)
     pairs = []
     for lit in literals:

@@ -43,8 +43,8 @@ def read_smt2(model: Model, text: str, encoding: str, source: str) -> Answer:
     first = next((w for w in words if not w.startswith(";")), None)
     if first == "unsat":
         return Answer(UNSOLVABLE)
-    if first in ("unknown", "timeout"):
-        return Answer(UNKNOWN)
+    if first in ("unknown", "timeout"):  # z3 -T: prints timeout
+        return Answer(UNKNOWN, said=first)
     if first != "sat":
         line = next((i for i, t in enumerate(text.splitlines(), 1) if t.strip()), None)
         raise unreadable(f"expected sat, unsat or unknown, found {first!r}", source, line)
