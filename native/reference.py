@@ -220,18 +220,21 @@ Backjumping (``backjump=True``: conflict-directed backjumping, Prosser 1993, FC-
     empty, or of the cage's cells. When every candidate of level k has failed, its
     conflict set together with the branching cell's own culprits names the levels to
     blame; the search jumps back to the deepest of them, h (abandoning levels k .. h+1,
-    each a backtrack), merges the set without h into level h's, and tries h's next
-    candidate; an empty set ends the search (the root alone is to blame). A jump of more
-    than one level counts in ``backjumps``, the levels it passes over in ``skipped``,
-    and the tracer hears ``backjump(from_depth, to_depth, conflict_set)`` (the levels,
-    ascending) before the backtracks. After a solution every level on its path is given
-    all the levels above it, so no jump passes over a level with untried candidates whose
-    subtree may hold solutions: the same solutions in the same order and the same count
-    as the chronological search, with as many nodes or fewer, under every cell order that
-    reads the state alone (dom-wdeg learns from the contradictions it meets, and a search
-    that meets fewer learns other weights: the same solutions and count, maybe in another
-    order). Conflict sets are defined for ``none`` and ``forward`` (the other
-    levels' eliminations would need an explanation each): another level is a ValueError.
+    each a backtrack but a forced one), merges the set without h into level h's, and
+    tries h's next candidate; an empty set ends the search (the root alone is to blame).
+    A forced level (see Search) is a level here too, with its conflict set. A jump that
+    passes over a branching level counts in ``backjumps``, the branching levels it
+    passes over in ``skipped`` (passing over forced levels alone is what chronological
+    backtracking does), and the tracer hears ``backjump(from_depth, to_depth,
+    conflict_set)`` (the levels, ascending) before the backtracks. After a solution every
+    level on its path is given all the levels above it, so no jump passes over a level
+    with untried candidates whose subtree may hold solutions: the same solutions in the
+    same order and the same count as the chronological search, with as many nodes or
+    fewer, under every cell order that reads the state alone (dom-wdeg learns from the
+    contradictions it meets, and a search that meets fewer learns other weights: the same
+    solutions and count, maybe in another order). Conflict sets are defined for ``none``
+    and ``forward`` (the other levels' eliminations would need an explanation each):
+    another level is a ValueError.
     The compiled core does not backjump (a ValueError: the reference's search only).
 
 Two ways to stop a search early
@@ -268,8 +271,9 @@ Statistics (defined so that another implementation can match them exactly)
                     time the search returns past a cell to the choice before it. A forced
                     cell left (its one candidate failed, or everything below it was
                     tried) is no backtrack: it was no choice.
-    ``backjumps``   (backjumping) dead ends that jumped back more than one level.
-    ``skipped``     (backjumping) the levels those jumps passed over.
+    ``backjumps``   (backjumping) dead ends that jumped back over a branching level.
+    ``skipped``     (backjumping) the branching levels those jumps passed over (a forced
+                    level has no other candidate to skip).
     Solutions are grids, returned in the order the search finds them.
 
 Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
@@ -350,8 +354,8 @@ class Outcome:
     nodes: int
     guesses: int
     backtracks: int
-    backjumps: int = 0  # backjumping only: dead ends that jumped back more than one level
-    skipped: int = 0  # backjumping only: the levels those jumps passed over
+    backjumps: int = 0  # backjumping only: dead ends that jumped back over a branching level
+    skipped: int = 0  # backjumping only: the branching levels those jumps passed over
 
 
 #: The int64 counters each puzzle gets from :meth:`Engine.search_grids` (and the compiled
@@ -1906,18 +1910,21 @@ class _Backjumping(_Backtracking):
             frame[5] |= (1 << depth) - 2
 
     def dead_end(self) -> None:
-        """Jump back to the deepest level the dead end's conflict set names (each frame
-        left a backtrack), and merge the rest of the set into that level's."""
+        """Jump back to the deepest level the dead end's conflict set names (each
+        branching frame left a backtrack), and merge the rest of the set into that
+        level's. A jump is a backjump when it passes over a branching level: a forced
+        one has no other candidate, so chronological backtracking passes over it too."""
         stack = self.stack
         level = len(stack)
         _, _, cell, _, culprits, conflict, _ = stack[-1]
         conflict = (conflict | culprits[cell]) & ~(1 << level) & ~1
         to = conflict.bit_length() - 1 if conflict else 0
-        if to < level - 1:
+        passed = sum(not frame[6] for frame in stack[to : level - 1])  # levels to+1 ..
+        if passed:
             if self.trace is not None:
                 self.trace.backjump(level, to, _levels(conflict))
             self.backjumps += 1
-            self.skipped += level - 1 - to
+            self.skipped += passed
         leave = _Backtracking.dead_end  # (not super(): it is built anew on each call)
         while len(stack) > to:
             leave(self)

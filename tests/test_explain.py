@@ -42,7 +42,7 @@ def test_explain_tells_a_forced_placement_as_no_guess(capsys):
     assert code == 0, err
     summary = _summary(out)
     assert summary["guesses"] == summary["backtracks"] == "0"
-    assert int(summary["forced placements"]) == int(summary["nodes"]) - 1 > 0
+    assert int(summary["forced cells"]) == int(summary["nodes"]) - 1 > 0
     forced = r"^\s+\d+\. (r\dc\d) = \d: the only candidate left in \1, not a guess"
     assert re.search(forced, out, re.M)
     assert not re.search(r"^\s+\d+\. guess ", out, re.M)

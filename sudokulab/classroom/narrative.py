@@ -436,7 +436,7 @@ def summary_lines(trace: Trace) -> list[str]:
         rows.insert(3, ("rule prunings", s.rule_prunings))
     rows[3:3] = level_rows(trace)
     head = f"summary ({settings(trace)}):"
-    width = max(16, *(len(label) + 1 for label, _ in rows))  # two spaces before a value
+    width = max(16, *(len(label) for label, _ in rows))
     lines = [head] + [f"  {label:<{width}} {value}" for label, value in rows]
     lines.append(f"  {'outcome':<{width}} {outcome_text(trace)}")
     return lines
@@ -454,8 +454,8 @@ def level_rows(trace: Trace) -> list[tuple[str, int]]:
         rows.append(("gac filterings", s.gac_filterings))
     if trace.propagation == "sac":
         rows += [("sac probes", s.probes), ("failed probes", s.failed_probes)]
-    if trace.propagation in ("none", "forward"):  # the levels that leave cells forced
-        rows.append(("forced placements", s.forced))
+    if trace.propagation == "forward" or s.forced:  # (none: where a unary rule forces)
+        rows.append(("forced cells", s.forced))
     if trace.backjump:
         rows += [("backjumps", s.backjumps), ("levels skipped", s.skipped)]
     return rows

@@ -193,12 +193,10 @@ class Backjump:
     from_depth: int
     to_depth: int
     conflict_set: tuple[int, ...]
+    #: The branching levels passed over without trying their other candidates (a forced
+    #: level in between has none).
+    skipped: tuple[int, ...]
     depth: int
-
-    @property
-    def skipped(self) -> tuple[int, ...]:
-        """The levels the jump passes over without trying their other candidates."""
-        return tuple(range(self.to_depth + 1, self.from_depth))
 
 
 @dataclass(frozen=True)
@@ -248,8 +246,8 @@ class Summary:
     gac_filterings: int = 0  # units whose GAC filtering removed values (gac, sac)
     probes: int = 0  # candidates tried by singleton arc consistency (sac)
     failed_probes: int = 0  # of those, the ones removed
-    backjumps: int = 0  # dead ends that jumped back more than one level (backjump)
-    skipped: int = 0  # the levels those jumps passed over
+    backjumps: int = 0  # dead ends that jumped back over a branching level (backjump)
+    skipped: int = 0  # the branching levels those jumps passed over
     rule_prunings: int = 0  # variant rules whose propagation removed candidates
     forced: int = 0  # cells the search chose with one candidate left (none, forward)
 
@@ -312,6 +310,7 @@ class Recorder:
         )
         self.max_depth = 0
         self.found = 0
+        self.forced_at: dict[int, bool] = {}  # whether each level's frame is forced
         #: dom-wdeg: a twin of the search's weights, fed the same events (see weigh)
         self.blame: reference._Blame | None = None
 
@@ -352,6 +351,7 @@ class Recorder:
         """The search tries ``bit`` in ``cell`` (whose candidates were ``candidates``)."""
         self.counts["guesses"] += 1
         self.depth = depth
+        self.forced_at[depth] = False
         self.max_depth = max(self.max_depth, depth)
         weights = tuple(self.blame.weights) if self.blame is not None else ()
         self._keep(Guess(cell, bit.bit_length(), values_of(candidates), depth, weights))
@@ -360,6 +360,7 @@ class Recorder:
         """The search places ``bit``, the only candidate left in ``cell``."""
         self.counts["forced"] += 1
         self.depth = depth
+        self.forced_at[depth] = True
         self.max_depth = max(self.max_depth, depth)
         self._keep(Forced(cell, bit.bit_length(), depth))
 
@@ -430,9 +431,10 @@ class Recorder:
     def backjump(self, from_depth: int, to_depth: int, conflict_set: tuple[int, ...]) -> None:
         """A dead end at ``from_depth`` jumps back to ``to_depth``, the deepest level of its
         conflict set (backjumping, the reference engine's ``backjump=True``)."""
+        skipped = tuple(d for d in range(to_depth + 1, from_depth) if not self.forced_at[d])
         self.counts["backjumps"] += 1
-        self.counts["skipped"] += from_depth - 1 - to_depth
-        self._keep(Backjump(from_depth, to_depth, tuple(conflict_set), self.depth))
+        self.counts["skipped"] += len(skipped)
+        self._keep(Backjump(from_depth, to_depth, tuple(conflict_set), skipped, self.depth))
 
     def solution(self, masks: list[int]) -> None:
         """Every cell is placed."""
