@@ -5,9 +5,11 @@ For every level the native engine has (``sudokulab.native.PROPAGATIONS``, weakes
 and every set (the classic public sets in --data-dir, and the project's generated 16x16
 set), on the same puzzles in one run:
 
-    settled     the share of puzzles the level solves at the root, without a guess
-                (a budget of no guess: ``max_guesses=0``), with the logic solver's share
-                beside it (its ladder of techniques, no guess either);
+    settled     the share of puzzles the level solves without a guess (a budget of no
+                guess: ``max_guesses=0``; at the root, but under ``forward``, whose
+                search places each cell left with one candidate as a forced step, no
+                guess), with the logic solver's share beside it (its ladder of
+                techniques, no guess either);
     guesses     the mean guesses per puzzle of MAC at that level (the engine maintaining
                 the level during search), first solution;
     µs          the engine's own time per puzzle (its counters), and per node against
@@ -144,7 +146,7 @@ def main() -> int:
         f"{args.engine} engine"
     )
     table(
-        "settled at the root, without a guess (share of puzzles)",
+        "settled without a guess (share of puzzles)",
         lambda r, _: f"{r.settled.mean():.1%}",
         ("logic", lambda n: f"{logic[n]:.1%}") if logic else None,
     )

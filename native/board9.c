@@ -518,6 +518,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
             stack[sp].state = cur;
             stack[sp].cell = cell;
             stack[sp].untried = candidates;
+            stack[sp].forced = !(candidates & (candidates - 1)); /* hidden never leaves one */
             cands[sp] = candidates;
             sp++;
         }

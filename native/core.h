@@ -29,9 +29,10 @@
  *     a node a cell is placed exactly when it has one candidate; mrv-degree counts the
  *     unplaced peers (the peer lists) of each cell that ties on the fewest candidates;
  *   - the search is depth-first with an explicit stack of frames (state, cell, untried
- *     candidates); a state (masks, where, placed) is one block, copied in one memcpy per
- *     guess; on the last candidate of a frame its state is reused in place and the
- *     frame stays on the stack until it is popped (and counted as a backtrack);
+ *     candidates, forced); a state (masks, where, placed) is one block, copied in one
+ *     memcpy per guess; on the last candidate of a frame its state is reused in place and
+ *     the frame stays on the stack until it is popped (and counted as a backtrack unless
+ *     it is forced: its cell had one candidate, placed without a guess);
  *   - the clock is read every 256 guesses, and the guess budget (max_guesses) is checked
  *     before each guess, both in one place (next_guess) that both searches share; the
  *     same look at the clock sees Ctrl-C (core_check in _core.c: a search started on
@@ -189,6 +190,7 @@ typedef struct {
     int32_t state; /* arena slot of the frame's state */
     int32_t cell;
     uint32_t untried;
+    uint32_t forced; /* the cell had one candidate: placing it is no guess (reference) */
 } Frame;
 
 /*
@@ -324,9 +326,11 @@ int keep_solution(Run *r, const Ctx *x, const uint32_t *masks);
 /*
  * The search's next guess, for run_search and run_board9, in two halves (next_frame, then
  * count_guess) that engine.c's next_guess_lcv shares: frames whose candidates are all
- * tried are popped (each a backtrack); the next candidate of the top frame (the lowest
- * untried value) is taken into *bit and counted as a guess, and every 256 guesses
- * core_check reads the clock. 1 with a guess to place (in the top frame), or 0 when the
+ * tried are popped (each a backtrack, but a forced frame's); the next candidate of the
+ * top frame (the lowest untried value) is taken into *bit and counted as a guess, and
+ * every 256 guesses core_check reads the clock. A forced frame's one candidate is taken
+ * without a guess and without a look at the budget or the clock (the reference's
+ * Statistics): each is a frame deeper, so fewer than the cells come between two guesses. 1 with a guess to place (in the top frame), or 0 when the
  * search ends: the stack is empty (r->complete), the budget has no guess left for that
  * candidate (r->budget_spent: checked before the guess is counted, as the reference
  * does), or the deadline passed or Ctrl-C came (r->timed_out). Without a budget
@@ -344,10 +348,10 @@ next_frame(Run *r, Frame *stack, int *sp)
         Frame *f = &stack[*sp - 1];
         if (!f->untried) {
             (*sp)--;
-            r->backtracks++;
+            r->backtracks += !f->forced; /* a forced frame is no branching cell */
             continue;
         }
-        if (r->guesses == r->max_guesses) {
+        if (!f->forced && r->guesses == r->max_guesses) {
             r->budget_spent = 1;
             return NULL;
         }
@@ -372,7 +376,7 @@ next_guess(Run *r, Frame *stack, int *sp, uint32_t *bit)
     const uint32_t untried = f->untried;
     *bit = untried & (~untried + 1u);
     f->untried = untried ^ *bit;
-    return count_guess(r);
+    return f->forced || count_guess(r);
 }
 
 /* engine.c: the tables of the general engine (at import), and the search proper, run

@@ -2060,7 +2060,7 @@ next_guess_lcv(const Ctx *x, Run *r, Frame *stack, int *sp, uint32_t *bit,
     }
     *bit = pick;
     f->untried = untried ^ pick;
-    return count_guess(r);
+    return f->forced || count_guess(r);
 }
 
 /* The search proper; runs without the GIL. Returns 0 on an internal error. */
@@ -2207,6 +2207,7 @@ search:;
             stack[sp].state = cur;
             stack[sp].cell = cell;
             stack[sp].untried = masks[cell];
+            stack[sp].forced = !(masks[cell] & (masks[cell] - 1));
             sp++;
         }
         /* Find the next candidate whose propagation succeeds. */

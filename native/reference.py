@@ -200,8 +200,9 @@ Pencil marks (``candidates``: one mask per cell, or None)
     narrowed state: every unit and every cage is looked at once (naked singles the marks
     alone make, hidden singles and values with no place in a unit, cage pruning, locked
     candidates), as if each had just changed. Under ``none`` and ``forward`` the marks
-    only narrow the cells (the search's guesses take them). The rules only remove
-    candidates, so that fixpoint is unique: the compiled core reaches it its own way.
+    only narrow the cells (the search takes them, a cell left with one as forced). The
+    rules only remove candidates, so that fixpoint is unique: the compiled core reaches
+    it its own way.
     Without marks nothing of this runs, so a plain puzzle keeps its exact trace.
 
 Search
@@ -212,6 +213,16 @@ Search
     one cell fails, the state is dead (no other cell needs to be tried). A state with
     every cell placed is a solution; the search goes on until ``limit`` solutions are
     found, the space is exhausted, the deadline passes, or the guess budget is spent.
+
+    A chosen cell with one candidate left is *forced*: placing it is a step of the
+    search (a frame, so a level for the depth and for backjumping, and a node when its
+    propagation succeeds) but not a choice, so it is no guess and no backtrack (see
+    Statistics). Only ``forward`` leaves such cells to the search (``none`` too, where a
+    unary rule narrows a cell to one value): every other level places a cell left with
+    one candidate itself. Under ``mrv`` (and ``mrv-degree``) a forced cell is chosen
+    whenever there is one, so on a grid of units alone ``forward``'s branching states
+    are ``singles``' fixpoints: the same guesses, backtracks and solutions, and a node
+    per forced placement besides.
 
 Backjumping (``backjump=True``: conflict-directed backjumping, Prosser 1993, FC-CBJ)
     The chronological search above returns from a dead end to the branching cell just
@@ -226,23 +237,29 @@ Backjumping (``backjump=True``: conflict-directed backjumping, Prosser 1993, FC-
     empty, or of the cage's cells. When every candidate of level k has failed, its
     conflict set together with the branching cell's own culprits names the levels to
     blame; the search jumps back to the deepest of them, h (abandoning levels k .. h+1,
-    each a backtrack), merges the set without h into level h's, and tries h's next
-    candidate; an empty set ends the search (the root alone is to blame). A jump of more
-    than one level counts in ``backjumps``, the levels it passes over in ``skipped``,
-    and the tracer hears ``backjump(from_depth, to_depth, conflict_set)`` (the levels,
-    ascending) before the backtracks. After a solution every level on its path is given
-    all the levels above it, so no jump passes over a level with untried candidates whose
-    subtree may hold solutions: the same solutions in the same order and the same count
-    as the chronological search, with as many nodes or fewer, under every cell order that
-    reads the state alone (dom-wdeg learns from the contradictions it meets, and a search
-    that meets fewer learns other weights: the same solutions and count, maybe in another
-    order). Conflict sets are defined for ``none`` and ``forward`` (the other
-    levels' eliminations would need an explanation each): another level is a ValueError.
+    each a backtrack but a forced one), merges the set without h into level h's, and
+    tries h's next candidate; an empty set ends the search (the root alone is to blame).
+    A forced level (see Search) is a level here too, with its conflict set. A jump that
+    passes over a branching level counts in ``backjumps``, the branching levels it
+    passes over in ``skipped`` (passing over forced levels alone is what chronological
+    backtracking does), and the tracer hears ``backjump(from_depth, to_depth,
+    conflict_set)`` (the levels, ascending) before the backtracks. After a solution every
+    level on its path is given all the levels above it, so no jump passes over a level
+    with untried candidates whose subtree may hold solutions: the same solutions in the
+    same order and the same count as the chronological search, with as many nodes or
+    fewer, under every cell order that reads the state alone (dom-wdeg learns from the
+    contradictions it meets, and a search that meets fewer learns other weights: the same
+    solutions and count, maybe in another order). Conflict sets are defined for ``none``
+    and ``forward`` (the other levels' eliminations would need an explanation each):
+    another level is a ValueError.
     The compiled core does not backjump (a ValueError: the reference's search only).
 
 Two ways to stop a search early
     ``deadline`` (seconds on ``time.perf_counter``) is read every 256 guesses: where it
-    stops the search depends on the machine's speed and load. ``max_guesses`` (None: no
+    stops the search depends on the machine's speed and load. Forced placements do not
+    read it: between two guesses there are fewer of them than cells (each goes a frame
+    deeper; going back places nothing), so it is still read at least once in every 256
+    guesses and 256 x cells forced placements. ``max_guesses`` (None: no
     budget) is a budget of work that does not: a search with ``max_guesses=n`` stops
     where it would make guess number ``n + 1`` (a branching cell still has an untried
     candidate and ``n`` guesses are made). It then has ``complete=False`` and
@@ -250,8 +267,9 @@ Two ways to stop a search early
     to there: ``guesses == n``, and the frames abandoned on the way to that candidate
     count as backtracks as usual. A search that ends without needing guess ``n + 1`` (it
     exhausts the space, or finds ``limit`` solutions) is not stopped by the budget, even
-    with exactly ``n`` guesses. ``max_guesses=0`` solves by propagation alone: the root is
-    the only node, and a puzzle propagation does not solve stops there at once. So the
+    with exactly ``n`` guesses. Forced placements spend none of it. ``max_guesses=0``
+    solves by propagation alone (and under ``forward`` by forced placements, each a node
+    past the root), and a puzzle that needs a guess stops where it would make one. So the
     same budget stops the same search at the same point on every machine, in every
     implementation (the compiled core, and its bitboard solver, too). The deadline is
     read after the guess is counted and before it is placed, the budget before the guess
@@ -261,13 +279,18 @@ Two ways to stop a search early
 
 Statistics (defined so that another implementation can match them exactly)
     ``nodes``       states reached without contradiction: the root (when its propagation
-                    succeeds) plus every guess whose propagation succeeds.
-    ``guesses``     candidate values tried at branching cells, whether their propagation
-                    succeeded or not.
+                    succeeds) plus every guess and every forced placement whose
+                    propagation succeeds.
+    ``guesses``     candidate values tried at branching cells (cells chosen with two
+                    candidates or more), whether their propagation succeeded or not. A
+                    forced placement is no guess, nor counts against ``max_guesses``.
     ``backtracks``  branching cells abandoned after all their candidates were tried: each
-                    time the search returns past a cell to the choice before it.
-    ``backjumps``   (backjumping) dead ends that jumped back more than one level.
-    ``skipped``     (backjumping) the levels those jumps passed over.
+                    time the search returns past a cell to the choice before it. A forced
+                    cell left (its one candidate failed, or everything below it was
+                    tried) is no backtrack: it was no choice.
+    ``backjumps``   (backjumping) dead ends that jumped back over a branching level.
+    ``skipped``     (backjumping) the branching levels those jumps passed over (a forced
+                    level has no other candidate to skip).
     Solutions are grids, returned in the order the search finds them.
 
 Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
@@ -275,10 +298,11 @@ Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
     that count: ``place(cell, bit, reason, unit)`` (reason ``"given"``, ``"naked"`` or
     ``"hidden"``, with the unit index that made a hidden single), ``eliminate(cell, bit,
     cells)`` (``bit`` removed from ``cells`` by the placement in ``cell``),
-    ``node(depth)``, ``guess(cell, bit, candidates, depth)``, ``contradiction(kind, cell,
-    unit, bit)`` (kind ``"empty"``: a cell without candidates; ``"noplace"``: a value
-    without a place in a unit; ``"clash"``: a value a cell cannot take),
-    ``backtrack(cell, depth)``, ``solution(masks)`` and, when backjumping,
+    ``node(depth)``, ``guess(cell, bit, candidates, depth)``, ``forced(cell, bit, depth)``
+    (a forced placement, see Search), ``contradiction(kind, cell, unit, bit)`` (kind
+    ``"empty"``: a cell without candidates; ``"noplace"``: a value without a place in a
+    unit; ``"clash"``: a value a cell cannot take), ``backtrack(cell, depth)`` (a
+    branching cell's), ``solution(masks)`` and, when backjumping,
     ``backjump(from_depth, to_depth, conflict_set)``; with cages also
     ``prune_cage(cage, allowed, removed)`` (``removed``: (cell, mask) pairs, the values
     the cage's value sets no longer allow there) and ``contradiction("cage", cell, -1,
@@ -355,8 +379,8 @@ class Outcome:
     nodes: int
     guesses: int
     backtracks: int
-    backjumps: int = 0  # backjumping only: dead ends that jumped back more than one level
-    skipped: int = 0  # backjumping only: the levels those jumps passed over
+    backjumps: int = 0  # backjumping only: dead ends that jumped back over a branching level
+    skipped: int = 0  # backjumping only: the branching levels those jumps passed over
 
 
 #: The int64 counters each puzzle gets from :meth:`Engine.search_grids` (and the compiled
@@ -1823,7 +1847,9 @@ class Engine:
                 nodes=0, guesses=0, backtracks=0,
             )  # fmt: skip
         # A frame is [masks, placed, cell, candidates not yet tried, culprits, conflict
-        # set] of a branching cell (the last two backjumping's, see _Backjumping).
+        # set, forced] of the cell chosen at a node (culprits and conflict set are
+        # backjumping's, see _Backjumping); forced: the cell has one candidate, so placing
+        # it is propagation, not a guess (see Statistics in the module docstring).
         stack: list[list] = []
         dead_ends = (_Backjumping if self.backjump else _Backtracking)(self, stack)
         place, dead_end, choose = dead_ends.place, dead_ends.dead_end, self._choose
@@ -1856,7 +1882,8 @@ class Engine:
                     return outcome(complete=False)
                 dead_ends.solution()
             else:
-                stack.append([masks, placed, cell, masks[cell], dead_ends.culprits, 0])
+                m = masks[cell]
+                stack.append([masks, placed, cell, m, dead_ends.culprits, 0, not m & (m - 1)])
             # Find the next candidate whose propagation succeeds.
             while stack:
                 frame = stack[-1]
@@ -1864,18 +1891,23 @@ class Engine:
                 if not untried:
                     dead_end()
                     continue
-                if guesses == budget:  # the next guess would be one too many
-                    return outcome(complete=False, budget_spent=True)
-                bit = untried & -untried
-                if lcv and untried != bit:
-                    bit = self._least_constraining(frame[0], frame[1], frame[2], untried)
+                if frame[6]:  # the only candidate left: no guess, no budget, no clock
+                    bit = untried
+                    if trace is not None:
+                        trace.forced(frame[2], bit, len(stack))
+                else:
+                    if guesses == budget:  # the next guess would be one too many
+                        return outcome(complete=False, budget_spent=True)
+                    bit = untried & -untried
+                    if lcv and untried != bit:
+                        bit = self._least_constraining(frame[0], frame[1], frame[2], untried)
+                    guesses += 1
+                    if trace is not None:
+                        trace.guess(frame[2], bit, frame[0][frame[2]], len(stack))
+                    if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
+                        return outcome(complete=False, timed_out=True)
                 untried ^= bit
                 frame[3] = untried
-                guesses += 1
-                if trace is not None:
-                    trace.guess(frame[2], bit, frame[0][frame[2]], len(stack))
-                if not guesses & _CLOCK_EVERY and deadline is not None and clock() > deadline:
-                    return outcome(complete=False, timed_out=True)
                 if untried:
                     masks, placed = frame[0][:], frame[1][:]
                 else:  # last candidate: the frame's state is never needed again
@@ -2027,11 +2059,13 @@ class _Backtracking:
         """A solution was found below the frames on the stack."""
 
     def dead_end(self) -> None:
-        """Every candidate of the top frame has failed: leave it."""
+        """Every candidate of the top frame has failed: leave it (a forced frame, whose
+        cell had one candidate, is no branching cell: no backtrack)."""
         gone = self.stack.pop()
-        self.backtracks += 1
-        if self.trace is not None:
-            self.trace.backtrack(gone[2], len(self.stack) + 1)
+        if not gone[6]:
+            self.backtracks += 1
+            if self.trace is not None:
+                self.trace.backtrack(gone[2], len(self.stack) + 1)
 
 
 class _Backjumping(_Backtracking):
@@ -2069,18 +2103,21 @@ class _Backjumping(_Backtracking):
             frame[5] |= (1 << depth) - 2
 
     def dead_end(self) -> None:
-        """Jump back to the deepest level the dead end's conflict set names (each frame
-        left a backtrack), and merge the rest of the set into that level's."""
+        """Jump back to the deepest level the dead end's conflict set names (each
+        branching frame left a backtrack), and merge the rest of the set into that
+        level's. A jump is a backjump when it passes over a branching level: a forced
+        one has no other candidate, so chronological backtracking passes over it too."""
         stack = self.stack
         level = len(stack)
-        _, _, cell, _, culprits, conflict = stack[-1]
+        _, _, cell, _, culprits, conflict, _ = stack[-1]
         conflict = (conflict | culprits[cell]) & ~(1 << level) & ~1
         to = conflict.bit_length() - 1 if conflict else 0
-        if to < level - 1:
+        passed = sum(not frame[6] for frame in stack[to : level - 1])  # levels to+1 ..
+        if passed:
             if self.trace is not None:
                 self.trace.backjump(level, to, _levels(conflict))
             self.backjumps += 1
-            self.skipped += level - 1 - to
+            self.skipped += passed
         leave = _Backtracking.dead_end  # (not super(): it is built anew on each call)
         while len(stack) > to:
             leave(self)

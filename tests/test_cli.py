@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -130,6 +131,21 @@ def test_stats_and_knobs(capsys):
     assert code == 0 and out == ANSWER + "\n"
     assert err.startswith("puzzle: solved, ")
     assert "nodes " in err and "guesses " in err and "backtracks " in err
+
+
+# easy50's first puzzle (Norvig's set): naked singles settle it, no guess needed.
+NAKED = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
+
+
+@pytest.mark.parametrize("backend", ["native", "native-py"])
+def test_forward_checking_counts_no_guess_where_naked_singles_settle(capsys, backend):
+    # The search places each cell left with one candidate: propagation, not a guess.
+    code, out, err = run(
+        capsys, "solve", "--stats", "--propagation", "forward", "--backend", backend, NAKED
+    )
+    assert code == 0 and is_solution(parse_puzzle(NAKED), parse_puzzle(out.strip()).givens)
+    stats = dict(re.findall(r"(nodes|guesses|backtracks) (\d+)", err))
+    assert stats["guesses"] == stats["backtracks"] == "0" and int(stats["nodes"]) > 1
 
 
 def test_stats_show_each_backends_own_counters(capsys):

@@ -129,6 +129,14 @@ def test_identical_on_public_sets(data_dir, name, propagation, order):
         if slow:  # which ones the budget stops follows from their unbudgeted search
             assert_stopped_only_past(out, 9, units, givens, propagation, order, 2, BUDGET)
         assert out.budget_spent or (out.count == 1 and out.complete)
+        if propagation == "forward" and order in ("mrv", "mrv-degree"):
+            # A cell with one candidate left is forced, no guess: mrv takes such cells
+            # first, so forward branches where singles does (the reference's Search).
+            singles = c_search(9, units, givens, "singles", order, 2)
+            assert (out.solutions, out.guesses, out.backtracks) == (
+                singles.solutions, singles.guesses, singles.backtracks,
+            )  # fmt: skip
+            assert out.nodes >= singles.nodes  # and a node per forced placement
 
 
 EASED = 20  # blank cells filled in from the solution for the slow combinations
@@ -277,7 +285,14 @@ def test_a_budget_of_no_guess_is_the_root_in_both():
     for entry in read_file(SEEDS):
         for propagation, order in COMBINATIONS:
             out = compare(9, units, entry.puzzle.givens, propagation, order, 2, max_guesses=0)
-            assert out.guesses == out.backtracks == 0 and out.nodes == 1
+            assert out.guesses == out.backtracks == 0
+            # Forced placements (a cell with one candidate) spend no budget: forward goes
+            # on through them; every other level places such a cell itself.
+            assert out.nodes == 1 or propagation == "forward"
+            if propagation == "forward" and order in ("mrv", "mrv-degree"):
+                givens = entry.puzzle.givens
+                singles = c_search(9, units, givens, "singles", order, 2, max_guesses=0)
+                assert out.count == singles.count  # it settles what naked singles settle
             # propagation alone solves it (the root is its only solution), or it stops
             assert out.budget_spent is (out.count == 0)
 

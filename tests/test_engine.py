@@ -116,7 +116,8 @@ def test_slow_combinations_solve_top95_within_a_budget(data_dir):
 
 
 class _FirstGuess:
-    """A tracer that keeps the cell of the first guess and ignores every other step."""
+    """A tracer that keeps the first cell the search chose (a guess, or a forced placement
+    of a cell with one candidate) and ignores every other step."""
 
     def __init__(self) -> None:
         self.cell = None
@@ -125,13 +126,16 @@ class _FirstGuess:
         if self.cell is None:
             self.cell = cell
 
+    def forced(self, cell, bit, depth):
+        self.guess(cell, bit, bit, depth)
+
     def __getattr__(self, name):
         return lambda *args, **kwargs: None
 
 
 @pytest.mark.parametrize("propagation", ["forward", "singles", "hidden", "locked"])
 def test_mrv_degree_breaks_the_ties_of_mrv_by_unplaced_peers(data_dir, propagation):
-    """The first guess under mrv-degree, against the rule computed here from the root
+    """The first cell mrv-degree chooses, against the rule computed here from the root
     state: the fewest candidates, then the most unplaced peers, then the lowest index."""
     geom = geometry(9)
     units = tuple(u.cells for u in geom.units)

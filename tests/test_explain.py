@@ -34,6 +34,20 @@ def _summary(out: str) -> dict[str, str]:
     return dict(re.findall(r"^  (\w[\w ]*?)\s{2,}(.+)$", block, re.M))
 
 
+def test_explain_tells_a_forced_placement_as_no_guess(capsys):
+    # easy50's first puzzle falls to naked singles: forward checking leaves each to the
+    # search, which places it as the only candidate left, without a guess.
+    naked = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
+    code, out, err = run(capsys, "explain", naked, "--propagation", "forward")
+    assert code == 0, err
+    summary = _summary(out)
+    assert summary["guesses"] == summary["backtracks"] == "0"
+    assert int(summary["forced cells"]) == int(summary["nodes"]) - 1 > 0
+    forced = r"^\s+\d+\. (r\dc\d) = \d: the only candidate left in \1, not a guess"
+    assert re.search(forced, out, re.M)
+    assert not re.search(r"^\s+\d+\. guess ", out, re.M)
+
+
 @pytest.mark.parametrize("propagation", ["none", "forward", "singles", "hidden"])
 def test_explain_summary_matches_solve_stats(capsys, propagation):
     code, out, err = run(capsys, "explain", HARD, "--propagation", propagation, "--max-steps", "40")

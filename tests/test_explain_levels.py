@@ -101,6 +101,7 @@ def test_every_event_the_engine_reports_has_words(data_dir):
         (parse_puzzle(EASY), "sac", {}),
         (parse_puzzle(SHAVED), "sac", {}),
         (parse_puzzle(EASY), "locked", {}),
+        (parse_puzzle(EASY), "forward", {}),  # cells left with one candidate: forced
         (parse_puzzle(JUMPY), "none", {"backjump": True}),
         (first_nomatch(data_dir).puzzle, "gac", {}),
     ]

@@ -57,9 +57,10 @@ def givens_of(text: str) -> list[int]:
 
 
 def settles(propagation: str, givens, engine=compiled, units=UNITS9, size=9) -> bool:
-    """Whether the level decides the puzzle at its root (no guess)."""
+    """Whether the level decides the puzzle at its root: no guess, and no node past the
+    root (forward's forced placements, no guesses, place naked singles one node each)."""
     out = engine.Engine(size, units, propagation, "mrv").search(givens, 2, max_guesses=0)
-    return out.complete
+    return out.complete and out.nodes <= 1
 
 
 def test_the_ladder_is_in_order_of_strength():

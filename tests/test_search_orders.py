@@ -27,21 +27,30 @@ def top95(data_dir, n: int):
 
 
 class Guesses:
-    """A tracer keeping the cells guessed, in order, and the contradictions met."""
+    """A tracer keeping the cells guessed, in order, and the contradictions met; for each
+    backjump, its levels and the branching ones (not forced) it passes over."""
 
     def __init__(self) -> None:
         self.cells: list[int] = []
         self.contradictions = 0
         self.jumps: list[tuple[int, int, tuple[int, ...]]] = []
+        self.passed: list[int] = []
+        self.forced_at: dict[int, bool] = {}
 
     def guess(self, cell, bit, candidates, depth):
         self.cells.append(cell)
+        self.forced_at[depth] = False
+
+    def forced(self, cell, bit, depth):
+        self.forced_at[depth] = True
 
     def contradiction(self, kind, cell, unit, bits, cage=-1):
         self.contradictions += 1
 
     def backjump(self, from_depth, to_depth, conflict_set):
         self.jumps.append((from_depth, to_depth, conflict_set))
+        levels = range(to_depth + 1, from_depth)
+        self.passed.append(sum(not self.forced_at[d] for d in levels))
 
     def __getattr__(self, name):
         return lambda *args: None
@@ -230,18 +239,21 @@ def test_backjumping_counts_the_levels_it_passes_over():
     tracer = Guesses()
     engine = reference.Engine(4, units, "forward", "first", trace=tracer, backjump=True)
     rng = random.Random(3)
-    skipped = backjumps = 0
+    skipped = backjumps = forced = 0
     for _ in range(50):
         tracer.jumps.clear()
+        tracer.passed.clear()
         givens = [0] * 16
         for cell in rng.sample(range(16), 4):
             givens[cell] = rng.randint(1, 4)
         out = engine.search(givens, limit=None)
         assert out.backjumps == len(tracer.jumps)
-        assert out.skipped == sum(a - b - 1 for a, b, _ in tracer.jumps)
+        # A forced level (one candidate) passed over skips nothing: not counted.
+        assert out.skipped == sum(tracer.passed) and all(tracer.passed)
         skipped += out.skipped
         backjumps += out.backjumps
-    assert backjumps > 0 and skipped >= backjumps
+        forced += sum(tracer.forced_at.values())
+    assert backjumps > 0 and skipped >= backjumps and forced > 0
 
 
 def test_backjumping_refuses_levels_without_conflict_sets():

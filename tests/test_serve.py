@@ -26,7 +26,7 @@ pytest.importorskip("uvicorn")
 from sudokulab import is_solution, parse_puzzle  # noqa: E402
 from sudokulab.catalog import load  # noqa: E402
 from sudokulab.classroom.narrative import steps  # noqa: E402
-from sudokulab.classroom.trace import Guess, trace_puzzle  # noqa: E402
+from sudokulab.classroom.trace import Forced, Guess, trace_puzzle  # noqa: E402
 from sudokulab.cli import main  # noqa: E402
 from sudokulab.logic import solve_logic  # noqa: E402
 from sudokulab.logic.rating import rate_puzzle  # noqa: E402
@@ -106,6 +106,7 @@ def test_a_trace_is_the_explain_commands_story_and_counts(server):
     trace = trace_puzzle(parse_puzzle(HARD), "forward", "mrv")
     assert [row["t"] for row in d["viewer"]["steps"]] == [s.text for s in steps(trace)]
     s = trace.summary
+    assert s.forced > 0  # forward checking leaves cells with one candidate to the search
     assert d["counters"] == {
         "nodes": s.nodes,
         "guesses": s.guesses,
@@ -113,6 +114,7 @@ def test_a_trace_is_the_explain_commands_story_and_counts(server):
         "contradictions": s.contradictions,
         "solutions": 1,
         "timedOut": False,
+        "forced": s.forced,
     }
     assert d["settings"] == {
         "solver": "engine",
@@ -131,20 +133,23 @@ def test_every_level_of_the_engine_is_served_in_the_explain_commands_words(serve
     assert status == 200 and d["settings"]["propagation"] == propagation
     trace = trace_puzzle(parse_puzzle(HARD), propagation, "mrv")
     assert [row["t"] for row in d["viewer"]["steps"]] == [s.text for s in steps(trace)]
-    kept = sum(isinstance(s.event, Guess) for s in steps(trace))  # the tree of the kept steps
+    # The tree of the kept steps: a node per guess and per forced placement.
+    kept = sum(isinstance(s.event, Guess | Forced) for s in steps(trace))
     assert len(d["tree"]["nodes"]) == kept + 1
     assert d["tree"]["truncated"] == trace.truncated
     if not trace.truncated:
-        assert kept == trace.summary.guesses
+        assert kept == trace.summary.guesses + trace.summary.forced
 
 
 def test_the_search_tree_has_a_node_per_guess_and_a_path_to_the_solution(server):
     status, d = call(server, "/api/solve", {"puzzle": HARD, "propagation": "forward"})
     assert status == 200
     nodes, rows = d["tree"]["nodes"], d["viewer"]["steps"]
-    assert len(nodes) == d["counters"]["guesses"] + 1
+    # A forced placement (a cell with one candidate left) is a level too, but no guess.
+    forced = [n for n in nodes if n.get("forced")]
+    assert forced and len(nodes) == d["counters"]["guesses"] + len(forced) + 1
     for node in nodes[1:]:
-        assert rows[node["step"]]["k"] == "guess"
+        assert rows[node["step"]]["k"] == ("forced" if node.get("forced") else "guess")
         assert nodes[node["parent"]]["depth"] == node["depth"] - 1
     dead = [n for n in nodes if n["end"] == "dead"]
     assert dead and all(rows[n["endStep"]]["k"] == "contradiction" for n in dead)

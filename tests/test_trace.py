@@ -13,6 +13,7 @@ from sudokulab.classroom.trace import (
     CagePrune,
     Contradiction,
     Elimination,
+    Forced,
     Guess,
     Placement,
     Solution,
@@ -97,11 +98,14 @@ def test_summary_on_public_puzzles(data_dir):
 
 
 def _check_reasons(trace) -> tuple[int, int]:
-    """Check every naked and hidden single against the replayed grid; their counts."""
+    """Check every naked and hidden single (and forced placement) against the replayed
+    grid; the singles' counts."""
     geom = trace.puzzle.geometry
     before = None
     naked = hidden = 0
     for event, state in replay(trace):
+        if isinstance(event, Forced):  # the search's cell had this one candidate left
+            assert before.masks[event.cell] == 1 << (event.value - 1)
         if isinstance(event, Placement) and event.reason != "given":
             bit = 1 << (event.value - 1)
             if event.reason == "naked":
@@ -125,8 +129,10 @@ def test_every_single_is_what_the_grid_says(propagation):
         assert (naked, hidden) == (trace.summary.naked_singles, trace.summary.hidden_singles)
 
 
-def test_a_puzzle_of_naked_singles_needs_no_guess_and_no_hidden_single():
+@pytest.mark.parametrize("propagation", ["singles", "forward"])
+def test_a_puzzle_of_naked_singles_needs_no_guess_and_no_hidden_single(propagation):
     # One blank per row, column and box: each is a naked single once its units are placed.
+    # Forward checking leaves them to the search, which places each as forced: no guess.
     solution = read_file(SEEDS)[0].solution
     grid = list(solution)
     blanks = [0, 12, 24, 28, 40, 52, 56, 68, 80]
@@ -134,11 +140,16 @@ def test_a_puzzle_of_naked_singles_needs_no_guess_and_no_hidden_single():
     for cell in blanks:
         grid[cell] = 0
     puzzle = Puzzle.from_grid(grid)
-    trace = trace_puzzle(puzzle, "singles", "mrv", max_steps=None)
+    trace = trace_puzzle(puzzle, propagation, "mrv", max_steps=None)
     s = trace.summary
     assert s.guesses == 0 and s.hidden_singles == 0 and s.backtracks == 0
     assert not any(isinstance(e, Guess | Backtrack) for e in trace.events)
-    filled = {e.cell for e in trace.events if isinstance(e, Placement) and e.reason == "naked"}
+    if propagation == "singles":
+        filled = {e.cell for e in trace.events if isinstance(e, Placement) and e.reason == "naked"}
+        assert s.forced == 0
+    else:
+        filled = {e.cell for e in trace.events if isinstance(e, Forced)}
+        assert s.naked_singles == 0 and s.forced == len(blanks) == s.nodes - 1
     assert set(blanks) <= filled
     assert final_grid(trace) == solution
     _check_reasons(trace)

@@ -1,7 +1,8 @@
 """A traced search told as a story: one line per step, candidate grids, a summary.
 
 The vocabulary is the design's: cells ``r4c7``, units ``row 4`` / ``column 7`` / ``box 6``
-(numbered from 1), naked and hidden singles, guesses, contradictions, backtracks; for
+(numbered from 1), naked and hidden singles, guesses (and the search's forced placements,
+a chosen cell with one candidate left: no guess), contradictions, backtracks; for
 killer puzzles, cages ``cage 3 (sum 10: r1c1, r1c2)`` and the values their sums allow;
 and the textbook's own steps: AC-3's arcs, GAC's matchings, SAC's probes, backjumps.
 :func:`describe` is the one word table: ``explain``, its HTML page and ``sudokulab
@@ -32,6 +33,7 @@ from .trace import (
     Contradiction,
     Elimination,
     Event,
+    Forced,
     GacFilter,
     Guess,
     Locked,
@@ -137,6 +139,9 @@ def describe(
         if event.failed:
             return f"probe {name} = {v}: contradiction, {v} removed"
         return f"probe {name} = {v}: consistent, {v} kept"
+    if isinstance(event, Forced):
+        v = symbol(event.value)
+        return f"{name} = {v}: the only candidate left in {name}, not a guess (depth {event.depth})"
     if isinstance(event, Guess):
         options = _values(event.candidates)
         return f"guess {name} = {symbol(event.value)} (candidates {options}; depth {event.depth})"
@@ -334,12 +339,12 @@ def steps(trace: Trace) -> list[Step]:
             skipped: tuple[int, ...] = ()
             if isinstance(event, Backjump):
                 skipped = tuple(frames[d] for d in event.skipped if d in frames)
-            elif isinstance(event, Guess):
+            elif isinstance(event, Guess | Forced):
                 first = frames.get(event.depth) != event.cell
                 frames[event.depth] = event.cell
                 for d in [d for d in frames if d > event.depth]:
                     del frames[d]
-                if first and trace.order == "dom-wdeg":
+                if first and isinstance(event, Guess) and trace.order == "dom-wdeg":
                     text += wdeg_text(event, trace.puzzle, before)
             elif isinstance(event, Backtrack):
                 for d in [d for d in frames if d >= event.depth]:
@@ -449,6 +454,8 @@ def level_rows(trace: Trace) -> list[tuple[str, int]]:
         rows.append(("gac filterings", s.gac_filterings))
     if trace.propagation == "sac":
         rows += [("sac probes", s.probes), ("failed probes", s.failed_probes)]
+    if trace.propagation == "forward" or s.forced:  # (none: where a unary rule forces)
+        rows.append(("forced cells", s.forced))
     if trace.backjump:
         rows += [("backjumps", s.backjumps), ("levels skipped", s.skipped)]
     return rows

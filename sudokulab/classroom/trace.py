@@ -68,6 +68,16 @@ class Guess:
 
 
 @dataclass(frozen=True)
+class Forced:
+    """The cell the search chose at ``depth`` has one candidate left, ``value``: placing it
+    is propagation, not a guess (a level of the search with nothing else to try)."""
+
+    cell: int
+    value: int
+    depth: int
+
+
+@dataclass(frozen=True)
 class CagePrune:
     """Killer cage ``cage``: only ``allowed`` values fit its open cells (from the value
     sets that still can be completed), so each of ``removed``'s cells loses its values."""
@@ -183,12 +193,10 @@ class Backjump:
     from_depth: int
     to_depth: int
     conflict_set: tuple[int, ...]
+    #: The branching levels passed over without trying their other candidates (a forced
+    #: level in between has none).
+    skipped: tuple[int, ...]
     depth: int
-
-    @property
-    def skipped(self) -> tuple[int, ...]:
-        """The levels the jump passes over without trying their other candidates."""
-        return tuple(range(self.to_depth + 1, self.from_depth))
 
 
 @dataclass(frozen=True)
@@ -211,6 +219,7 @@ Event = (
     | Probe
     | Probes
     | Guess
+    | Forced
     | Contradiction
     | Backtrack
     | Backjump
@@ -237,9 +246,10 @@ class Summary:
     gac_filterings: int = 0  # units whose GAC filtering removed values (gac, sac)
     probes: int = 0  # candidates tried by singleton arc consistency (sac)
     failed_probes: int = 0  # of those, the ones removed
-    backjumps: int = 0  # dead ends that jumped back more than one level (backjump)
-    skipped: int = 0  # the levels those jumps passed over
+    backjumps: int = 0  # dead ends that jumped back over a branching level (backjump)
+    skipped: int = 0  # the branching levels those jumps passed over
     rule_prunings: int = 0  # variant rules whose propagation removed candidates
+    forced: int = 0  # cells the search chose with one candidate left (none, forward)
 
 
 @dataclass(frozen=True)
@@ -294,11 +304,13 @@ class Recorder:
                 "backjumps",
                 "skipped",
                 "rule",
+                "forced",
             ),
             0,
         )
         self.max_depth = 0
         self.found = 0
+        self.forced_at: dict[int, bool] = {}  # whether each level's frame is forced
         #: dom-wdeg: a twin of the search's weights, fed the same events (see weigh)
         self.blame: reference._Blame | None = None
 
@@ -331,7 +343,7 @@ class Recorder:
             self._keep(Elimination(cell, bit.bit_length(), tuple(cells), self.depth))
 
     def node(self, depth: int) -> None:
-        """A consistent state at ``depth`` guesses from the root."""
+        """A consistent state ``depth`` levels (guesses and forced placements) down."""
         self.counts["nodes"] += 1
         self.depth = depth
 
@@ -339,9 +351,18 @@ class Recorder:
         """The search tries ``bit`` in ``cell`` (whose candidates were ``candidates``)."""
         self.counts["guesses"] += 1
         self.depth = depth
+        self.forced_at[depth] = False
         self.max_depth = max(self.max_depth, depth)
         weights = tuple(self.blame.weights) if self.blame is not None else ()
         self._keep(Guess(cell, bit.bit_length(), values_of(candidates), depth, weights))
+
+    def forced(self, cell: int, bit: int, depth: int) -> None:
+        """The search places ``bit``, the only candidate left in ``cell``."""
+        self.counts["forced"] += 1
+        self.depth = depth
+        self.forced_at[depth] = True
+        self.max_depth = max(self.max_depth, depth)
+        self._keep(Forced(cell, bit.bit_length(), depth))
 
     def prune_cage(self, cage: int, allowed: int, removed: list[tuple[int, int]]) -> None:
         """Cage ``cage`` keeps only ``allowed`` in its open cells: ``removed`` (cell, mask)."""
@@ -410,9 +431,10 @@ class Recorder:
     def backjump(self, from_depth: int, to_depth: int, conflict_set: tuple[int, ...]) -> None:
         """A dead end at ``from_depth`` jumps back to ``to_depth``, the deepest level of its
         conflict set (backjumping, the reference engine's ``backjump=True``)."""
+        skipped = tuple(d for d in range(to_depth + 1, from_depth) if not self.forced_at[d])
         self.counts["backjumps"] += 1
-        self.counts["skipped"] += from_depth - 1 - to_depth
-        self._keep(Backjump(from_depth, to_depth, tuple(conflict_set), self.depth))
+        self.counts["skipped"] += len(skipped)
+        self._keep(Backjump(from_depth, to_depth, tuple(conflict_set), skipped, self.depth))
 
     def solution(self, masks: list[int]) -> None:
         """Every cell is placed."""
@@ -441,6 +463,7 @@ class Recorder:
             backjumps=c["backjumps"],
             skipped=c["skipped"],
             rule_prunings=c["rule"],
+            forced=c["forced"],
         )
 
 
@@ -507,8 +530,8 @@ OPEN, GIVEN, DEDUCED, GUESSED = 0, 1, 2, 3
 def replay(trace: Trace) -> Iterator[tuple[Event, State]]:
     """Each kept event with the grid after it, rebuilt from the events alone.
 
-    A guess at depth d restores the state the search branched from (as the engine copies
-    its frame); a backtrack shows the abandoned cell open again.
+    A guess (or a forced placement) at depth d restores the state the search branched from
+    (as the engine copies its frame); a backtrack shows the abandoned cell open again.
     """
     n = trace.puzzle.size
     full = (1 << n) - 1
@@ -529,14 +552,14 @@ def replay(trace: Trace) -> Iterator[tuple[Event, State]]:
                     masks[p] &= ~(1 << (v - 1))
         elif isinstance(event, Revise) or (isinstance(event, Probe) and event.failed):
             masks[event.cell] &= ~(1 << (event.value - 1))
-        elif isinstance(event, Guess):
+        elif isinstance(event, Guess | Forced):
             if len(frames) < event.depth:
                 frames.append((masks[:], kinds[:]))
             else:
                 del frames[event.depth :]
                 masks, kinds = frames[-1][0][:], frames[-1][1][:]
             masks[event.cell] = 1 << (event.value - 1)
-            kinds[event.cell] = GUESSED
+            kinds[event.cell] = GUESSED if isinstance(event, Guess) else DEDUCED
         elif isinstance(event, Backtrack):
             masks, kinds = frames[event.depth - 1][0][:], frames[event.depth - 1][1][:]
             del frames[event.depth - 1 :]

@@ -26,7 +26,7 @@ from ..backends.registry import backend_names
 from ..classroom.logic_story import logic_steps, summary_rows
 from ..classroom.narrative import steps as story_steps
 from ..classroom.page import SNAPSHOT_EVERY, story_data, viewer_data
-from ..classroom.trace import Contradiction, Guess, Solution, Trace, trace_puzzle
+from ..classroom.trace import Contradiction, Forced, Guess, Solution, Trace, trace_puzzle
 from ..logic import solve_logic
 from ..logic.ladder import GRADES, LADDER
 from ..logic.rating import rate_run
@@ -256,9 +256,10 @@ def variant_cells(puzzle: Puzzle) -> list[int]:
 
 
 def search_tree(trace: Trace) -> dict[str, Any]:
-    """The search tree of the kept steps: a node per guess (the root is the state after
-    the givens), each with its parent, the step that made it, and how it ended (``dead``
-    at a contradiction, ``solution``; ``path`` on the way to a solution)."""
+    """The search tree of the kept steps: a node per guess and per forced placement (a
+    level of the search too; ``forced`` set), the root the state after the givens, each
+    with its parent, the step that made it, and how it ended (``dead`` at a
+    contradiction, ``solution``; ``path`` on the way to a solution)."""
     geom = trace.puzzle.geometry
     nodes: list[dict[str, Any]] = [
         {"id": 0, "parent": -1, "label": "start", "depth": 0, "step": -1, "end": ""}
@@ -266,7 +267,7 @@ def search_tree(trace: Trace) -> dict[str, Any]:
     stack = [0]
     for index, step in enumerate(story_steps(trace)):
         event = step.event
-        if isinstance(event, Guess):
+        if isinstance(event, Guess | Forced):
             depth = min(event.depth, len(stack))
             parent = stack[depth - 1]
             node = {
@@ -277,6 +278,8 @@ def search_tree(trace: Trace) -> dict[str, Any]:
                 "step": index,
                 "end": "",
             }
+            if isinstance(event, Forced):
+                node["forced"] = True
             nodes.append(node)
             del stack[depth:]
             stack.append(node["id"])
@@ -352,6 +355,8 @@ def solve(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
             "solutions": s.solutions,
             "timedOut": trace.timed_out,
         }
+        if s.forced:  # cells placed with one candidate left: levels, but no guesses
+            counters["forced"] = s.forced
     data.update(standalone=False, every=SNAPSHOT_EVERY)
     settings["variant"] = _text(body, "variant", "classic")
     return {

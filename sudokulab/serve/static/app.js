@@ -306,8 +306,10 @@
       c.setAttribute("data-node", n.id);
       c.setAttribute("data-end", n.end);
       c.setAttribute("data-step", n.step);
+      if (n.forced) c.classList.add("forced");
       var title = document.createElementNS(SVG, "title");
-      title.textContent = n.label + (n.end ? " (" + (n.end === "dead" ? "contradiction" : "solution") + ")" : "");
+      title.textContent = n.label + (n.forced ? " (the only candidate left: no guess)" : "") +
+        (n.end ? " (" + (n.end === "dead" ? "contradiction" : "solution") + ")" : "");
       c.appendChild(title);
       c.addEventListener("click", function () { if (viewer) viewer.go(n.step); });
       svg.appendChild(c);
@@ -319,8 +321,10 @@
         svg.appendChild(t);
       }
     });
-    var guesses = nodes.length - 1;
-    note.textContent = guesses + " guess" + (guesses === 1 ? "" : "es") + " drawn" +
+    var forced = nodes.filter(function (n) { return n.forced; }).length;
+    var guesses = nodes.length - 1 - forced;
+    note.textContent = guesses + " guess" + (guesses === 1 ? "" : "es") +
+      (forced ? " and " + forced + " forced placement" + (forced === 1 ? "" : "s") : "") + " drawn" +
       (tree.truncated ? " (the steps kept; the counters count all)" : "");
     q("tree").setAttribute("data-nodes", nodes.length);
     markTree();
