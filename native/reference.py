@@ -1787,6 +1787,9 @@ class Engine:
                 masks[cell] = m
         if self.propagation in _CP_LEVELS:
             return self._root_cp(masks, givens, candidates is not None)
+        if self.propagation in ("singles", "hidden", "locked"):
+            narrowed = candidates is not None or t.unary is not None
+            return self._root_singles(masks, placed, givens, narrowed)
         for cell, value in enumerate(givens):
             if value and not placed[cell]:
                 if trace is not None:
@@ -1797,20 +1800,82 @@ class Engine:
                 if trace is not None:
                     trace.contradiction("clash", cell, -1, 1 << (value - 1))
                 return None  # propagation placed a different value here
-        narrowed = candidates is not None or t.unary is not None
-        if narrowed and self.propagation in ("singles", "hidden", "locked"):
-            # The marks' (and rules') own singles, and every unit, cage and rule, as if
-            # each had just changed.
-            queue = [(c, m) for c, m in enumerate(masks) if not placed[c] and not m & (m - 1)]
-            dirty = set(range(len(t.units))) if self._hidden else set()
-            dirty_cages = set(range(len(t.cages)))
-            self._rdirty = set(range(len(t.rules)))
-            if not self._propagate(masks, placed, queue, dirty, dirty_cages, {}):
-                return None
-        elif t.unary is not None and self.propagation == "forward":
+        if t.unary is not None and self.propagation == "forward":
             for r in range(len(t.rules)):  # every rule once, as after a placement
                 if not self._prune_rule(masks, placed, r, None, None, None):
                     return None
+        return masks, placed
+
+    def _root_singles(
+        self,
+        masks: list[int],
+        placed: bytearray,
+        givens: list[int] | tuple[int, ...],
+        narrowed: bool,
+    ) -> tuple[list[int], bytearray] | None:
+        """The root under singles, hidden and locked: every given placed first, each
+        removing its value from its peers and marking what changed (the units, cages and
+        rules of its cell and of the peers it narrowed, as a placement marks them), then
+        the singles (and the rest of the level) to a fixpoint; ``narrowed`` (pencil marks
+        or unary rules): every unit, cage and rule looked at, as if each had just changed.
+        The fixpoint is the one placing the givens one after another reaches, each with its
+        singles (these rules only remove candidates: the order changes nothing that is
+        left), so the search and its counters are the same; told this way, a trace gives
+        the givens first and never calls a given's cell a single."""
+        t = self.tables
+        trace = self.trace
+        peers, units_of, cage_of, rules_of = self._queue_tables
+        dirty: set[int] = set()
+        dirty_cages: set[int] = set()
+        rdirty = self._rdirty = set()
+        narrowed_cells: set[int] = set()
+
+        def mark(c: int) -> None:
+            if units_of is not None:
+                dirty.update(units_of[c])
+            if cage_of is not None and cage_of[c] >= 0:
+                dirty_cages.add(cage_of[c])
+            if rules_of is not None:
+                rdirty.update(rules_of[c])
+
+        for cell, value in enumerate(givens):
+            if not value:
+                continue
+            bit = 1 << (value - 1)
+            if trace is not None:
+                trace.place(cell, bit, "given", -1)
+            if not masks[cell] & bit:
+                if trace is not None:
+                    trace.contradiction("clash", cell, -1, bit)
+                return None
+            masks[cell] = bit
+            placed[cell] = 1
+            if trace is not None:
+                trace.eliminate(cell, bit, [p for p in peers[cell] if masks[p] & bit])
+            mark(cell)
+            for p in peers[cell]:
+                if masks[p] & bit:
+                    masks[p] ^= bit
+                    if not masks[p]:
+                        if trace is not None:
+                            trace.contradiction("empty", p, -1, bit)
+                        return None
+                    mark(p)
+                    narrowed_cells.add(p)
+        if narrowed:
+            dirty.update(range(len(t.units)) if units_of is not None else ())
+            dirty_cages.update(range(len(t.cages)))
+            rdirty.update(range(len(t.rules)))
+            narrowed_cells.update(range(len(masks)))
+        # the naked singles the givens made (a cell born with one candidate, on a 1x1
+        # grid, is the search's, as when the givens come one by one), lowest cell first
+        queue = [
+            (c, masks[c])
+            for c in sorted(narrowed_cells, reverse=True)
+            if not placed[c] and not masks[c] & (masks[c] - 1)
+        ]
+        if not self._propagate(masks, placed, queue, dirty, dirty_cages, {}):
+            return None
         return masks, placed
 
     def search(

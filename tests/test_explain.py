@@ -222,9 +222,13 @@ def test_model_bad_cell(capsys):
     assert code == 2 and "not a cell name" in err
 
 
-def test_narrative_of_a_4x4():
+def test_narrative_of_a_4x4_gives_the_givens_first():
     text = narrative(trace_puzzle(parse_puzzle("1.....1..1.....1")), "every")
-    assert "r4c4 = 1: hidden single, the only place for 1 in row 4" in text
+    steps = [line.split(". ", 1)[1] for line in text.splitlines() if line[:6].strip().endswith(".")]
+    assert steps[:4] == ["r1c1 = 1: given", "r2c3 = 1: given", "r3c2 = 1: given", "r4c4 = 1: given"]
+    assert "r2c4 = 2: hidden single, the only place for 2 in row 2" in steps
+    # r4c4 follows from the first three givens, but it is a given: never told as a single
+    assert not any(step.startswith("r4c4 = 1: ") and "single" in step for step in steps)
 
 
 def test_killer_cages_are_shown_on_the_board_and_narrated(capsys, tmp_path):
