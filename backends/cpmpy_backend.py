@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import importlib.util
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from ..models import Model
@@ -80,6 +81,11 @@ class CpmpyBackend(Backend):
         import importlib.metadata
 
         return importlib.metadata.version("cpmpy")
+
+    def in_process_with(self, options: Mapping[str, Any]) -> bool:
+        """Not with ``solver=gurobi``: Gurobi takes over Ctrl-C while it optimizes
+        (:mod:`.gurobi_backend`), so that solver runs in a worker process."""
+        return options.get("solver", DEFAULT) != "gurobi"
 
     def build(self, model: Model) -> tuple[Any, list[Any]]:
         """The CPMpy ``Model`` of ``model`` and the cells' variables."""
