@@ -76,7 +76,7 @@ class GurobiBackend(Backend):
         import gurobipy as gp
         from gurobipy import GRB
 
-        prog = program(model)
+        prog = program(model, request.deadline)
         refused = _licence_refusal(model, prog)
         if refused:
             return Result(self.name, Status.ERROR, message=refused)

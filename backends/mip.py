@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 from ..models import Grid, Model
 from ..models.rules import KINDS, PAIRS
 from . import interrupt
-from .base import Backend, Request, Unanswered, count_by_blocking
+from .base import Backend, Request, Unanswered, check_deadline, count_by_blocking
 from .cpsat import pair_table
 from .result import Result, Status
 
@@ -121,7 +121,7 @@ class MipBackend(Backend):
         """Find up to ``request.limit`` solutions, one MIP solve each, by the deadline."""
         options = request.options
         name = options.get("solver", DEFAULT)
-        program = build(model, name)
+        program = build(model, name, deadline=request.deadline)
         if program is None:
             return Result(self.name, Status.ERROR, message=f"mip: OR-Tools has no {name} here")
         solver, x, _ = program
@@ -178,11 +178,18 @@ class MipBackend(Backend):
         )
 
 
-def build(model: Model, name: str = DEFAULT, integer: bool = True, spans: list | None = None):
+def build(
+    model: Model,
+    name: str = DEFAULT,
+    integer: bool = True,
+    spans: list | None = None,
+    deadline: float | None = None,
+):
     """The program of ``model`` on solver ``name`` (GLOP with ``integer`` false: the LP
     relaxation), its variables as one ``{value: var}`` per cell, and its rows counted by
     kind; None when this OR-Tools lacks the solver. ``spans``, when given, gets each
-    variant rule with the number of rows it added (they come last, in the rules' order)."""
+    variant rule with the number of rows it added (they come last, in the rules' order).
+    :class:`.base.Late` once ``deadline`` has passed, between two constraints."""
     from ortools.linear_solver import pywraplp
 
     solver = pywraplp.Solver.CreateSolver(SOLVERS[name].pywraplp if integer else "GLOP")
@@ -196,6 +203,7 @@ def build(model: Model, name: str = DEFAULT, integer: bool = True, spans: list |
     for domain in model.domains:
         lower = 1 if len(domain) == 1 else 0
         x.append({v: new_var(lower, 1, "") for v in domain})
+    check_deadline(deadline)
     for values in x:
         row = solver.Constraint(1, 1)
         for var in values.values():
@@ -204,6 +212,7 @@ def build(model: Model, name: str = DEFAULT, integer: bool = True, spans: list |
     rows["variant rules"] = 0
     size = model.size
     for constraint in model.constraints:
+        check_deadline(deadline)
         if constraint.kind not in ("alldifferent", "sum"):
             added = add_rule(solver, x, constraint, size, new_var)
             rows["variant rules"] += added
