@@ -141,7 +141,7 @@ class Worker:
 
     def prepare(self, backend: str, options: dict[str, Any] | None = None) -> None:
         """Start the child and warm ``backend`` up in it (its solver package imported, on
-        a solved 4x4 grid), so that no request's time goes to either."""
+        a 4x4 grid with one cell open), so that no request's time goes to either."""
         self.start()
         key = (backend, tuple(sorted((options or {}).items())))
         if key in self._warm or self._process is None:

@@ -49,8 +49,10 @@ def solve(
 
     ``backend`` is a name, a preset or a spec with options (``"native:order=first"``);
     keyword ``options`` are layered on top. ``timeout`` (seconds, finite and above 0, or
-    None) counts from this call: parsing, building the model and the backend's own form
-    of it are inside it, and a verdict reached after it is a ``timeout``. Givens that
+    None) counts from this call, once the backend is found (its module imported, as its
+    solver package's import is no part of a request): parsing, building the model and the
+    backend's own form of it are inside it, and a verdict reached after it is a
+    ``timeout``. Givens that
     break the rules give status ``invalid`` naming the clash; an unsolvable puzzle is a
     status, not an exception; a bad option, limit or timeout is a ValueError naming it.
     With ``isolate`` the backend runs in a child process killed at the deadline; by
@@ -63,10 +65,10 @@ def solve(
     >>> r.status, r.count
     (<Status.SOLVED: 'solved'>, 1)
     """
-    start = time.perf_counter()
-    spec = as_spec(backend, **options)
+    spec = as_spec(backend, **options)  # the backend's module imported (numpy, for sat)
     check_limit(limit)
     check_timeout(timeout)
+    start = time.perf_counter()
     puzzle = as_puzzle(puzzle)
     clashes = puzzle.clashes()
     if clashes:
@@ -132,7 +134,7 @@ def _isolated(backend: Backend, request: Request, isolate: bool | None, model: M
 
 def _warmed(backend: Backend, request: Request) -> Request:
     """The request, once the backend is warmed up in this process (the first time: its
-    solver package imported, on a solved 4x4 grid); the clock paused meanwhile, as for
+    solver package imported, on a 4x4 grid with one cell open); the clock paused, as for
     a worker (:func:`_prepared`): under load an import took seconds of a deadline."""
     paused = time.perf_counter()
     if not warm_up(backend, request.options):
