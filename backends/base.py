@@ -285,10 +285,17 @@ class Backend(Protocol):
         )
 
 
+def cells_in_process(backend: Backend, options: Mapping[str, Any]) -> int | None:
+    """The backend's ``in_process_cells``, or with these options what its optional
+    ``in_process_cells_with(options)`` says (``mip``: HiGHS's, not SCIP's)."""
+    with_options = getattr(backend, "in_process_cells_with", None)
+    return backend.in_process_cells if with_options is None else with_options(options)
+
+
 def runs_in_process(backend: Backend, model: Model, options: Mapping[str, Any]) -> bool:
     """Whether the backend may run on ``model`` in the caller's process with these
-    options (``in_process_with``, ``in_process_cells``)."""
-    cells = backend.in_process_cells
+    options (``in_process_with``, :func:`cells_in_process`)."""
+    cells = cells_in_process(backend, options)
     return backend.in_process_with(options) and (cells is None or len(model.domains) <= cells)
 
 
@@ -297,7 +304,7 @@ def may_isolate(backend: Backend, options: Mapping[str, Any]) -> bool:
     process: whether a caller needs one at hand."""
     return (
         not backend.in_process_with(options)
-        or backend.in_process_cells is not None
+        or cells_in_process(backend, options) is not None
         or not backend.stops_itself_with(options)
     )
 

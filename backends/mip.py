@@ -61,11 +61,13 @@ class MipSolver(NamedTuple):
     ``time_limit``, whether it keeps its time limit and says "infeasible" under it only
     when it proved it (then it stops itself at the deadline; else it gets no time limit
     and is killed at the deadline); ``in_process``, whether it may run in the caller's
-    process (else every request is isolated)."""
+    process (else every request is isolated); ``in_process_cells``, the most cells of a
+    grid it runs on there (None: any; beyond, in a worker: see the backend's)."""
 
     pywraplp: str
     time_limit: bool
     in_process: bool
+    in_process_cells: int | None = None
 
 
 #: The MIP solvers offered, default first: SCIP, the fastest to a proven-unique solution
@@ -75,10 +77,13 @@ class MipSolver(NamedTuple):
 #: 2480), so it gets no time limit; and it puts its own Ctrl-C handler in place while it
 #: solves (Ctrl-C would end its solve, not reach the caller), so it runs in a worker
 #: process, killed at the deadline or on Ctrl-C.
+#: HiGHS's presolve of a 25x25 program looks neither at its time limit nor for an
+#: interrupt (1 s asked, under two CPU burners: 4.5 s), as through highspy
+#: (:mod:`.highs_backend`): beyond 16x16, HiGHS runs in a worker.
 SOLVERS: dict[str, MipSolver] = {
     "scip": MipSolver("SCIP", True, True),
     "cbc": MipSolver("CBC", False, False),
-    "highs": MipSolver("HIGHS", True, True),
+    "highs": MipSolver("HIGHS", True, True, 256),
 }
 
 
@@ -116,6 +121,11 @@ class MipBackend(Backend):
     def in_process_with(self, options: Mapping[str, Any]) -> bool:
         """Whether the chosen solver may run in the caller's process (:data:`SOLVERS`)."""
         return SOLVERS[options.get("solver", DEFAULT)].in_process
+
+    def in_process_cells_with(self, options: Mapping[str, Any]) -> int | None:
+        """The most cells of a grid the chosen solver runs on in the caller's process
+        (:data:`SOLVERS`; see ``in_process_cells``)."""
+        return SOLVERS[options.get("solver", DEFAULT)].in_process_cells
 
     def search(self, model: Model, request: Request) -> Result:
         """Find up to ``request.limit`` solutions, one MIP solve each, by the deadline."""

@@ -52,9 +52,9 @@ def solve(
     None) counts from this call, once the backend is found (its module imported, as its
     solver package's import is no part of a request): parsing, building the model and the
     backend's own form of it are inside it, and a verdict reached after it is a
-    ``timeout``. Givens that
-    break the rules give status ``invalid`` naming the clash; an unsolvable puzzle is a
-    status, not an exception; a bad option, limit or timeout is a ValueError naming it.
+    ``timeout``. Givens that break the rules give status ``invalid`` naming the clash; an
+    unsolvable puzzle is a status, not an exception; a bad option, limit or timeout is a
+    ValueError naming it.
     With ``isolate`` the backend runs in a child process killed at the deadline; by
     default only a backend that cannot stop itself is isolated (and only with a timeout),
     or one that may not run in this process (on this grid: ``in_process_cells``).

@@ -372,21 +372,23 @@ def test_a_build_looks_at_the_deadline_between_its_steps(monkeypatch, name):
     assert len(looks) > 1
 
 
-@pytest.mark.parametrize("name", ["sat", "highs"])
-def test_a_grid_beyond_16x16_runs_in_a_worker_where_its_build_cannot_be_stopped(monkeypatch, name):
+@pytest.mark.parametrize("spec", ["sat", "highs", "mip:solver=highs"])
+def test_a_grid_beyond_16x16_runs_in_a_worker_where_its_build_cannot_be_stopped(monkeypatch, spec):
     # sat's CNF of a 25x25 grid and HiGHS's presolve of its program take seconds that
     # neither a deadline nor Ctrl-C can stop in this process: a worker is killed.
-    backend = _available(name)
+    backend, options = _available(spec), parse_spec(spec).options
     runs = []
     run = Worker.run
     monkeypatch.setattr(Worker, "run", lambda self, *a: runs.append(a[0]) or run(self, *a))
     big, small = (build_model(Puzzle.from_grid([0] * n * n)) for n in (25, 16))
-    assert not runs_in_process(backend, big, {}) and runs_in_process(backend, small, {})
-    result = solve(big.puzzle, name, limit=None, timeout=0.2)
-    assert (result.status, result.exact, runs) == ("timeout", False, [name])
-    result = solve(small.puzzle, name, timeout=600)
+    assert not runs_in_process(backend, big, options) and runs_in_process(backend, small, options)
+    result = solve(big.puzzle, spec, limit=None, timeout=0.2)
+    assert (result.status, result.exact, runs) == ("timeout", False, [backend.name])
+    result = solve(small.puzzle, spec, timeout=600)
     assert result.status == "solved" and is_solution(small.puzzle, result.solution)
-    assert runs == [name]  # in this process
+    assert runs == [backend.name]  # in this process
+    if spec == "mip:solver=highs":  # SCIP, mip's default, keeps its deadline on any grid
+        assert runs_in_process(backend, big, {})
 
 
 class ColdStart(Backend):
