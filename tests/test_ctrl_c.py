@@ -133,6 +133,9 @@ class Command:
             stderr=subprocess.PIPE,
             env=env,
             start_new_session=True,  # its own process group, as a terminal's job
+            # SIGINT heard, as in a terminal's job, even where this runs in the background
+            # of a shell without job control (which ignores SIGINT, for its children too)
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         self.readers = [
             threading.Thread(target=self._read, args=(stream, lines), daemon=True)
