@@ -22,7 +22,9 @@ the admitted :class:`Request`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import math
 import numbers
 import time
@@ -164,7 +166,8 @@ class Backend(Protocol):
     on its own (``stops_itself_with`` may say otherwise for some options); one that does
     not is run in a child process killed at the deadline (``sudokulab.solve`` does so
     when a timeout is given), and one that may not run in the caller's process at all
-    (``in_process_with``) always is; ``requires`` names the package to install when
+    (``in_process_with``, or a grid of more than ``in_process_cells`` cells) always is;
+    ``requires`` names the package to install when
     ``available()`` is false; ``batch`` says whether ``search_grids`` does better than
     one search per puzzle (the bench then sends it chunks of puzzles); ``checks_signals``
     says whether Ctrl-C reaches its search where it runs (pure Python does; a solver in
@@ -194,6 +197,13 @@ class Backend(Protocol):
     #: grid or ``timeout``, never ``unsolvable``, ``multiple`` or an exact count; the
     #: cross-check and the bench take its timeouts as they take any timeout.
     complete: bool = True
+    #: The most cells of a grid the backend is run on in the caller's process (None: any):
+    #: beyond, building its form of the model holds the interpreter for seconds, or its
+    #: solver spends seconds where it looks neither at its clock nor for an interrupt, so
+    #: neither a deadline nor Ctrl-C could stop it here. A larger grid's request runs in a
+    #: worker process, killed at the deadline (:data:`.isolation.GRACE` after it when the
+    #: backend stops itself) or on Ctrl-C.
+    in_process_cells: int | None = None
 
     def available(self) -> bool:
         """True when the backend can run here (its package is installed); cheap to call."""
@@ -232,7 +242,10 @@ class Backend(Protocol):
 
     def run(self, model: Model, request: Request) -> Result:
         """The search on an admitted request, stoppable by Ctrl-C, held to the rule."""
-        result = interrupt.call(self.search, model, request, in_place=self.checks_signals)
+        try:
+            result = interrupt.call(self.search, model, request, in_place=self.checks_signals)
+        except Late:  # the deadline came while the backend built its form of the model
+            result = Result(self.name, Status.TIMEOUT, message=LATE)
         return verdict(result, request)
 
     def solve_grids(
@@ -270,6 +283,76 @@ class Backend(Protocol):
             f"{self.name}: the model as given, {len(model.domains)} variables and "
             f"{len(model.constraints)} constraints ({kinds})"
         )
+
+
+def cells_in_process(backend: Backend, options: Mapping[str, Any]) -> int | None:
+    """The backend's ``in_process_cells``, or with these options what its optional
+    ``in_process_cells_with(options)`` says (``mip``: HiGHS's, not SCIP's)."""
+    with_options = getattr(backend, "in_process_cells_with", None)
+    return backend.in_process_cells if with_options is None else with_options(options)
+
+
+def runs_in_process(backend: Backend, model: Model, options: Mapping[str, Any]) -> bool:
+    """Whether the backend may run on ``model`` in the caller's process with these
+    options (``in_process_with``, :func:`cells_in_process`)."""
+    cells = cells_in_process(backend, options)
+    return backend.in_process_with(options) and (cells is None or len(model.domains) <= cells)
+
+
+def may_isolate(backend: Backend, options: Mapping[str, Any]) -> bool:
+    """Whether some request to the backend with these options may run in a worker
+    process: whether a caller needs one at hand."""
+    return (
+        not backend.in_process_with(options)
+        or cells_in_process(backend, options) is not None
+        or not backend.stops_itself_with(options)
+    )
+
+
+#: The backends (name and options) warmed up in this process (:func:`warm_up`).
+_warmed: set[tuple[str, tuple]] = set()
+
+
+@functools.cache
+def warm_model() -> Model:
+    """What a backend is warmed up on: a 4x4 grid with one cell open (its solver package
+    imported, its caches made, and next to nothing to search, whatever the backend). Not
+    every cell given: the sat backend's CNF of a full grid is empty, and PySAT's
+    MapleSAT dies from SIGSEGV on an empty formula."""
+    from ..models import Puzzle
+
+    return build_model(Puzzle.from_grid([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 0]))
+
+
+def warm_up(backend: Backend, options: Mapping[str, Any]) -> bool:
+    """Warm the backend up in this process, once per options (:func:`warm_model`); True
+    when it was done now. A failure is the request's to report; Ctrl-C is raised."""
+    key = (backend.name, tuple(sorted(options.items())))
+    if key in _warmed:
+        return False
+    with contextlib.suppress(Exception):
+        backend.solve(warm_model(), 1, None, **options)
+    _warmed.add(key)
+    return True
+
+
+class Late(Exception):  # noqa: N818 - a condition, as StopIteration is
+    """The request's deadline passed while the backend built its form of the model
+    (:func:`check_deadline`): :meth:`Backend.run` answers a timeout."""
+
+
+#: The message of a request whose deadline passed while its model was built.
+LATE = "the deadline passed while the model was built"
+
+
+def check_deadline(deadline: float | None) -> None:
+    """Between two steps of a build: :class:`Late` once ``deadline`` (``perf_counter``)
+    has passed, KeyboardInterrupt once Ctrl-C stopped the search it builds for; so that
+    the request ends at the deadline, however long the whole build would take."""
+    if interrupt.stopped():
+        raise KeyboardInterrupt
+    if deadline is not None and time.perf_counter() > deadline:
+        raise Late
 
 
 #: Every member of the contract (what ``isinstance(x, Backend)`` looks for), for messages.

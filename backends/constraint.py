@@ -4,6 +4,13 @@ One variable per cell (its domain from the model: a given is a one-value domain)
 ``AllDifferentConstraint`` per unit, and each variant rule as a ``FunctionConstraint``
 over its cells that asks the rule itself (checked once all its cells are assigned);
 solutions counted through the solver's iterator.
+
+The package is compiled (Cython): its search runs no Python code of its own, so Python's
+Ctrl-C handler would not run until the next solution (an empty 25x25 grid kept a
+counting search going some 40 s after Ctrl-C), nor would another thread get the GIL. So
+the problem also holds a :func:`heartbeat`, a constraint over every cell, written in
+Python, that always holds: the search calls it at each assignment, and Ctrl-C is heard
+there (or, for a search on another thread that Ctrl-C stopped, raised there).
 The package is imported only when a model is solved. It has no time limit of its own:
 between solutions the clock is checked, and a run that must stop mid-search is killed
 from outside (``stops_itself`` is false).
@@ -11,6 +18,7 @@ from outside (``stops_itself`` is false).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import time
 from collections import Counter
@@ -18,6 +26,7 @@ from typing import Any
 
 from ..models import Model
 from ..models.rules import KINDS
+from . import interrupt
 from .base import Backend, Request
 from .result import Result, status_of
 
@@ -44,7 +53,7 @@ class ConstraintBackend(Backend):
     options = {"solver": SOLVERS, "forwardcheck": bool}
     stops_itself = False  # only between solutions; the caller enforces the deadline
     requires = "python-constraint2"
-    checks_signals = True  # pure Python: Ctrl-C reaches it
+    checks_signals = True  # compiled, but Ctrl-C reaches it at each heartbeat
 
     def available(self) -> bool:
         """True when the ``constraint`` package is installed (found, not imported)."""
@@ -120,6 +129,7 @@ def build_problem(model: Model, solver_name: str = SOLVERS[0], forwardcheck: boo
     problem = constraint.Problem(solver)
     for cell, domain in enumerate(model.domains):
         problem.addVariable(cell, list(domain))
+    problem.addConstraint(heartbeat(constraint)(), list(range(len(model.domains))))
     alldifferent = constraint.AllDifferentConstraint()  # stateless: one serves every unit
     for c in model.constraints:
         if c.kind not in ("alldifferent", "sum"):  # a variant rule: it checks itself
@@ -130,6 +140,22 @@ def build_problem(model: Model, solver_name: str = SOLVERS[0], forwardcheck: boo
         if c.kind == "sum":  # a killer cage: distinct (above) and its total
             problem.addConstraint(constraint.ExactSumConstraint(c.total), list(c.cells))
     return problem
+
+
+@functools.cache
+def heartbeat(constraint: Any) -> type:
+    """The heartbeat's class (made once: it needs the lazily imported package): Python
+    code the compiled search calls at each assignment, so that Ctrl-C reaches it."""
+
+    class Heartbeat(constraint.Constraint):
+        """Holds always; ends a search that Ctrl-C stopped (:func:`.interrupt.stopped`)."""
+
+        def __call__(self, variables, domains, assignments, forwardcheck=False) -> bool:
+            if interrupt.stopped():
+                raise KeyboardInterrupt  # a search on another thread: see interrupt.call
+            return True
+
+    return Heartbeat
 
 
 def _checker(rule: Any, cells: list[int]) -> Any:

@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import importlib.util
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from ..models import Model
 from ..models.rules import KINDS
 from . import interrupt
-from .base import Backend, Request
+from .base import Backend, Request, check_deadline
 from .cpsat import pair_table
 from .highs_backend import quiet_highs
 from .result import Result, Status
@@ -81,8 +82,14 @@ class CpmpyBackend(Backend):
 
         return importlib.metadata.version("cpmpy")
 
-    def build(self, model: Model) -> tuple[Any, list[Any]]:
-        """The CPMpy ``Model`` of ``model`` and the cells' variables."""
+    def in_process_with(self, options: Mapping[str, Any]) -> bool:
+        """Not with ``solver=gurobi``: Gurobi takes over Ctrl-C while it optimizes
+        (:mod:`.gurobi_backend`), so that solver runs in a worker process."""
+        return options.get("solver", DEFAULT) != "gurobi"
+
+    def build(self, model: Model, deadline: float | None = None) -> tuple[Any, list[Any]]:
+        """The CPMpy ``Model`` of ``model`` and the cells' variables (:class:`.base.Late`
+        once ``deadline`` has passed)."""
         import cpmpy as cp
 
         size = model.size
@@ -95,6 +102,7 @@ class CpmpyBackend(Backend):
             if len(domain) != domain[-1] - domain[0] + 1:  # holes in a narrowed domain
                 cpm += cp.InDomain(x, list(domain))
         for constraint in model.constraints:
+            check_deadline(deadline)
             if constraint.kind in ("alldifferent", "sum"):
                 cpm += cp.AllDifferent([xs[i] for i in constraint.cells])
             if constraint.kind == "sum":
@@ -111,7 +119,7 @@ class CpmpyBackend(Backend):
 
         solver_name = request.options.get("solver", DEFAULT)
         stats: dict[str, Any] = {"solver": solver_name}
-        cpm, xs = self.build(model)
+        cpm, xs = self.build(model, request.deadline)
         solutions: list[tuple[int, ...]] = []
         start = time.perf_counter()
         if solver_name == "highs":

@@ -22,7 +22,7 @@ from typing import Any
 from ..models import Model
 from ..models.rules import KINDS, PAIRS
 from . import interrupt
-from .base import Backend, PositiveNumber, Request
+from .base import Backend, PositiveNumber, Request, check_deadline
 from .result import Result, Status, status_of
 
 #: Templates kept per backend (and models per thread) before the cache starts afresh.
@@ -65,7 +65,7 @@ class CpSatBackend(Backend):
 
         options, limit = request.options, request.limit
         workers = options.get("workers", 1)  # one worker: a fair single-thread comparison
-        cp = self.build(model)
+        cp = self.build(model, request.deadline)
         left = request.left()
         if left is not None and left <= 0:  # the build took the whole time
             return Result(self.name, Status.TIMEOUT, stats={"workers": workers})
@@ -123,8 +123,9 @@ class CpSatBackend(Backend):
             stats=stats,
         )
 
-    def build(self, model: Model) -> Any:
-        """The CpModel of this puzzle: a copy of the template with the domains narrowed.
+    def build(self, model: Model, deadline: float | None = None) -> Any:
+        """The CpModel of this puzzle: a copy of the template with the domains narrowed
+        (:class:`.base.Late` once ``deadline`` has passed).
 
         It is this thread's reused CpModel: valid until the next ``build`` on the thread.
         """
@@ -140,6 +141,7 @@ class CpSatBackend(Backend):
             # Variable i is cell i, so a solution is read straight off the response.
             xs = [template.new_int_var(1, size, f"c{i}") for i in range(cells)]
             for constraint in model.constraints:
+                check_deadline(deadline)  # a template left half-made is not kept
                 if constraint.kind in ("alldifferent", "sum"):
                     template.add_all_different([xs[i] for i in constraint.cells])
                 if constraint.kind == "sum":
@@ -147,6 +149,7 @@ class CpSatBackend(Backend):
                 elif constraint.kind != "alldifferent":
                     add_rule(template, xs, constraint, size)
             self._templates[key] = template
+        check_deadline(deadline)
         reused = self._reused.__dict__  # this thread's models, by the same key
         if key not in reused and len(reused) >= _TEMPLATES:
             reused.clear()

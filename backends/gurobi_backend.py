@@ -11,9 +11,13 @@ limit, which such a licence will not optimize).
 Solutions are counted with no-good cuts, one Gurobi solve each
 (:func:`~sudokulab.backends.base.count_by_blocking`); the deadline is Gurobi's
 ``TimeLimit`` parameter, set to the time left before each solve, and a solve it stops is
-a timeout (Gurobi says ``TIME_LIMIT``, not infeasible). Ctrl-C is passed to Gurobi's
-``terminate``. ``stats`` holds the branch-and-bound ``nodes`` and simplex ``iterations``
-summed over the solves, and the program's size.
+a timeout (Gurobi says ``TIME_LIMIT``, not infeasible). Gurobi puts a SIGINT handler of
+its own in place while it optimizes: Ctrl-C would end the solve (with "Interrupt request
+received" on standard output) and never reach the caller. So every request runs in a
+worker process (``in_process_with``), which Ctrl-C at the terminal does not reach, killed
+on Ctrl-C or at the deadline; there Gurobi's ``terminate`` is its stop. ``stats`` holds
+the branch-and-bound ``nodes`` and simplex ``iterations`` summed over the solves, and
+the program's size.
 
 gurobipy is imported only when a model is solved.
 """
@@ -24,6 +28,7 @@ import functools
 import importlib.util
 import math
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from ..models import Grid, Model
@@ -58,6 +63,10 @@ class GurobiBackend(Backend):
             found += f" (size-limited licence: {LICENCE_LIMIT} variables and constraints)"
         return found
 
+    def in_process_with(self, options: Mapping[str, Any]) -> bool:
+        """Never: Gurobi takes over Ctrl-C while it optimizes (see the module's text)."""
+        return False
+
     def refusal(self, model: Model, options: dict[str, Any]) -> str:
         """Why the licence here will not take the program of ``model`` ("" when it will)."""
         return _licence_refusal(model, program(model))
@@ -67,7 +76,7 @@ class GurobiBackend(Backend):
         import gurobipy as gp
         from gurobipy import GRB
 
-        prog = program(model)
+        prog = program(model, request.deadline)
         refused = _licence_refusal(model, prog)
         if refused:
             return Result(self.name, Status.ERROR, message=refused)

@@ -11,9 +11,13 @@ the open cells and HiGHS is asked again, up to the limit. The deadline is HiGHS'
 ``time_limit`` option, set to the time left before each solve; a solve it stops is a
 timeout (HiGHS says ``kTimeLimit``, never "infeasible", when its clock ran out).
 
-Ctrl-C is passed to HiGHS's ``cancelSolve`` (user interrupts handled). ``stats`` holds
-the branch-and-bound ``nodes`` and simplex ``iterations`` summed over the
-solves of a count, and the program's ``variables`` and ``constraints``.
+Ctrl-C is passed to HiGHS's ``cancelSolve`` (user interrupts handled). HiGHS's presolve
+of a 25x25 program looks at neither: it took from 0.8 to 14 s with a 0.5 s time limit
+(docs/results.md, "The deadlines"), so a grid larger than 16x16 is solved in a worker
+process, killed :data:`.isolation.GRACE` after the deadline or on Ctrl-C
+(``in_process_cells``). ``stats`` holds the branch-and-bound ``nodes`` and simplex
+``iterations`` summed over the solves of a count, and the program's ``variables`` and
+``constraints``.
 
 highspy is imported only when a model is solved.
 """
@@ -28,7 +32,7 @@ from typing import Any, NamedTuple
 
 from ..models import Grid, Model
 from . import interrupt
-from .base import Backend, Request, Unanswered, count_by_blocking
+from .base import Backend, Request, Unanswered, check_deadline, count_by_blocking
 from .result import Result
 
 
@@ -66,9 +70,9 @@ class Program(NamedTuple):
         return Row(-float("inf"), len(open_cells) - 1, columns, (1.0,) * len(columns))
 
 
-def program(model: Model) -> Program:
+def program(model: Model, deadline: float | None = None) -> Program:
     """The MIP backend's 0-1 program of ``model`` (alldifferent and sum constraints), as
-    plain rows any MIP solver takes."""
+    plain rows any MIP solver takes; :class:`.base.Late` once ``deadline`` has passed."""
     columns: list[tuple[int, int]] = []
     x: list[dict[int, int]] = []
     for cell, domain in enumerate(model.domains):
@@ -81,6 +85,7 @@ def program(model: Model) -> Program:
     kinds = {"one value per cell": len(rows), "each value once per unit": 0, "cage": 0}
     size = model.size
     for constraint in model.constraints:
+        check_deadline(deadline)
         cells = constraint.cells
         whole = len(cells) == size and constraint.kind == "alldifferent"
         kind = "cage" if constraint.kind == "sum" else "each value once per unit"
@@ -145,6 +150,7 @@ class HighsBackend(Backend):
     options: dict = {}
     stops_itself = True  # HiGHS's time_limit, set to the time left before each solve
     requires = "highspy"
+    in_process_cells = 256  # beyond 16x16, its presolve keeps neither deadline nor Ctrl-C
 
     def available(self) -> bool:
         """True when highspy is installed (found, not imported)."""
@@ -156,12 +162,13 @@ class HighsBackend(Backend):
 
         return importlib.metadata.version("highspy")
 
-    def build(self, model: Model) -> tuple[Any, Program]:
-        """A ``Highs`` holding the program of ``model``, and the program."""
+    def build(self, model: Model, deadline: float | None = None) -> tuple[Any, Program]:
+        """A ``Highs`` holding the program of ``model``, and the program
+        (:class:`.base.Late` once ``deadline`` has passed)."""
         import highspy
         import numpy as np
 
-        prog = program(model)
+        prog = program(model, deadline)
         highs = quiet_highs()
         count = len(prog.columns)
         lower = np.zeros(count)
@@ -176,7 +183,7 @@ class HighsBackend(Backend):
         """Find up to ``request.limit`` solutions, one HiGHS solve each, by the deadline."""
         import highspy
 
-        highs, prog = self.build(model)
+        highs, prog = self.build(model, request.deadline)
         cells = len(model.domains)
         stats: dict[str, Any] = {
             "variables": len(prog.columns),

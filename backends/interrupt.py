@@ -23,6 +23,13 @@ cannot be stopped (HiGHS, which pywraplp cannot interrupt) is left to end on its
 thread, in the background; the caller is not kept waiting. Where Ctrl-C is not this
 module's to hear (a worker process ignores it; a program may have a handler of its
 own), searches run in place, as they are.
+
+This is the process's one SIGINT arrangement, whichever entry point starts it: the
+``sudokulab`` command puts it in place before anything else (and asks, with
+:func:`also_calling`, for logging to be turned off on Ctrl-C), an API call puts it back
+in place of Python's default handler each time a search starts on the main thread (a
+notebook's kernel may have put the default back between two cells), and a server stops
+its searches with :func:`stop_all`.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import contextlib
 import queue
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -94,7 +101,7 @@ def call(search: Callable[..., T], *args: Any, in_place: bool = False) -> T:
     if threading.current_thread() is _MAIN:
         if _interrupted.is_set():
             _interrupted.clear()  # the main thread goes on: a new request
-        if not in_place and signal.getsignal(signal.SIGINT) is _on_sigint:
+        if not in_place and install():
             return _helper().run(search, args)
     elif _interrupted.is_set():
         raise KeyboardInterrupt  # Ctrl-C came: searches from other threads stop too
@@ -176,22 +183,40 @@ def _helper() -> _Helper:
     return _helpers[-1]
 
 
+#: What Ctrl-C also calls, in order, while the blocks that asked run (:func:`also_calling`).
+_also: list[Callable[[], Any]] = []
+
+
 def _on_sigint(signum: int, frame: Any) -> None:
     """Python's default SIGINT handler, which first stops every search in flight."""
     stop_all()
+    for callback in list(_also):
+        with contextlib.suppress(Exception):  # the one line and exit 130 come first
+            callback()
     signal.default_int_handler(signum, frame)
 
 
 def install() -> bool:
     """Put :func:`_on_sigint` in place of Python's default SIGINT handler (from the main
-    thread; a handler the program set is left alone). True when it is in place."""
-    if threading.current_thread() is not threading.main_thread():
-        return signal.getsignal(signal.SIGINT) is _on_sigint
+    thread; a handler the program set, or SIGINT ignored, is left alone). True when it is
+    in place; cheap, so called before each search on the main thread."""
     current = signal.getsignal(signal.SIGINT)
-    if current is signal.default_int_handler:
+    if current is signal.default_int_handler and threading.current_thread() is _MAIN:
         signal.signal(signal.SIGINT, _on_sigint)
         return True
     return current is _on_sigint
+
+
+@contextlib.contextmanager
+def also_calling(callback: Callable[[], Any]) -> Iterator[None]:
+    """While the block runs, Ctrl-C also calls ``callback`` (after stopping the searches,
+    before KeyboardInterrupt is raised); what the ``sudokulab`` command turns logging off
+    with."""
+    _also.append(callback)
+    try:
+        yield
+    finally:
+        _also.remove(callback)
 
 
 install()

@@ -33,8 +33,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ..models import Model, Puzzle, build_model
-from .base import Request, admit
+from ..models import Model
+from .base import Request, admit, warm_model
 from .result import ERROR, Answers, Result, Status
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ class Worker:
 
     def prepare(self, backend: str, options: dict[str, Any] | None = None) -> None:
         """Start the child and warm ``backend`` up in it (its solver package imported, on
-        a solved 4x4 grid), so that no request's time goes to either."""
+        a 4x4 grid with one cell open), so that no request's time goes to either."""
         self.start()
         key = (backend, tuple(sorted((options or {}).items())))
         if key in self._warm or self._process is None:
@@ -309,11 +309,6 @@ class Worker:
         self._warm = set()
 
 
-#: What a backend is warmed up on: a solved 4x4 grid, every cell given (its solver
-#: package imported, its caches made, and nothing to search, whatever the backend).
-_WARM = build_model(Puzzle.from_grid([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1]))
-
-
 @dataclass(frozen=True)
 class Usage:
     """What the child used for one request: CPU seconds (user + system, its own threads
@@ -411,7 +406,7 @@ def _serve(result_fd: int, parent: int) -> None:
             backend = get_backend(name)
             if kind == "warm":
                 with contextlib.suppress(Exception):  # the request will say what fails
-                    backend.solve(_WARM, 1, None, **request)
+                    backend.solve(warm_model(), 1, None, **request)
                 answer: Any = "warm"
             elif kind == "grids":  # a block: answers as arrays
                 answer = backend.run_grids(payload, request)

@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 from ..models import Grid, Model
 from ..models.rules import KINDS, PAIRS
 from . import interrupt
-from .base import Backend, Request, Unanswered, count_by_blocking
+from .base import Backend, Request, Unanswered, check_deadline, count_by_blocking
 from .cpsat import pair_table
 from .result import Result, Status
 
@@ -61,11 +61,13 @@ class MipSolver(NamedTuple):
     ``time_limit``, whether it keeps its time limit and says "infeasible" under it only
     when it proved it (then it stops itself at the deadline; else it gets no time limit
     and is killed at the deadline); ``in_process``, whether it may run in the caller's
-    process (else every request is isolated)."""
+    process (else every request is isolated); ``in_process_cells``, the most cells of a
+    grid it runs on there (None: any; beyond, in a worker: see the backend's)."""
 
     pywraplp: str
     time_limit: bool
     in_process: bool
+    in_process_cells: int | None = None
 
 
 #: The MIP solvers offered, default first: SCIP, the fastest to a proven-unique solution
@@ -75,10 +77,13 @@ class MipSolver(NamedTuple):
 #: 2480), so it gets no time limit; and it puts its own Ctrl-C handler in place while it
 #: solves (Ctrl-C would end its solve, not reach the caller), so it runs in a worker
 #: process, killed at the deadline or on Ctrl-C.
+#: HiGHS's presolve of a 25x25 program looks neither at its time limit nor for an
+#: interrupt (1 s asked, under two CPU burners: 4.5 s), as through highspy
+#: (:mod:`.highs_backend`): beyond 16x16, HiGHS runs in a worker.
 SOLVERS: dict[str, MipSolver] = {
     "scip": MipSolver("SCIP", True, True),
     "cbc": MipSolver("CBC", False, False),
-    "highs": MipSolver("HIGHS", True, True),
+    "highs": MipSolver("HIGHS", True, True, 256),
 }
 
 
@@ -117,11 +122,16 @@ class MipBackend(Backend):
         """Whether the chosen solver may run in the caller's process (:data:`SOLVERS`)."""
         return SOLVERS[options.get("solver", DEFAULT)].in_process
 
+    def in_process_cells_with(self, options: Mapping[str, Any]) -> int | None:
+        """The most cells of a grid the chosen solver runs on in the caller's process
+        (:data:`SOLVERS`; see ``in_process_cells``)."""
+        return SOLVERS[options.get("solver", DEFAULT)].in_process_cells
+
     def search(self, model: Model, request: Request) -> Result:
         """Find up to ``request.limit`` solutions, one MIP solve each, by the deadline."""
         options = request.options
         name = options.get("solver", DEFAULT)
-        program = build(model, name)
+        program = build(model, name, deadline=request.deadline)
         if program is None:
             return Result(self.name, Status.ERROR, message=f"mip: OR-Tools has no {name} here")
         solver, x, _ = program
@@ -178,11 +188,18 @@ class MipBackend(Backend):
         )
 
 
-def build(model: Model, name: str = DEFAULT, integer: bool = True, spans: list | None = None):
+def build(
+    model: Model,
+    name: str = DEFAULT,
+    integer: bool = True,
+    spans: list | None = None,
+    deadline: float | None = None,
+):
     """The program of ``model`` on solver ``name`` (GLOP with ``integer`` false: the LP
     relaxation), its variables as one ``{value: var}`` per cell, and its rows counted by
     kind; None when this OR-Tools lacks the solver. ``spans``, when given, gets each
-    variant rule with the number of rows it added (they come last, in the rules' order)."""
+    variant rule with the number of rows it added (they come last, in the rules' order).
+    :class:`.base.Late` once ``deadline`` has passed, between two constraints."""
     from ortools.linear_solver import pywraplp
 
     solver = pywraplp.Solver.CreateSolver(SOLVERS[name].pywraplp if integer else "GLOP")
@@ -196,6 +213,7 @@ def build(model: Model, name: str = DEFAULT, integer: bool = True, spans: list |
     for domain in model.domains:
         lower = 1 if len(domain) == 1 else 0
         x.append({v: new_var(lower, 1, "") for v in domain})
+    check_deadline(deadline)
     for values in x:
         row = solver.Constraint(1, 1)
         for var in values.values():
@@ -204,6 +222,7 @@ def build(model: Model, name: str = DEFAULT, integer: bool = True, spans: list |
     rows["variant rules"] = 0
     size = model.size
     for constraint in model.constraints:
+        check_deadline(deadline)
         if constraint.kind not in ("alldifferent", "sum"):
             added = add_rule(solver, x, constraint, size, new_var)
             rows["variant rules"] += added

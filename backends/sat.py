@@ -548,6 +548,10 @@ class SatBackend(Backend):
     options = {"encoding": ENCODINGS, "solver": SOLVERS, "search": SEARCHES}
     stops_itself = True  # the solver is interrupted from a timer thread at the deadline
     requires = "python-sat"
+    # A 25x25 grid's CNF (752,500 clauses) takes seconds to encode and to load into the
+    # solver, in numpy and PySAT calls that hold the interpreter: no deadline or Ctrl-C
+    # can stop them, so a larger grid than 16x16 is solved in a worker process.
+    in_process_cells = 256
 
     def available(self) -> bool:
         """True when PySAT is installed (found, not imported)."""

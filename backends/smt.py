@@ -43,7 +43,7 @@ from typing import Any
 from ..models import Grid, Model
 from ..models.rules import KINDS
 from . import interrupt
-from .base import Backend, Request, Unanswered, count_by_blocking
+from .base import Backend, Request, Unanswered, check_deadline, count_by_blocking
 from .result import Result
 
 #: z3's counters copied into ``stats`` when present, by the name ``stats`` gives them:
@@ -110,7 +110,7 @@ class SmtBackend(Backend):
 
         _no_ctrl_c(z3)
         options = request.options
-        solver, cells = self.build(model, options.get("logic", LOGICS[0]))
+        solver, cells = self.build(model, options.get("logic", LOGICS[0]), request.deadline)
         if "seed" in options:
             solver.set("random_seed", options["seed"])
         interrupt.on_interrupt(solver.ctx.interrupt)
@@ -139,9 +139,12 @@ class SmtBackend(Backend):
             found.message,
         )  # fmt: skip
 
-    def build(self, model: Model, logic: str = LOGICS[0]) -> tuple[Any, list[Any]]:
+    def build(
+        self, model: Model, logic: str = LOGICS[0], deadline: float | None = None
+    ) -> tuple[Any, list[Any]]:
         """A z3 ``Solver`` for ``logic`` holding the model (the shape's constraints and the
-        givens), and the cells' integer variables, in this thread's context."""
+        givens), and the cells' integer variables, in this thread's context
+        (:class:`.base.Late` once ``deadline`` has passed)."""
         import z3
 
         local = self._local.__dict__
@@ -160,6 +163,7 @@ class SmtBackend(Backend):
             rules = [z3.And(x >= 1, x <= model.size) for x in cells]
             variant: list[Any] = []  # the variant rules' assertions, kept last
             for number, constraint in enumerate(model.constraints):
+                check_deadline(deadline)  # a shape left half-made is not kept
                 xs = [cells[i] for i in constraint.cells]
                 if constraint.kind in ("alldifferent", "sum"):
                     rules.append(z3.Distinct(xs))
@@ -176,6 +180,7 @@ class SmtBackend(Backend):
                 added.append(cells[i] == domain[0])
             elif len(domain) < model.size:
                 added.append(z3.Or([cells[i] == v for v in domain]))
+        check_deadline(deadline)
         solver.add(added)
         self._local.added = added  # what describe counts (a solver may merge assertions)
         return solver, cells

@@ -11,7 +11,16 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .backends import BackendSpec, Result, Status, as_spec, get_backend
-from .backends.base import Backend, Request, Unsupported, admit, check_limit, check_timeout
+from .backends.base import (
+    Backend,
+    Request,
+    Unsupported,
+    admit,
+    check_limit,
+    check_timeout,
+    runs_in_process,
+    warm_up,
+)
 from .backends.result import ERROR, INVALID, Answers
 from .models import Model, Puzzle, build_model, parse_puzzle
 
@@ -40,12 +49,15 @@ def solve(
 
     ``backend`` is a name, a preset or a spec with options (``"native:order=first"``);
     keyword ``options`` are layered on top. ``timeout`` (seconds, finite and above 0, or
-    None) counts from this call: parsing, building the model and the backend's own form
-    of it are inside it, and a verdict reached after it is a ``timeout``. Givens that
-    break the rules give status ``invalid`` naming the clash; an unsolvable puzzle is a
-    status, not an exception; a bad option, limit or timeout is a ValueError naming it.
+    None) counts from this call, once the backend is found (its module imported, as its
+    solver package's import is no part of a request): parsing, building the model and the
+    backend's own form of it are inside it, and a verdict reached after it is a
+    ``timeout``. Givens that break the rules give status ``invalid`` naming the clash; an
+    unsolvable puzzle is a status, not an exception; a bad option, limit or timeout is a
+    ValueError naming it.
     With ``isolate`` the backend runs in a child process killed at the deadline; by
-    default only a backend that cannot stop itself is isolated, and only with a timeout.
+    default only a backend that cannot stop itself is isolated (and only with a timeout),
+    or one that may not run in this process (on this grid: ``in_process_cells``).
     Pass a :class:`Worker` to reuse one child process across many calls.
 
     >>> r = solve("4.....8.5.3..........7......2.....6.....8.4......1......."
@@ -53,10 +65,10 @@ def solve(
     >>> r.status, r.count
     (<Status.SOLVED: 'solved'>, 1)
     """
-    start = time.perf_counter()
-    spec = as_spec(backend, **options)
+    spec = as_spec(backend, **options)  # the backend's module imported (numpy, for sat)
     check_limit(limit)
     check_timeout(timeout)
+    start = time.perf_counter()
     puzzle = as_puzzle(puzzle)
     clashes = puzzle.clashes()
     if clashes:
@@ -83,7 +95,8 @@ def solve_model(
     ``start`` (``time.perf_counter``, default now) is when the request began. The given
     ``worker`` is used when the call is isolated (else a new one is started and stopped
     for this call alone); starting it and warming the backend up in it are no part of
-    the request's time.
+    the request's time, nor, in this process, is warming the backend up (its solver
+    package imported, once) before a request with a timeout.
     """
     if start is None:
         start = time.perf_counter()
@@ -95,7 +108,9 @@ def solve_model(
         request = admit(chosen, model, limit, timeout, spec.options, start)
     except Unsupported as err:  # capabilities are data: refuse rather than drop a constraint
         return Result(label, Status.ERROR, message=str(err))
-    if not _isolated(chosen, request, isolate):
+    if not _isolated(chosen, request, isolate, model):
+        if request.timeout is not None:
+            request = _warmed(chosen, request)
         result = chosen.run(model, request)
     else:
         with contextlib.ExitStack() as stack:
@@ -107,14 +122,24 @@ def solve_model(
     return dataclasses.replace(result, backend=label)
 
 
-def _isolated(backend: Backend, request: Request, isolate: bool | None) -> bool:
+def _isolated(backend: Backend, request: Request, isolate: bool | None, model: Model) -> bool:
     """Whether the request runs in a worker: as asked, else when the backend may not run
-    in this process, or cannot keep the request's deadline itself."""
+    on ``model`` in this process, or cannot keep the request's deadline itself."""
     if isolate is not None:
         return isolate
-    if not backend.in_process_with(request.options):
+    if not runs_in_process(backend, model, request.options):
         return True
     return request.timeout is not None and not backend.stops_itself_with(request.options)
+
+
+def _warmed(backend: Backend, request: Request) -> Request:
+    """The request, once the backend is warmed up in this process (the first time: its
+    solver package imported, on a 4x4 grid with one cell open); the clock paused, as for
+    a worker (:func:`_prepared`): under load an import took seconds of a deadline."""
+    paused = time.perf_counter()
+    if not warm_up(backend, request.options):
+        return request
+    return request.at(request.start + time.perf_counter() - paused)
 
 
 def _prepared(worker: Worker, backend: Backend, request: Request) -> Request:
@@ -170,14 +195,15 @@ def solve_grids(
     try:
         refusal = "" if chosen.available() else _missing(chosen)
         if not refusal:  # the block's puzzles share the model's kinds: any one stands for all
-            request = admit(chosen, build_model(grids.puzzle(0)), limit, timeout, spec.options)
+            first = build_model(grids.puzzle(0))
+            request = admit(chosen, first, limit, timeout, spec.options)
     except Unsupported as err:
         refusal = str(err)
     if (
         not refusal
         and chosen.takes_clashes
         and chosen.batch
-        and not _isolated(chosen, request, isolate)
+        and not _isolated(chosen, request, isolate, first)
     ):
         # one call over every row: a verified solution proves its givens do not clash, so
         # only the rest are checked for clashes, after the search instead of before it
@@ -208,7 +234,7 @@ def solve_grids(
         if progress is not None:
             progress(len(valid))
         return out
-    isolated = _isolated(chosen, request, isolate)
+    isolated = _isolated(chosen, request, isolate, first)
     with contextlib.ExitStack() as stack:
         if isolated and worker is None:
             from .backends.isolation import Worker

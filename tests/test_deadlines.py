@@ -24,20 +24,29 @@ import pytest
 from helpers import two_solution_grid
 
 from sudokulab import Puzzle, build_model, is_solution, read_file, solve
-from sudokulab.api import solve_grids
+from sudokulab.api import solve_grids, solve_model
 from sudokulab.backends import (
     PRESETS,
     Backend,
+    BackendSpec,
     Request,
     Result,
     Status,
     Worker,
     backend_names,
+    base,
     count_by_blocking,
     get_backend,
     parse_spec,
 )
-from sudokulab.backends.base import Counted, Unanswered, unsupported
+from sudokulab.backends.base import (
+    LATE,
+    Counted,
+    Unanswered,
+    check_deadline,
+    runs_in_process,
+    unsupported,
+)
 from sudokulab.models.grids import Grids
 
 SEEDS = Path(__file__).resolve().parent.parent / "data" / "seeds.csv"
@@ -262,10 +271,12 @@ def test_a_backends_own_building_is_inside_the_deadline(monkeypatch):
     pytest.importorskip("pysat")
     from sudokulab.backends import sat
 
+    base.warm_up(get_backend("sat"), {})  # before a request with a timeout, no part of it
     monkeypatch.setattr(sat, "encode", slow_encode := _slowly(sat.encode, 0.2))
     model = build_model(Puzzle.from_grid([0] * 625))
     for result in (
-        solve(Puzzle.from_grid([0] * 625), "sat", limit=None, timeout=0.1),
+        # in this process (by default a 25x25 grid's CNF is built in a worker)
+        solve(Puzzle.from_grid([0] * 625), "sat", limit=None, timeout=0.1, isolate=False),
         get_backend("sat").solve(model, limit=None, timeout=0.1),  # called directly
     ):
         assert (result.status, result.exact, result.solve_time) == ("timeout", False, 0.0)
@@ -327,3 +338,96 @@ def test_starting_a_worker_is_no_part_of_a_request(monkeypatch):
         result = solve(SEED.puzzle, "native", limit=2, timeout=0.5, worker=worker, isolate=True)
         assert worker.pid is not None  # answered, not killed
     assert result.status == "solved" and result.time < 1.0
+
+
+# --- the deadline covers every backend's build (issue 42) ---------------------------------
+
+#: The backends that build their own form of the model in Python, a step at a time.
+BUILDERS = ["cpsat", "mip", "smt", "highs", "cpmpy", "gurobi"]
+
+
+@pytest.mark.parametrize("name", BUILDERS)
+def test_a_build_looks_at_the_deadline_between_its_steps(monkeypatch, name):
+    backend = type(_available(name))()  # a fresh instance: nothing built or cached yet
+    looks = []
+
+    def looking(deadline):
+        looks.append(deadline)
+        check_deadline(deadline)
+
+    homes = [m for n, m in sys.modules.items() if n.startswith("sudokulab.backends.")]
+    for module in homes:  # where each build looks (gurobi: in highs')
+        if module is not base and getattr(module, "check_deadline", None) is check_deadline:
+            monkeypatch.setattr(module, "check_deadline", looking)
+    model = build_model(SEED.puzzle)
+    # A deadline already past: the build stops at its first look, nothing built after it.
+    past = Request(1, 1.0, {}, time.perf_counter() - 10.0)
+    result = backend.run(model, past)
+    assert (result.status, result.message, result.solutions) == ("timeout", LATE, ())
+    assert looks == [past.deadline]
+    # One far off: it looks between its steps, and solves.
+    looks.clear()
+    result = backend.run(model, Request(1, 600.0, {}, time.perf_counter()))
+    assert result.status == "solved" and is_solution(SEED.puzzle, result.solution)
+    assert len(looks) > 1
+
+
+@pytest.mark.parametrize("spec", ["sat", "highs", "mip:solver=highs"])
+def test_a_grid_beyond_16x16_runs_in_a_worker_where_its_build_cannot_be_stopped(monkeypatch, spec):
+    # sat's CNF of a 25x25 grid and HiGHS's presolve of its program take seconds that
+    # neither a deadline nor Ctrl-C can stop in this process: a worker is killed.
+    backend, options = _available(spec), parse_spec(spec).options
+    runs = []
+    run = Worker.run
+    monkeypatch.setattr(Worker, "run", lambda self, *a: runs.append(a[0]) or run(self, *a))
+    big, small = (build_model(Puzzle.from_grid([0] * n * n)) for n in (25, 16))
+    assert not runs_in_process(backend, big, options) and runs_in_process(backend, small, options)
+    result = solve(big.puzzle, spec, limit=None, timeout=0.2)
+    assert (result.status, result.exact, runs) == ("timeout", False, [backend.name])
+    result = solve(small.puzzle, spec, timeout=600)
+    assert result.status == "solved" and is_solution(small.puzzle, result.solution)
+    assert runs == [backend.name]  # in this process
+    if spec == "mip:solver=highs":  # SCIP, mip's default, keeps its deadline on any grid
+        assert runs_in_process(backend, big, {})
+
+
+class ColdStart(Backend):
+    """Sleeps ``delay`` seconds at its first search in a process, as a solver package's
+    import does, then answers the seed's solution at once, as a warm one does."""
+
+    name = "cold"
+    kinds = frozenset({"alldifferent"})
+    options: dict = {}
+    stops_itself = True
+    requires = ""
+    checks_signals = True
+
+    def __init__(self, delay: float) -> None:
+        self.delay, self.searches = delay, 0
+
+    def available(self) -> bool:
+        return True
+
+    def version(self) -> str:
+        return "0"
+
+    def search(self, model, request) -> Result:
+        self.searches += 1
+        if self.searches == 1:
+            time.sleep(self.delay)
+        return Result(self.name, Status.SOLVED, (SEED.solution,), 1, False, 0.0, 0.0)
+
+
+def test_warming_a_backend_up_in_this_process_is_no_part_of_a_request(monkeypatch):
+    # A solver package's import under load once took seconds of a request's deadline in
+    # the caller's process (CP-SAT: OR-Tools, numpy, pandas); a worker's never did.
+    import sudokulab.api
+
+    cold, found = ColdStart(1.0), sudokulab.api.get_backend
+    monkeypatch.setattr(sudokulab.api, "get_backend", lambda n: cold if n == "cold" else found(n))
+    monkeypatch.setattr(base, "_warmed", set())
+    model = build_model(SEED.puzzle)
+    result = solve_model(model, BackendSpec("cold"), timeout=0.5)
+    assert (result.status, cold.searches) == ("solved", 2)  # warmed up, then the request
+    assert solve_model(model, BackendSpec("cold"), timeout=0.5).status == "solved"
+    assert cold.searches == 3  # warmed up once

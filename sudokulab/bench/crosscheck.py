@@ -16,7 +16,7 @@ import numpy as np
 
 from ..api import as_puzzle, solve_grids
 from ..backends import BackendSpec, Worker, all_backends, as_spec, get_backend
-from ..backends.base import unsupported
+from ..backends.base import may_isolate, unsupported
 from ..backends.result import Answers
 from ..models import Entry, Grid, Puzzle, build_model
 from ..models.grids import Grids, format_lines
@@ -171,8 +171,7 @@ def cross_check(
         workers = {
             str(s): stack.enter_context(Worker())
             for s in specs
-            if not get_backend(s.backend).stops_itself_with(s.options)
-            or not get_backend(s.backend).in_process_with(s.options)
+            if may_isolate(get_backend(s.backend), s.options)
         }
         start = 0
         for block in blocks_of(entries):

@@ -3,16 +3,15 @@
 ``common`` holds what they share (exit statuses, the error path, argument types, reading
 puzzles); ``main`` builds the parser (of the running command's group alone: a command
 imports what it runs) and runs a command. This module imports neither until asked: the
-``sudokulab`` script imports it before anything else, so that a Ctrl-C while the
-commands' modules load is already the clean one.
+``sudokulab`` script imports it before anything else, and :func:`main` puts the
+process's one Ctrl-C arrangement (:mod:`sudokulab.backends.interrupt`) in place first,
+so that a Ctrl-C while the commands' modules load is already the clean one.
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -27,42 +26,39 @@ _INTERRUPTED = 130
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    with _quiet_ctrl_c():
-        try:
+    try:
+        # The process's one Ctrl-C arrangement (it stops the searches in flight, in any
+        # thread, then raises KeyboardInterrupt), in place before the commands' modules
+        # load: a handler of the command's own would leave native searches deaf to it.
+        from ..backends import interrupt
+
+        with _quiet_ctrl_c(interrupt):
             from .main import main as run  # every command's modules: Ctrl-C may come meanwhile
-        except KeyboardInterrupt:
-            return interrupted()
-        return run(argv)
+
+            return run(argv)
+    except KeyboardInterrupt:
+        return interrupted()
 
 
 @contextmanager
-def _quiet_ctrl_c() -> Iterator[None]:
-    """While the command runs, Ctrl-C turns logging off, then raises KeyboardInterrupt as
-    ever: what libraries log while the command stops (a Dask cluster's goodbyes, with
-    tracebacks) would bury the one line that says what happened. A handler someone else
-    set (or SIGINT ignored) is left alone."""
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield
-        return
-    silenced = []
+def _quiet_ctrl_c(interrupt: Any) -> Iterator[None]:
+    """While the command runs, Ctrl-C also turns logging off (restored after): what
+    libraries log while the command stops (a Dask cluster's goodbyes, with tracebacks)
+    would bury the one line that says what happened."""
+    silenced: list[int] = []
 
-    def interrupt(signum: int, frame: Any) -> None:
+    def silence() -> None:
         logging = sys.modules.get("logging")  # not loaded: nothing logs
         if logging is not None and not silenced:
-            silenced.append((logging, logging.root.manager.disable))
+            silenced.append(logging.root.manager.disable)
             logging.disable(logging.CRITICAL)
-        raise KeyboardInterrupt
 
-    signal.signal(signal.SIGINT, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        for logging, level in silenced:
-            logging.disable(level)
+    with interrupt.also_calling(silence):
+        try:
+            yield
+        finally:
+            if silenced:
+                sys.modules["logging"].disable(silenced[0])
 
 
 def interrupted() -> int:

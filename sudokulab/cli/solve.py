@@ -23,7 +23,7 @@ from ..backends import (
 )
 from ..backends import parse_spec as _parse_spec
 from ..backends import parse_specs as _parse_specs
-from ..backends.base import kind_name
+from ..backends.base import cells_in_process, kind_name, may_isolate
 from ..backends.result import Answers, Status
 from ..backends.specs import slow_reason
 from ..models import (
@@ -265,10 +265,9 @@ FEW = 16
 
 
 def _may_isolate(spec: BackendSpec) -> bool:
-    """Whether the backend may run in a worker process: it cannot run in this one, or
-    cannot keep a deadline by itself (and the command may set one)."""
-    backend = get_backend(spec.backend)
-    return not (backend.in_process_with(spec.options) and backend.stops_itself_with(spec.options))
+    """Whether the backend may run in a worker process: it cannot run in this one (on
+    some grids), or cannot keep a deadline by itself (and the command may set one)."""
+    return may_isolate(get_backend(spec.backend), spec.options)
 
 
 def _solve_few(
@@ -644,6 +643,18 @@ def cmd_backends(args: argparse.Namespace) -> int:
         ]
         if backend.stops_itself and killed:
             stops += f" (with {', '.join(killed)}: in a worker process, killed at the deadline)"
+        cells = backend.in_process_cells
+        if cells is not None:
+            stops += f" (grids of more than {cells} cells: in a worker process)"
+        larger = [
+            f" (with {key}={value}, grids of more than {cells_in_process(backend, {key: value})}"
+            " cells: in a worker process)"
+            for key, kind in backend.options.items()
+            if isinstance(kind, tuple)
+            for value in kind
+            if cells is None and cells_in_process(backend, {key: value}) is not None
+        ]
+        stops += "".join(larger)
         print(f"{'':<12} accepts {', '.join(sorted(backend.kinds))}; timeout: {stops}")
         if not getattr(backend, "complete", True):
             print(f"{'':<12} incomplete: answers solved or timeout, never unsolvable or a count")
