@@ -43,9 +43,10 @@ Three methods (option ``method``):
   swap), since with reduced candidates some fillings of a box are reached by no swap;
   the first cell one in conflict (its value twice in a row or column) when one of four
   draws finds one (conflict-directed moves, after Chi and Lange's conflict-weighted
-  draws); and a reheat only once the search is frozen: after 20 chains that took no
+  draws); a reheat only once the search is frozen: after 20 chains that took no
   worse move and found no new best cost (a count of chains without a new best alone
-  reheats before the temperature has fallen far enough to settle anything).
+  reheats before the temperature has fallen far enough to settle anything); and a
+  slower cooling by default (``cooling`` 0.995).
 
 All three take every shape and variant the model has: any ``AllDifferent`` unit and
 killer cages (``Sum``). Candidates are the model's domains (pencil marks included) less
@@ -125,12 +126,13 @@ class Schedule:
     """How an annealing search moves and reheats: ``reheat`` chains without a new best
     cost before a reheat, counted only while frozen (no worse move taken in the chain)
     when ``frozen``; ``rings``: ring moves (else annealing's swaps), the first cell drawn
-    up to ``focus`` + 1 times until one is in conflict."""
+    up to ``focus`` + 1 times until one is in conflict; ``cooling`` by default."""
 
     reheat: int
     rings: bool = False
     frozen: bool = False
     focus: int = 0
+    cooling: float = DEFAULT_COOLING  # unless the option ``cooling`` says
 
 
 #: Random swaps whose costs set annealing's starting temperature.
@@ -138,7 +140,7 @@ SAMPLE_SWAPS = 200
 #: Annealing's schedule, and the hybrid's (docs/results.md, "Propagation first: Lewis's
 #: hybrid", measures each of its parts).
 ANNEALING = Schedule(REHEAT_CHAINS)
-HYBRID = Schedule(20, rings=True, frozen=True, focus=3)
+HYBRID = Schedule(20, rings=True, frozen=True, focus=3, cooling=0.995)
 _CLOCK_EVERY = 255  # moves between two looks at the clock, less one (a bit mask)
 
 
@@ -359,7 +361,7 @@ class LocalBackend(Backend):
                              propagation=level, open_cells=0)  # fmt: skip
                 why = f"propagation ({level}) found a contradiction: {root.contradiction}"
                 return Result(self.name, Status.TIMEOUT, solve_time=time.perf_counter() - start,
-                              stats=stats, message=f"{why}; {NO_VERDICT}")  # fmt: skip
+                              stats=stats, message=f"{why}, {NO_VERDICT}")  # fmt: skip
             shape = shape_of(model, root.domains)
         rng = random.Random(seed)
         if level is not None and not root.open_cells:  # settled: no move to make
@@ -405,7 +407,7 @@ NO_BOXES = (
     "local: method=annealing needs boxes (or jigsaw regions) that partition the grid,"
     " and this model has none; use method=min-conflicts"
 )
-NO_VERDICT = "the puzzle has no solution, but local search proves nothing: a timeout"
+NO_VERDICT = "so no solution: a proof local search does not give (incomplete), a timeout"
 STUCK = "cells without a choice break the rules: no move can repair them"
 CANNOT_COUNT = (
     "local search found a solution but cannot count or prove uniqueness: the count is a lower bound"
@@ -680,7 +682,7 @@ def anneal(
         return Run(None, 0, 0, -1, message=empty)
     if _fixed_break(shape, [len(d) > 1 for d in shape.domains]):
         return Run(None, 0, 0, -1, message=STUCK)
-    cooling = options.get("cooling", DEFAULT_COOLING)
+    cooling = options.get("cooling", schedule.cooling)
     n, domains = shape.size, shape.domains
     groups, totals = shape.groups, shape.totals
     cells = len(domains)

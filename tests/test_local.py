@@ -504,7 +504,7 @@ def test_a_contradiction_of_propagation_is_a_timeout_naming_it():
         assert (result.status, result.count, result.exact) == ("timeout", 0, False)
         assert result.stats["moves"] == 0 and result.stats["best_cost"] == -1
         assert "found a contradiction: r6c3 has no candidate left" in result.message
-        assert "local search proves nothing" in result.message
+        assert "a proof local search does not give (incomplete), a timeout" in result.message
     # forward checking leaves every cell a candidate: the search runs to its budget
     result = solve(UNSOLVABLE, "local:method=hybrid,propagation=forward,budget=3000")
     assert result.status == "timeout" and result.stats["budget_spent"]

@@ -237,8 +237,8 @@ def describe_local(event: LocalEvent, geom: Geometry, method: str) -> str:
         head = f"propagation ({event.level}) before the search"
         if event.contradiction:
             return (
-                f"{head}: {event.contradiction}; no solution, but local search proves "
-                "nothing (a timeout)"
+                f"{head}: {event.contradiction}, so no solution: a proof local search "
+                "does not give (a timeout)"
             )
         if not event.open_cells:
             return f"{head} settles every cell: solved without a move"
