@@ -1,4 +1,4 @@
-"""Local search as a backend: min-conflicts and simulated annealing, incomplete by nature.
+"""Local search as a backend: min-conflicts, simulated annealing and Lewis's hybrid.
 
 A local search holds a complete assignment, every cell filled, and repairs it move by
 move until no constraint is broken. It can find a solution; it can never prove there is
@@ -10,7 +10,7 @@ uniqueness or an exact count. Asked for more than one solution (``limit`` above 
 ``timeout`` with that grid kept and its count a lower bound: counting is no part of what
 it can do, and a timeout is what the cross-check and the bench take it for.
 
-Two methods (option ``method``):
+Three methods (option ``method``):
 
 - ``min-conflicts`` (Minton, Johnston, Philips and Laird, 1992; the default): each free
   cell starts at a value with the fewest conflicts (ties random); then, step by step, a
@@ -32,11 +32,32 @@ Two methods (option ``method``):
   of their free cells); after 100 chains without a new best cost it reheats to the start.
   It needs boxes (or a jigsaw's regions) that partition the grid: a model with none is
   refused with that reason.
+- ``hybrid`` (Lewis, "On the combination of constraint programming and stochastic
+  search: the Sudoku case", 2007): the native engine propagates first (option
+  ``propagation``, default ``locked``), then annealing works on the open cells alone,
+  each box's open cells a permutation of the values left there, each from its
+  candidates. Its moves, where plain annealing's fell short (docs/results.md,
+  "Propagation first: Lewis's hybrid"): a *ring* of a box's open cells, each taking the
+  next one's value, the last the first's, every value a candidate of the cell that takes
+  it (built at random from a first cell until the first's value fits; two cells make a
+  swap), since with reduced candidates some fillings of a box are reached by no swap;
+  the first cell one in conflict (its value twice in a row or column) when one of four
+  draws finds one (conflict-directed moves, after Chi and Lange's conflict-weighted
+  draws); a reheat only once the search is frozen: after 20 chains that took no
+  worse move and found no new best cost (a count of chains without a new best alone
+  reheats before the temperature has fallen far enough to settle anything); and a
+  slower cooling by default (``cooling`` 0.995).
 
-Both take every shape and variant the model has: any ``AllDifferent`` unit and killer
-cages (``Sum``). Candidates are the model's domains (pencil marks included) less the
-values of each cell's given peers, what forward checking from the givens removes; the
-search itself propagates nothing. Same ``seed``, same moves, same answer.
+All three take every shape and variant the model has: any ``AllDifferent`` unit and
+killer cages (``Sum``). Candidates are the model's domains (pencil marks included) less
+the values of each cell's given peers, what forward checking from the givens removes; the
+search itself propagates nothing. With option ``propagation`` (any method; the hybrid's
+default ``locked``) they are what the native engine's root leaves at that level instead
+(:meth:`sudokulab.native.reference.Engine.root`), and only the cells left open move.
+Propagation that settles every cell answers ``solved`` without a move; propagation that
+meets a contradiction proves the puzzle has no solution, but local search is incomplete
+and the contract lets it answer only ``solved`` or ``timeout``, so it answers ``timeout``
+at once, its message naming the contradiction. Same ``seed``, same moves, same answer.
 
 Stopping: the clock is read every 256 moves. Without a timeout the search stops after
 :data:`DEFAULT_BUDGET` moves in all (a ``timeout``, as the native engine's ``max_guesses``
@@ -52,13 +73,18 @@ after, cost, how)`` (min-conflicts: the cell's conflicts before and after, the c
 best cost, ``"walk"`` for a random-walk move, or ``"stay"`` for a step that leaves the cell
 as it is), ``swap(box, i, j, delta, cost, temperature, accepted)`` (annealing: cells ``i``
 and ``j`` of box ``box``, numbered from 1, the cost change, the cost after, whether the swap
-was taken) and ``reheat(temperature, cost)``. With ``tracer=None`` (the default) nothing
+was taken), ``rotate(box, cells, delta, cost, temperature, accepted)`` (the hybrid: a
+ring of three or more cells; a ring of two is a ``swap``), ``reheat(temperature,
+cost)``, and before any of them, when the search propagates, ``propagate(level, domains,
+contradiction)`` (each cell's candidates left, None and the contradiction in words when
+it met one). With ``tracer=None`` (the default) nothing
 else changes: the same random numbers are drawn, so the same seed makes the same moves.
 
 ``stats``: ``method``, ``seed``, ``moves`` (steps of min-conflicts, a cell staying put
-included; swaps tried by annealing),
-``restarts`` (fresh starts; reheats for annealing), ``best_cost`` (the lowest cost
-reached; 0 when solved, -1 when no search began) and ``budget_spent``.
+included; swaps (or rings) tried by annealing and the hybrid), ``restarts`` (fresh
+starts; reheats for annealing and the hybrid), ``best_cost`` (the lowest cost reached; 0
+when solved, -1 when no search began) and ``budget_spent``; with propagation also
+``propagation`` (the level) and ``open_cells`` (the cells it left open).
 """
 
 from __future__ import annotations
@@ -75,7 +101,11 @@ from .base import Backend, PositiveNumber, Request, WholeNumber
 from .result import Result, Status
 
 #: The methods, the default first.
-METHODS = ("min-conflicts", "annealing")
+METHODS = ("min-conflicts", "annealing", "hybrid")
+#: The levels of the native engine local search may propagate at before it searches
+#: (option ``propagation``), and the hybrid's by default.
+LEVELS = ("forward", "singles", "hidden", "locked", "ac3", "gac", "sac")
+DEFAULT_PROPAGATION = "locked"
 #: The seed used when none is given: runs repeat exactly.
 DEFAULT_SEED = 1
 #: Moves in all when no timeout and no ``budget`` is given.
@@ -89,8 +119,28 @@ DEFAULT_MAX_STEPS = 5_000
 DEFAULT_COOLING = 0.99
 #: Markov chains without a new best cost before annealing reheats.
 REHEAT_CHAINS = 100
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How an annealing search moves and reheats: ``reheat`` chains without a new best
+    cost before a reheat, counted only while frozen (no worse move taken in the chain)
+    when ``frozen``; ``rings``: ring moves (else annealing's swaps), the first cell drawn
+    up to ``focus`` + 1 times until one is in conflict; ``cooling`` by default."""
+
+    reheat: int
+    rings: bool = False
+    frozen: bool = False
+    focus: int = 0
+    cooling: float = DEFAULT_COOLING  # unless the option ``cooling`` says
+
+
 #: Random swaps whose costs set annealing's starting temperature.
 SAMPLE_SWAPS = 200
+#: Annealing's schedule, and the hybrid's (docs/results.md, "Propagation first: Lewis's
+#: hybrid", measures each of its parts).
+ANNEALING = Schedule(REHEAT_CHAINS)
+HYBRID = Schedule(20, rings=True, frozen=True, focus=3, cooling=0.995)
 _CLOCK_EVERY = 255  # moves between two looks at the clock, less one (a bit mask)
 
 
@@ -131,8 +181,9 @@ class Shape:
     domains: tuple[tuple[int, ...], ...]
 
 
-def shape_of(model: Model) -> Shape:
-    """The groups and the narrowed candidates of a model."""
+def shape_of(model: Model, domains: tuple[tuple[int, ...], ...] | None = None) -> Shape:
+    """The groups and the narrowed candidates of a model: ``domains`` when given (what
+    propagation left, :func:`propagate`), else each cell's less its given peers' values."""
     groups = tuple(c.cells for c in model.constraints)
     totals = tuple(getattr(c, "total", None) for c in model.constraints)
     cells = len(model.domains)
@@ -140,23 +191,106 @@ def shape_of(model: Model) -> Shape:
     for g, members in enumerate(groups):
         for c in members:
             groups_of[c].append(g)
-    domains = []
-    for c, domain in enumerate(model.domains):
-        taken = {
-            model.domains[d][0]
-            for g in groups_of[c]
-            for d in groups[g]
-            if d != c and len(model.domains[d]) == 1
-        }
-        domains.append(domain if len(domain) == 1 else tuple(v for v in domain if v not in taken))
+    if domains is None:
+        narrowed = []
+        for c, domain in enumerate(model.domains):
+            taken = {
+                model.domains[d][0]
+                for g in groups_of[c]
+                for d in groups[g]
+                if d != c and len(model.domains[d]) == 1
+            }
+            narrowed.append(
+                domain if len(domain) == 1 else tuple(v for v in domain if v not in taken)
+            )
+        domains = tuple(narrowed)
     return Shape(
         model.size,
         groups,
         totals,
         tuple(map(tuple, groups_of)),
         tuple(tuple(g for g in gs if totals[g] is not None) for gs in groups_of),
-        tuple(domains),
+        domains,
     )
+
+
+@dataclass(frozen=True)
+class Propagated:
+    """What propagation at the root left: each cell's candidates (None after a
+    contradiction), the level, and the contradiction in words ("" when none)."""
+
+    level: str
+    domains: tuple[tuple[int, ...], ...] | None
+    contradiction: str = ""
+
+    @property
+    def open_cells(self) -> int:
+        """The cells left with more than one candidate: all the search works on."""
+        return sum(len(d) > 1 for d in self.domains or ())
+
+
+def propagate(model: Model, level: str) -> Propagated:
+    """The native engine's root at ``level``: every given placed and propagated (from the
+    pencil marks, when the puzzle has them), as the reference engine does before its
+    first guess (:meth:`sudokulab.native.reference.Engine.root`)."""
+    from ..native import reference
+    from .native import shape_of as engine_shape
+
+    units, cages = engine_shape(model)
+    marks = model.puzzle.candidates if model.narrowed else None
+    engine = reference.Engine(model.size, units, level, "mrv", cages)
+    state = engine.root(model.givens, marks)
+    if state is not None:
+        n = model.size
+        values = [tuple(v for v in range(1, n + 1) if m >> (v - 1) & 1) for m in state[0]]
+        return Propagated(level, tuple(values))
+    # again, told: the first contradiction met (the same, as the tracer changes nothing)
+    seen = _FirstContradiction()
+    reference.Engine(model.size, units, level, "mrv", cages, seen).root(model.givens, marks)
+    return Propagated(level, None, _contradiction_words(model, seen.found))
+
+
+class _FirstContradiction:
+    """A tracer for the engine that keeps the first contradiction and ignores the rest."""
+
+    found: tuple = ()
+
+    def contradiction(self, kind: str, cell: int, unit: int, bits: int, cage: int = -1) -> None:
+        if not self.found:
+            self.found = (kind, cell, unit, bits, cage)
+
+    def __getattr__(self, name: str) -> Any:
+        return _ignore
+
+
+def _ignore(*args: Any) -> None:
+    return None
+
+
+def _contradiction_words(model: Model, found: tuple) -> str:
+    """The engine's contradiction (kind, cell, unit, value bits, cage) as a clause."""
+    if not found:
+        return "a contradiction"
+    kind, cell, unit, bits, cage = found
+    where = model.geometry.cell_name(cell) if cell >= 0 else ""
+    values = " and ".join(str(v) for v in range(1, model.size + 1) if bits >> (v - 1) & 1)
+    units = [c.name for c in model.constraints if c.kind == "alldifferent"]
+    cages = [c.name for c in model.constraints if c.kind == "sum"]
+    unit_name = units[unit] if 0 <= unit < len(units) else "a unit"
+    if kind == "empty":
+        return f"{where} has no candidate left"
+    if kind == "clash":
+        return f"{where} cannot hold {values}"
+    if kind == "noplace" and where:
+        return f"{where} is the only place left in {unit_name} for {values}"
+    if kind == "noplace":
+        return f"{values} has no place left in {unit_name}"
+    if kind == "nomatch":
+        return f"{unit_name}'s open cells cannot take its missing values, one each"
+    if kind == "cage":
+        name = cages[cage] if 0 <= cage < len(cages) else "a cage"
+        return f"no set of values fits {name}"
+    return f"a contradiction ({kind})"
 
 
 @dataclass(frozen=True)
@@ -185,6 +319,7 @@ class LocalBackend(Backend):
         "max_steps": PositiveNumber,
         "cooling": Factor,
         "budget": PositiveNumber,
+        "propagation": LEVELS,
     }
     stops_itself = True  # the clock is read every 256 moves
     requires = ""
@@ -209,25 +344,38 @@ class LocalBackend(Backend):
         method = options.get("method", METHODS[0])
         seed = options.get("seed", DEFAULT_SEED)
         budget = options.get("budget", DEFAULT_BUDGET if request.timeout is None else None)
+        level = options.get("propagation", DEFAULT_PROPAGATION if method == "hybrid" else None)
         start = time.perf_counter()
-        shape = shape_of(model)
-        rng = random.Random(seed)
-        if method == "annealing":
-            blocks = blocks_of(model)
-            if blocks is None:
-                return Result(self.name, Status.ERROR, message=NO_BOXES)
-            run = anneal(shape, blocks, rng, request, budget, options, tracer)
+        stats: dict[str, Any] = {"method": method, "seed": seed}
+        blocks = blocks_of(model) if method != "min-conflicts" else None
+        if method != "min-conflicts" and blocks is None:
+            return Result(self.name, Status.ERROR, message=NO_BOXES)
+        if level is None:
+            shape = shape_of(model)
         else:
+            root = propagate(model, level)
+            if tracer is not None:
+                tracer.propagate(level, root.domains, root.contradiction)
+            if root.domains is None:  # a proof of no solution, which local search never gives
+                stats.update(moves=0, restarts=0, best_cost=-1, budget_spent=False,
+                             propagation=level, open_cells=0)  # fmt: skip
+                why = f"propagation ({level}) found a contradiction: {root.contradiction}"
+                return Result(self.name, Status.TIMEOUT, solve_time=time.perf_counter() - start,
+                              stats=stats, message=f"{why}, {NO_VERDICT}")  # fmt: skip
+            shape = shape_of(model, root.domains)
+        rng = random.Random(seed)
+        if level is not None and not root.open_cells:  # settled: no move to make
+            run = Run([d[0] for d in shape.domains], 0, 0, 0)
+        elif method == "min-conflicts":
             run = min_conflicts(shape, rng, request, budget, options, tracer)
+        else:
+            schedule = HYBRID if method == "hybrid" else ANNEALING
+            run = anneal(shape, blocks, rng, request, budget, options, tracer, schedule)
         solve_time = time.perf_counter() - start
-        stats = {
-            "method": method,
-            "seed": seed,
-            "moves": run.moves,
-            "restarts": run.restarts,
-            "best_cost": run.best_cost,
-            "budget_spent": run.budget_spent,
-        }
+        stats.update(moves=run.moves, restarts=run.restarts, best_cost=run.best_cost,
+                     budget_spent=run.budget_spent)  # fmt: skip
+        if level is not None:
+            stats.update(propagation=level, open_cells=root.open_cells)
         if run.grid is None:
             return Result(self.name, Status.TIMEOUT, solve_time=solve_time, stats=stats,
                           message=run.message)  # fmt: skip
@@ -259,6 +407,7 @@ NO_BOXES = (
     "local: method=annealing needs boxes (or jigsaw regions) that partition the grid,"
     " and this model has none; use method=min-conflicts"
 )
+NO_VERDICT = "so no solution: a proof local search does not give (incomplete), a timeout"
 STUCK = "cells without a choice break the rules: no move can repair them"
 CANNOT_COUNT = (
     "local search found a solution but cannot count or prove uniqueness: the count is a lower bound"
@@ -525,6 +674,7 @@ def anneal(
     budget: int | None,
     options: dict,
     tracer: Any = None,
+    schedule: Schedule = ANNEALING,
 ) -> Run:
     """Lewis's simulated annealing: permutations in the boxes, swaps inside one box."""
     empty = _empty_domain(shape)
@@ -532,7 +682,7 @@ def anneal(
         return Run(None, 0, 0, -1, message=empty)
     if _fixed_break(shape, [len(d) > 1 for d in shape.domains]):
         return Run(None, 0, 0, -1, message=STUCK)
-    cooling = options.get("cooling", DEFAULT_COOLING)
+    cooling = options.get("cooling", schedule.cooling)
     n, domains = shape.size, shape.domains
     groups, totals = shape.groups, shape.totals
     cells = len(domains)
@@ -611,7 +761,7 @@ def anneal(
                 sums[g] += there - here
         val[i], val[j] = b, a
 
-    def propose() -> tuple[int, int] | None:
+    def propose() -> tuple[int, int] | None:  # annealing's move
         """A random free cell and a random free cell of its box that may take each
         other's values (what the candidates allow), or None when none may."""
         free = movable[int(random_() * len(movable))]
@@ -622,13 +772,70 @@ def anneal(
             return None
         return i, partners[int(random_() * len(partners))]
 
+    def rotate(ring: list[int]) -> int:
+        """Each cell of ``ring`` takes the next one's value, the last the first's: done,
+        and the cost change returned (``ring[::-1]`` undoes it)."""
+        held = [val[c] for c in ring]
+        delta = 0
+        for c, old, new in zip(ring, held, held[1:] + held[:1], strict=True):
+            for g in groups_of[c]:
+                cg = cnt[g]
+                cg[old] -= 1
+                if not cg[old]:
+                    delta += 1
+                if not cg[new]:
+                    delta -= 1
+                cg[new] += 1
+                t = totals[g]
+                if t is not None:
+                    s = sums[g]
+                    sums[g] = s + new - old
+                    delta += abs(s + new - old - t) - abs(s - t)
+            val[c] = new
+        return delta
+
+    def propose_ring() -> list[int] | None:
+        """A random free cell (one in conflict, if one of ``focus`` + 1 draws is), then
+        cells of its box each holding a value the one before may take, until the first's
+        value fits the last: a ring whose rotation keeps every cell in its candidates (a
+        swap when two close it), or None when none is found."""
+        for _ in range(focus + 1):
+            first = open_cells[int(random_() * len(open_cells))]
+            a = val[first]
+            for g in groups_of[first]:
+                if cnt[g][a] > 1:
+                    break
+            else:
+                continue
+            break
+        free = box_free[first]
+        ring = [first]
+        mine = domains[first]
+        while True:
+            nexts = [j for j in free if val[j] in mine and j not in ring]
+            if not nexts:
+                return None
+            j = nexts[int(random_() * len(nexts))]
+            ring.append(j)
+            mine = domains[j]
+            if a in mine:
+                return ring
+
     # the starting temperature: the spread of the cost over some random swaps
     seen = []
+    rings, focus = schedule.rings, schedule.focus
+    open_cells = [c for free in movable for c in free]
+    box_free = {c: free for free in movable for c in free}
     for _ in range(SAMPLE_SWAPS):
-        pair = propose()
-        if pair is not None:
-            cost += delta_of(*pair)
-            swap(*pair)
+        if rings:
+            ring = propose_ring()
+            if ring is not None:
+                cost += rotate(ring)
+        else:
+            pair = propose()
+            if pair is not None:
+                cost += delta_of(*pair)
+                swap(*pair)
         seen.append(cost)
     best = min(best, min(seen))
     t0 = statistics.pstdev(seen) or 1.0
@@ -639,6 +846,7 @@ def anneal(
     chain = sum(len(f) ** 2 for f in movable)
     moves = restarts = 0
     stale = 0
+    frozen, uphill = schedule.frozen, False
     cycle_best = best  # the best cost since the last (re)heat
     exp = math.exp
     while cost:
@@ -647,22 +855,32 @@ def anneal(
             spent, message = _gave_up(why, budget)
             return Run(None, moves, restarts, best, spent, message)
         moves += 1
-        pair = propose()
-        if pair is not None:
-            d = delta_of(*pair)
+        ring = propose_ring() if rings else propose()
+        if ring is not None:
+            short = len(ring) == 2
+            d = delta_of(*ring) if short else rotate(ring)
             taken = d <= 0 or random_() < exp(-d / t)
             if taken:
-                swap(*pair)
+                if short:
+                    swap(*ring)
                 cost += d
+                uphill |= d > 0
                 if cost < cycle_best:
                     cycle_best, stale = cost, -1
                     best = min(best, cost)
+            elif not short:
+                rotate(ring[::-1])  # undone
             if tracer is not None:
-                tracer.swap(box_of[pair[0]], pair[0], pair[1], d, cost, t, taken)
+                if short:
+                    tracer.swap(box_of[ring[0]], ring[0], ring[1], d, cost, t, taken)
+                else:
+                    tracer.rotate(box_of[ring[0]], tuple(ring), d, cost, t, taken)
         if moves % chain == 0:
             t *= cooling
-            stale += 1
-            if stale >= REHEAT_CHAINS:
+            if not (frozen and uphill):
+                stale += 1
+            uphill = False
+            if stale >= schedule.reheat:
                 t, stale, cycle_best = t0, 0, math.inf
                 restarts += 1
                 if tracer is not None:

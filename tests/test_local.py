@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from helpers import random_cages, random_solution
 
 from sudokulab import Puzzle, build_model, is_solution, solve
 from sudokulab.backends import all_backends, get_backend
+from sudokulab.backends.base import admit
 from sudokulab.backends.local import CANNOT_COUNT, NO_BOXES, STUCK
 from sudokulab.bench import BenchPlan, LocalExecutor, run_bench
 from sudokulab.bench.crosscheck import available_specs, cross_check
@@ -320,3 +322,271 @@ def test_ctrl_c_stops_it():
             process.kill()
             process.communicate()
     assert (process.returncode, out, err) == (130, "KeyboardInterrupt\n", "")
+
+
+# -- the hybrid: propagation first, then annealing on the open cells (Lewis) -------------
+
+HYBRID = f"local:method=hybrid,budget={BUDGET}"
+
+
+def open_domains(puzzle: Puzzle, level: str = "locked") -> tuple[tuple[int, ...], ...]:
+    """Each cell's candidates after the native reference engine's root at ``level``."""
+    from sudokulab.native import reference
+
+    model = build_model(puzzle)
+    units = tuple(c.cells for c in model.constraints if c.kind == "alldifferent")
+    cages = tuple((c.cells, c.total) for c in model.constraints if c.kind == "sum")
+    masks = reference.Engine(model.size, units, level, "mrv", cages).root(model.givens)[0]
+    return tuple(tuple(v for v in range(1, model.size + 1) if m >> (v - 1) & 1) for m in masks)
+
+
+@pytest.mark.parametrize("name", ["gen-classic-hard", "gen-classic-expert", "gen-classic-extreme"])
+def test_hybrid_solves_puzzles_propagation_leaves_open(name):
+    for entry in read_file(DATA / f"{name}.jsonl")[:3]:
+        domains = open_domains(entry.puzzle)
+        result = solve(entry.puzzle, HYBRID)
+        assert result.status == "solved", (entry.name, result)
+        assert is_solution(entry.puzzle, result.solution)
+        assert result.solution == entry.solution  # the shipped puzzles have one solution
+        stats = result.stats
+        assert stats["propagation"] == "locked" and stats["method"] == "hybrid"
+        assert stats["open_cells"] == sum(len(d) > 1 for d in domains) > 0
+
+
+@pytest.mark.parametrize("name", ["gen-x", "gen-jigsaw", "gen-killer"])
+def test_hybrid_takes_the_variants(name):
+    for entry in read_file(DATA / f"{name}.jsonl")[:3]:
+        puzzle = easy(entry.puzzle, entry.solution, 45)
+        result = solve(puzzle, HYBRID)
+        assert result.status == "solved", (entry.name, result)
+        assert is_solution(puzzle, result.solution)
+
+
+def test_hybrid_on_other_sizes_and_pencil_marks():
+    for size in (6, 16):
+        rng = random.Random(size)
+        solution = random_solution(size, rng)
+        puzzle = easy(Puzzle.from_grid([0] * size * size), solution, size * size // 2, seed=size)
+        result = solve(puzzle, HYBRID)
+        assert result.status == "solved", result
+        assert is_solution(puzzle, result.solution)
+    entry = read_file(DATA / "gen-classic-extreme.jsonl")[0]
+    marks = [0] * 81  # each open cell: its solution's value and the next one
+    for c, given in enumerate(entry.puzzle.givens):
+        v = entry.solution[c]
+        marks[c] = 1 << (v - 1) if given else (1 << (v - 1)) | (1 << (v % 9))
+    marked = dataclasses.replace(entry.puzzle, candidates=tuple(marks))
+    result = solve(marked, HYBRID)
+    assert result.status == "solved" and result.solution == entry.solution
+
+
+def test_a_puzzle_propagation_settles_takes_no_move():
+    entry = read_file(DATA / "gen-classic-easy.jsonl")[0]
+    assert all(len(d) == 1 for d in open_domains(entry.puzzle))  # locked settles it
+    for spec in ("local:method=hybrid", "local:method=min-conflicts,propagation=locked"):
+        result = solve(entry.puzzle, spec)
+        assert result.status == "solved" and result.solution == entry.solution
+        assert (result.stats["moves"], result.stats["open_cells"]) == (0, 0)
+        assert result.stats["best_cost"] == 0
+
+
+class Watcher:
+    """A tracer that checks every assignment the search holds against the candidates."""
+
+    def __init__(self, domains):
+        self.domains = domains
+        self.values: list[int] = []
+        self.moved: set[int] = set()
+        self.events = []
+
+    def propagate(self, level, domains, contradiction):
+        self.events.append(("propagate", level, domains, contradiction))
+
+    def start(self, values, cost, temperature):
+        self.values = list(values)
+        self.events.append(("start", tuple(values), cost, temperature))
+        self.check()
+
+    def move(self, cell, old, new, *rest):
+        self.values[cell] = new
+        self.moved.add(cell)
+        self.events.append(("move", cell, old, new, *rest))
+        self.check()
+
+    def swap(self, box, i, j, delta, cost, temperature, accepted):
+        self.moved |= {i, j}
+        if accepted:
+            self.values[i], self.values[j] = self.values[j], self.values[i]
+        self.events.append(("swap", box, i, j, delta, cost, temperature, accepted))
+        self.check()
+
+    def rotate(self, box, cells, delta, cost, temperature, accepted):
+        self.moved |= set(cells)
+        if accepted:
+            held = [self.values[c] for c in cells]
+            for c, v in zip(cells, held[1:] + held[:1], strict=True):
+                self.values[c] = v
+        self.events.append(("rotate", box, cells, delta, cost, temperature, accepted))
+        self.check()
+
+    def reheat(self, temperature, cost):
+        self.events.append(("reheat", temperature, cost))
+
+    def check(self):
+        assert all(v in d for v, d in zip(self.values, self.domains, strict=True))
+
+
+@pytest.mark.parametrize("method", ["hybrid", "min-conflicts", "annealing"])
+def test_with_propagation_it_moves_only_the_open_cells_within_their_candidates(method):
+    backend = get_backend("local")
+    entry = read_file(DATA / "gen-classic-extreme.jsonl")[1]
+    domains = open_domains(entry.puzzle)
+    model = build_model(entry.puzzle)
+    # (plain annealing's swaps, kept to the candidates, often cannot repair this one:
+    # a budget, and no verdict asked of it)
+    budget = 20_000 if method == "annealing" else BUDGET
+    options = {"method": method, "propagation": "locked", "budget": budget, "seed": 2}
+    watcher = Watcher(domains)
+    result = backend.search(model, admit(backend, model, 1, None, options), tracer=watcher)
+    if method != "annealing":
+        assert result.status == "solved" and is_solution(entry.puzzle, result.solution)
+    open_cells = {c for c, d in enumerate(domains) if len(d) > 1}
+    assert watcher.moved and watcher.moved <= open_cells
+    assert watcher.events[0] == ("propagate", "locked", domains, "")
+    # without propagation the same method moves cells locked propagation settles
+    if method != "hybrid":
+        plain = Watcher([d for d in build_model(entry.puzzle).domains])
+        options = {"method": method, "budget": 20_000, "seed": 2}
+        backend.search(model, admit(backend, model, 1, None, options), tracer=plain)
+        assert plain.moved - open_cells
+
+
+def test_the_hybrid_uses_rings_where_swaps_cannot_reach():
+    # rings of three or more cells are tried, each cell taking a candidate (checked)
+    entry = read_file(DATA / "gen-classic-extreme.jsonl")[1]
+    backend = get_backend("local")
+    model = build_model(entry.puzzle)
+    watcher = Watcher(open_domains(entry.puzzle))
+    options = {"method": "hybrid", "budget": BUDGET, "seed": 2}
+    backend.search(model, admit(backend, model, 1, None, options), tracer=watcher)
+    rings = [e for e in watcher.events if e[0] == "rotate"]
+    assert rings and all(len(e[2]) >= 3 for e in rings)
+    assert any(e[-1] for e in rings)  # some were taken
+
+
+def test_the_hybrid_repeats_its_moves_with_a_seed():
+    backend = get_backend("local")
+    entry = read_file(DATA / "gen-classic-extreme.jsonl")[2]
+    model = build_model(entry.puzzle)
+    runs = []
+    for seed in (5, 5, 6):
+        watcher = Watcher(open_domains(entry.puzzle))
+        options = {"method": "hybrid", "budget": BUDGET, "seed": seed}
+        result = backend.search(model, admit(backend, model, 1, None, options), tracer=watcher)
+        runs.append((result, watcher.events))
+    (a, ea), (b, eb), (c, ec) = runs
+    assert a.status == "solved" and (a.solution, a.stats, ea) == (b.solution, b.stats, eb)
+    assert ec != ea and c.stats["seed"] == 6
+    # the tracer changes nothing
+    plain = solve(entry.puzzle, f"local:method=hybrid,budget={BUDGET},seed=5")
+    assert plain.stats == a.stats and plain.solution == a.solution
+    # and a timeout repeats too
+    x, y = (solve(UNSOLVABLE, "local:method=hybrid,propagation=forward,budget=5000,seed=3")
+            for _ in range(2))  # fmt: skip
+    assert x.status == "timeout" and x.stats == y.stats and x.stats["moves"] == 5000
+
+
+def test_a_contradiction_of_propagation_is_a_timeout_naming_it():
+    # locked propagation proves UNSOLVABLE has no solution: a proof local search, being
+    # incomplete, does not give (the contract: solved or timeout)
+    for spec in ("local:method=hybrid", "local:method=annealing,propagation=singles"):
+        result = solve(UNSOLVABLE, spec, limit=2)
+        assert (result.status, result.count, result.exact) == ("timeout", 0, False)
+        assert result.stats["moves"] == 0 and result.stats["best_cost"] == -1
+        assert "found a contradiction: r6c3 has no candidate left" in result.message
+        assert "a proof local search does not give (incomplete), a timeout" in result.message
+    # forward checking leaves every cell a candidate: the search runs to its budget
+    result = solve(UNSOLVABLE, "local:method=hybrid,propagation=forward,budget=3000")
+    assert result.status == "timeout" and result.stats["budget_spent"]
+    # check takes it as a timeout, not a disagreement with native's proof
+    stuck = Puzzle.from_grid([int(c) if c != "." else 0 for c in UNSOLVABLE])
+    frame = cross_check([stuck], ["native", "local:method=hybrid"], timeout=30)
+    rows = frame.set_index("backend")
+    assert rows.loc["native", "status"] == "unsolvable"
+    assert rows.loc["local:method=hybrid", "status"] == "timeout"
+    assert frame["agrees"].isna().all()
+
+
+@pytest.mark.parametrize(
+    ("option", "says"),
+    [
+        ("method=hybrids", "method='hybrids' is not one of min-conflicts, annealing, hybrid"),
+        (
+            "method=hybrid,propagation=none",
+            "propagation='none' is not one of forward, singles, hidden, locked, ac3, gac, sac",
+        ),
+        ("propagation=strong", "propagation='strong' is not one of forward, singles"),
+    ],
+)
+def test_the_hybrids_options_are_named(option, says, capsys):
+    with pytest.raises(ValueError, match=re.escape(says)):
+        solve("." * 16, f"local:{option}")
+    with pytest.raises(SystemExit) as exit_:
+        main(["solve", "." * 16, "--backend", f"local:{option}"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"backend 'local': {says}" in err and "Traceback" not in err
+
+
+def test_the_hybrid_needs_boxes_as_annealing_does():
+    units = _classic_units(4, 2, 2)[:8]
+    latin = Puzzle(make_geometry(4, 2, 2, units), (1,) + (0,) * 15)
+    result = solve(latin, "local:method=hybrid")
+    assert result.status == "error" and result.message == NO_BOXES
+    # min-conflicts propagates first too, and needs no boxes
+    result = solve(latin, "local:propagation=locked")
+    assert result.status == "solved" and is_solution(latin, result.solution)
+
+
+def test_explain_tells_the_hybrids_propagation_and_rings(capsys):
+    from sudokulab.classroom.local_story import (
+        Propagation,
+        Rotate,
+        describe_local,
+        replay_local,
+        trace_local,
+    )
+
+    entry = read_file(DATA / "gen-classic-extreme.jsonl")[1]
+    geom = entry.puzzle.geometry
+    t = trace_local(entry.puzzle, {"method": "hybrid", "seed": 2}, max_steps=None)
+    assert t.result.status == "solved" and replay_local(t) == list(t.result.solutions[0])
+    first = t.events[0]
+    assert isinstance(first, Propagation) and first.level == "locked"
+    assert first.open_cells == t.result.stats["open_cells"] == first.values.count(0)
+    assert describe_local(first, geom, "hybrid").startswith(
+        f"propagation (locked) before the search: {81 - first.open_cells} cells settled, "
+        f"{first.open_cells} open with {first.candidates} candidates"
+    )
+    rings = [e for e in t.events if isinstance(e, Rotate)]
+    assert rings
+    for e in rings[:20]:
+        text = describe_local(e, geom, "hybrid")
+        names = " -> ".join(
+            f"{geom.cell_name(c)} ({v})" for c, v in zip(e.cells, e.values, strict=True)
+        )
+        assert text.startswith(f"box {e.box}: rotate {names}")
+        assert ("refused" in text) == (not e.accepted)
+    # a puzzle propagation settles: one step, and the grid it leaves
+    settled = read_file(DATA / "gen-classic-easy.jsonl")[0]
+    t = trace_local(settled.puzzle, {"method": "hybrid"})
+    assert len(t.events) == 1 and replay_local(t) == list(settled.solution)
+    # the command: the propagation line, the summary's, and a contradiction as a timeout
+    assert main(["explain", str(settled.puzzle), "--backend", "local:method=hybrid"]) == 0
+    out = capsys.readouterr().out
+    assert "1. propagation (locked) before the search settles every cell" in out
+    assert re.search(r"propagation\s+locked, 0 open cells", out)
+    assert main(["explain", UNSOLVABLE, "--backend", "local:method=hybrid"]) == 1
+    out = capsys.readouterr().out
+    assert "1. propagation (locked) before the search: r6c3 has no candidate left" in out
+    assert "outcome          timeout: propagation (locked) found a contradiction" in out

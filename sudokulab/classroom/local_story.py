@@ -1,4 +1,4 @@
-"""Local search told move by move: min-conflicts and Lewis's simulated annealing.
+"""Local search told move by move: min-conflicts, Lewis's simulated annealing and his hybrid.
 
 The ``local`` backend reports each step to a :class:`LocalRecorder` from its own search
 (see :mod:`sudokulab.backends.local`, Tracing), so the story and the backend's counters
@@ -24,6 +24,19 @@ from ..models.puzzle import symbol
 
 #: Steps kept by default; the rest is only counted (the backend's ``moves``).
 MAX_STEPS = 2000
+
+
+@dataclass(frozen=True)
+class Propagation:
+    """Before the search, the native engine propagated at ``level``: ``values`` holds each
+    settled cell's value (0 for an open cell), ``open_cells`` and ``candidates`` what is
+    left to search; ``contradiction`` what it met instead ("" when nothing)."""
+
+    level: str
+    values: tuple[int, ...]
+    open_cells: int
+    candidates: int
+    contradiction: str
 
 
 @dataclass(frozen=True)
@@ -70,6 +83,21 @@ class Swap:
 
 
 @dataclass(frozen=True)
+class Rotate:
+    """The hybrid tried a ring of three or more ``cells`` of box ``box`` (holding
+    ``values``): each cell takes the next one's value, the last the first's; the cost
+    change ``delta``, the cost after, the temperature, and whether it was taken."""
+
+    box: int
+    cells: tuple[int, ...]
+    values: tuple[int, ...]
+    delta: int
+    cost: int
+    temperature: float
+    accepted: bool
+
+
+@dataclass(frozen=True)
 class Reheat:
     """Annealing found no new best cost for a while: the temperature goes back up."""
 
@@ -77,7 +105,7 @@ class Reheat:
     cost: int
 
 
-LocalEvent = Start | Move | Swap | Reheat
+LocalEvent = Propagation | Start | Move | Swap | Rotate | Reheat
 
 
 class LocalRecorder:
@@ -95,6 +123,16 @@ class LocalRecorder:
             self.truncated = True
         else:
             self.events.append(event)
+
+    def propagate(
+        self, level: str, domains: tuple[tuple[int, ...], ...] | None, contradiction: str
+    ) -> None:
+        """The propagation before the search (``domains`` None after a contradiction)."""
+        domains = domains or ()
+        values = tuple(d[0] if len(d) == 1 else 0 for d in domains)
+        wide = [d for d in domains if len(d) > 1]
+        self.values = list(values)
+        self._keep(Propagation(level, values, len(wide), sum(map(len, wide)), contradiction))
 
     def start(self, values: list[int], cost: int, temperature: float | None) -> None:
         """A fresh complete assignment."""
@@ -115,6 +153,15 @@ class LocalRecorder:
         if accepted:
             self.values[i], self.values[j] = b, a
         self._keep(Swap(box, i, j, a, b, delta, cost, temperature, accepted))
+
+    def rotate(self, box: int, cells: tuple[int, ...], delta: int, cost: int,
+               temperature: float, accepted: bool) -> None:  # fmt: skip
+        """A hybrid's ring of three or more cells, taken or not."""
+        held = tuple(self.values[c] for c in cells)
+        if accepted:
+            for c, v in zip(cells, held[1:] + held[:1], strict=True):
+                self.values[c] = v
+        self._keep(Rotate(box, cells, held, delta, cost, temperature, accepted))
 
     def reheat(self, temperature: float, cost: int) -> None:
         """Annealing starts its cooling again."""
@@ -164,12 +211,15 @@ def replay_local(trace: LocalTrace) -> list[int]:
     """The assignment after the last kept step, rebuilt from the steps alone."""
     values: list[int] = []
     for event in trace.events:
-        if isinstance(event, Start):
+        if isinstance(event, (Propagation, Start)):
             values = list(event.values)
         elif isinstance(event, Move):
             values[event.cell] = event.new
         elif isinstance(event, Swap) and event.accepted:
             values[event.i], values[event.j] = event.b, event.a
+        elif isinstance(event, Rotate) and event.accepted:
+            for c, v in zip(event.cells, event.values[1:] + event.values[:1], strict=True):
+                values[c] = v
     return values
 
 
@@ -183,8 +233,26 @@ def _conflicts(k: int) -> str:
 
 def describe_local(event: LocalEvent, geom: Geometry, method: str) -> str:
     """The line for one local-search step."""
+    if isinstance(event, Propagation):
+        head = f"propagation ({event.level}) before the search"
+        if event.contradiction:
+            return (
+                f"{head}: {event.contradiction}, so no solution: a proof local search "
+                "does not give (a timeout)"
+            )
+        if not event.open_cells:
+            return f"{head} settles every cell: solved without a move"
+        settled = sum(1 for v in event.values if v)
+        return (
+            f"{head}: {settled} cells settled, {event.open_cells} open with "
+            f"{event.candidates} candidates; the search moves only the open cells"
+        )
     if isinstance(event, Start):
-        if method == "annealing":
+        if method == "hybrid":
+            what = "every box's open cells a permutation of the values left, each a candidate"
+            cost = "values missing from the rows and columns"
+            heat = f", temperature {event.temperature:.3g}"
+        elif method == "annealing":
             what = "every box a permutation of the values its givens leave out"
             cost = "values missing from the rows and columns"
             heat = f", temperature {event.temperature:.3g}"
@@ -214,6 +282,17 @@ def describe_local(event: LocalEvent, geom: Geometry, method: str) -> str:
             change = "worse, taken by chance" if event.delta > 0 else "taken"
             return f"{what}: cost {event.cost - event.delta} -> {event.cost}, {heat} ({change})"
         return f"{what}: refused, the cost would rise by {event.delta} ({heat})"
+    if isinstance(event, Rotate):
+        ring = " -> ".join(
+            f"{geom.cell_name(c)} ({symbol(v)})"
+            for c, v in zip(event.cells, event.values, strict=True)
+        )
+        what = f"box {event.box}: rotate {ring}, each taking the next one's value"
+        heat = f"temperature {event.temperature:.3g}"
+        if event.accepted:
+            change = "worse, taken by chance" if event.delta > 0 else "taken"
+            return f"{what}: cost {event.cost - event.delta} -> {event.cost}, {heat} ({change})"
+        return f"{what}: refused, the cost would rise by {event.delta} ({heat})"
     if isinstance(event, Reheat):
         return (
             f"reheat: no new best cost for a while; temperature back to "
@@ -226,8 +305,11 @@ def summary_lines(trace: LocalTrace) -> list[str]:
     """The summary block: the backend's counters and how the search ended."""
     r = trace.result
     stats = r.stats
-    restarts = "reheats" if trace.method == "annealing" else "restarts"
-    rows = [
+    restarts = "restarts" if trace.method == "min-conflicts" else "reheats"
+    rows: list[tuple[str, object]] = []
+    if "propagation" in stats:
+        rows.append(("propagation", f"{stats['propagation']}, {stats['open_cells']} open cells"))
+    rows += [
         ("moves", stats.get("moves", 0)),
         (restarts, stats.get("restarts", 0)),
         ("best cost", stats.get("best_cost", -1)),
