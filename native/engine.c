@@ -240,7 +240,8 @@ sum_bounds(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
  * A sum of few candidates (the reference's _sum_support): with at most SUM_TUPLES
  * assignments, each cell keeps its values in those (peers distinct) that add up to the
  * total, found by a depth-first walk over the cells cut short by the least and greatest
- * sums of the cells left; with more, on bounds.
+ * sums of the cells left, the last cell's value read off what is left; with more, on
+ * bounds.
  */
 static int
 sum_support(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
@@ -287,6 +288,22 @@ sum_support(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
         if (i + 1 == n) {
             if (!rest[n]) {
                 found = 1;
+                for (int j = 0; j < n; j++)
+                    out[j] |= chosen[j];
+            }
+            continue;
+        }
+        if (i + 2 == n) { /* the last cell can hold the rest only: no walk over its values */
+            const int64_t k = coef[n - 1], v = rest[n - 1] / k;
+            if (v * k != rest[n - 1] || v < 1 || v > 32)
+                continue;
+            uint32_t taken = 0;
+            for (uint32_t m = near[n - 1]; m; m &= m - 1)
+                taken |= chosen[__builtin_ctz(m)];
+            const uint32_t last = 1u << (v - 1);
+            if (ms[n - 1] & ~taken & last) {
+                found = 1;
+                chosen[n - 1] = last;
                 for (int j = 0; j < n; j++)
                     out[j] |= chosen[j];
             }
