@@ -2,8 +2,10 @@
 
 Every variant puzzle the tests ship: the published ones of tests/test_public_variants.py
 (with their published solutions, and UNSOLVED's, listed without one), the Miracle Sudoku
-of tests/test_variant_kinds.py, its hand-made 4x4 puzzle of each rule kind, and the
-shipped sets gen-thermometer, gen-kropki and gen-anti-knight (sudokulab.catalog). Each is
+and the hand-made 4x4 puzzle of each rule kind of tests/test_variant_kinds.py, the long
+arrow of tests/test_rules_engine.py (an empty grid with a two-digit circle and a 12-cell
+shaft: many solutions, so limit 2 finds two), and the shipped sets gen-thermometer,
+gen-kropki and gen-anti-knight (sudokulab.catalog). Each is
 solved by ``sudokulab.solve`` with limit 2 (a solution, and the proof that there is no
 other) by ``native`` and by ``cpsat``, interleaved, each keeping its best wall time of
 --repeat (model building included, in-process); the table gives both, native / cpsat,
@@ -34,6 +36,7 @@ def puzzles(with_sets: bool, with_small: bool) -> list[tuple[str, str, object, o
     """(group, name, puzzle, published solution or None) for every puzzle benchmarked."""
     sys.path.insert(0, str(TESTS))
     from test_public_variants import PUZZLES, UNSOLVED
+    from test_rules_engine import LONG_ARROW
     from test_variant_kinds import CASES, case, miracle
 
     from sudokulab import catalog
@@ -46,6 +49,7 @@ def puzzles(with_sets: bool, with_small: bool) -> list[tuple[str, str, object, o
     for name, doc in UNSOLVED.items():
         out.append(("published", name, puzzle_of(doc)[0], None))
     out.append(("published", "miracle", miracle(), None))
+    out.append(("arrow", "long arrow", puzzle_of(LONG_ARROW)[0], None))
     if with_sets:
         for name in SETS:
             for i, entry in enumerate(catalog.load(name).entries, 1):

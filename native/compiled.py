@@ -50,7 +50,9 @@ def _tables(
     if not rules:
         return _core.Tables(size, units, tuple(zip(ref.cages, ref.combos, strict=True)))
     compiled = tuple(
-        (r.kind, r.cells, r.coefs, r.total, r.supports, r.exact) for r in ref.rules
+        (r.kind, r.cells, r.coefs, r.total, r.supports, r.exact,
+         tuple(x for group in r.groups for x in (len(group), *group)))  # flat: size, places
+        for r in ref.rules
     )  # fmt: skip
     return _core.Tables(
         size,

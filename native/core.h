@@ -148,10 +148,15 @@ typedef struct {
      * nrules + 1 offsets; a pair's 2 * size masks: for each value of its first cell the
      * second's values it allows, then the other way; an exact sum's earlier peers of each
      * cell, as bits; an exact sandwich's value sets) and whether it is exact (a sum pruned
-     * to exact support when its candidates are few, a sandwich propagated); each cell's
-     * rules (ro_start: ncells + 1 offsets into ro) and its unary mask (NULL: no rules). */
+     * to exact support when its candidates are few, a sandwich propagated); a sum's
+     * groups of cells that are peers with one coefficient (rule_grp_start: nrules + 1
+     * offsets into rule_grp, which holds each group's size and then its places in the
+     * rule's cells; every place of a sum in one group, a lone cell in its own); each
+     * cell's rules (ro_start: ncells + 1 offsets into ro) and its unary mask (NULL: no
+     * rules). */
     int nrules;
     int32_t *rule_kind, *rule_start, *rule_cells, *rule_total, *rule_sup_start;
+    int32_t *rule_grp_start, *rule_grp;
     int64_t *rule_coef;
     uint32_t *rule_sup;
     uint8_t *rule_exact;

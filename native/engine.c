@@ -126,40 +126,112 @@ prune_cage(Ctx *x, uint32_t *masks, const uint8_t *placed, uint32_t *where, Queu
     return 1;
 }
 
-/* A sum on bounds (the reference's _sum_bounds): each cell keeps the values the others'
- * least and greatest contributions leave room for. */
+/* One group of a sum's peers (the reference's _sum_bounds): its coefficient; the least
+ * and greatest sums its cells can make (lo, hi); the sums of its cells' least and of
+ * their greatest values; the sums of the s smallest and the s largest values of their
+ * union, and the s-th smallest and the s-th largest. */
+typedef struct {
+    int64_t k, lo, hi, least, most, small, large;
+    int t, u;
+} Span;
+
+/* Group g (its size, then its places) spanned; 0 when a cell has no candidate, the union
+ * has fewer values than the group cells (they differ) or the group no sum. */
+static inline int
+group_span(const uint32_t *masks, const int32_t *cells, const int64_t *coef, const int32_t *g,
+           Span *sp)
+{
+    const int s = g[0];
+    uint32_t uni = 0;
+    int64_t least = 0, most = 0;
+    for (int i = 1; i <= s; i++) {
+        const uint32_t m = masks[cells[g[i]]];
+        if (!m)
+            return 0;
+        uni |= m;
+        least += __builtin_ctz(m) + 1;
+        most += 32 - __builtin_clz(m);
+    }
+    if (popcount32(uni) < s)
+        return 0;
+    int64_t small = 0, large = 0;
+    uint32_t lo = uni, hi = uni;
+    int t = 0, u = 0;
+    for (int i = 0; i < s; i++) {
+        t = __builtin_ctz(lo) + 1;
+        u = 32 - __builtin_clz(hi);
+        small += t;
+        large += u;
+        lo &= lo - 1;
+        hi &= ~(1u << (u - 1));
+    }
+    sp->lo = least > small ? least : small;
+    sp->hi = most < large ? most : large;
+    if (sp->lo > sp->hi)
+        return 0;
+    sp->k = coef[g[1]];
+    sp->least = least;
+    sp->most = most;
+    sp->small = small;
+    sp->large = large;
+    sp->t = t;
+    sp->u = u;
+    return 1;
+}
+
+/* A sum on bounds that know distinctness (the reference's _sum_bounds): each group of
+ * peers adds up to at least the s smallest values of its union and its cells' least
+ * values (at most the like); each cell keeps the values for which the other groups'
+ * least and greatest contributions, and its own group's with the value, leave room. */
 static int
 sum_bounds(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
 {
     const int32_t *cells = t->rule_cells + t->rule_start[r];
-    const int n = t->rule_start[r + 1] - t->rule_start[r];
     const int64_t *coef = t->rule_coef + t->rule_start[r];
+    const int32_t *first = t->rule_grp + t->rule_grp_start[r];
+    const int32_t *end = t->rule_grp + t->rule_grp_start[r + 1];
     int64_t low = 0, high = 0;
-    for (int i = 0; i < n; i++) {
-        const uint32_t m = masks[cells[i]];
-        if (!m)
+    Span sp;
+    for (const int32_t *g = first; g < end; g += 1 + g[0]) {
+        if (!group_span(masks, cells, coef, g, &sp))
             return 0;
-        const int64_t a = coef[i] * (__builtin_ctz(m) + 1), b = coef[i] * (32 - __builtin_clz(m));
+        const int64_t a = sp.k * sp.lo, b = sp.k * sp.hi;
         low += a < b ? a : b;
         high += a < b ? b : a;
     }
     const int64_t total = t->rule_total[r];
     if (total < low || total > high)
         return 0;
-    for (int i = 0; i < n; i++) {
-        const uint32_t m = masks[cells[i]];
-        const int64_t a = coef[i] * (__builtin_ctz(m) + 1), b = coef[i] * (32 - __builtin_clz(m));
-        const int64_t floor = total - (high - (a < b ? b : a));
-        const int64_t ceiling = total - (low - (a < b ? a : b));
-        uint32_t keep = 0;
-        for (uint32_t mm = m; mm; mm &= mm - 1) {
-            const int64_t v = coef[i] * (__builtin_ctz(mm) + 1);
-            if (floor <= v && v <= ceiling)
-                keep |= mm & (0u - mm);
+    for (const int32_t *g = first; g < end; g += 1 + g[0]) {
+        group_span(masks, cells, coef, g, &sp);
+        const int64_t ga = sp.k * sp.lo, gb = sp.k * sp.hi;
+        const int64_t rest_low = low - (ga < gb ? ga : gb), rest_high = high - (ga < gb ? gb : ga);
+        for (int i = 1; i <= g[0]; i++) {
+            const uint32_t m = masks[cells[g[i]]];
+            const int64_t others_least = sp.least - (__builtin_ctz(m) + 1);
+            const int64_t others_most = sp.most - (32 - __builtin_clz(m));
+            uint32_t keep = 0;
+            for (uint32_t mm = m; mm; mm &= mm - 1) {
+                const int v = __builtin_ctz(mm) + 1;
+                /* the group's least and greatest sums with v in this cell */
+                int64_t a = sp.small + (v > sp.t ? v - sp.t : 0);
+                int64_t b = sp.large - (sp.u > v ? sp.u - v : 0);
+                if (a < v + others_least)
+                    a = v + others_least;
+                if (b > v + others_most)
+                    b = v + others_most;
+                if (a > b)
+                    continue;
+                const int64_t ka = sp.k * a, kb = sp.k * b;
+                const int64_t lo = rest_low + (ka < kb ? ka : kb);
+                const int64_t hi = rest_high + (ka < kb ? kb : ka);
+                if (lo <= total && total <= hi)
+                    keep |= mm & (0u - mm);
+            }
+            if (!keep)
+                return 0;
+            out[g[i]] = keep;
         }
-        if (!keep)
-            return 0;
-        out[i] = keep;
     }
     return 1;
 }
@@ -168,7 +240,8 @@ sum_bounds(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
  * A sum of few candidates (the reference's _sum_support): with at most SUM_TUPLES
  * assignments, each cell keeps its values in those (peers distinct) that add up to the
  * total, found by a depth-first walk over the cells cut short by the least and greatest
- * sums of the cells left; with more, on bounds.
+ * sums of the cells left, the last cell's value read off what is left; with more, on
+ * bounds.
  */
 static int
 sum_support(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
@@ -215,6 +288,22 @@ sum_support(const TablesObject *t, const uint32_t *masks, int r, uint32_t *out)
         if (i + 1 == n) {
             if (!rest[n]) {
                 found = 1;
+                for (int j = 0; j < n; j++)
+                    out[j] |= chosen[j];
+            }
+            continue;
+        }
+        if (i + 2 == n) { /* the last cell can hold the rest only: no walk over its values */
+            const int64_t k = coef[n - 1], v = rest[n - 1] / k;
+            if (v * k != rest[n - 1] || v < 1 || v > 32)
+                continue;
+            uint32_t taken = 0;
+            for (uint32_t m = near[n - 1]; m; m &= m - 1)
+                taken |= chosen[__builtin_ctz(m)];
+            const uint32_t last = 1u << (v - 1);
+            if (ms[n - 1] & ~taken & last) {
+                found = 1;
+                chosen[n - 1] = last;
                 for (int j = 0; j < n; j++)
                     out[j] |= chosen[j];
             }

@@ -98,10 +98,14 @@ Rules (the variant rules of :mod:`sudokulab.models.rules`, ``Engine(..., rules=.
                ``SUM_TUPLES`` assignments (the product of their counts), exact support:
                each cell keeps its values in the assignments that make the total, two
                cells that are peers holding distinct values. Beyond that (and always
-               for more than ``SUM_CELLS`` cells), bounds: each cell keeps the values
-               that the other cells' least and greatest contributions leave room for.
-               Fewer candidates never turn exact support back into bounds, so the
-               switch keeps the pass monotone.
+               for more than ``SUM_CELLS`` cells), bounds that know distinctness: the
+               cells of one coefficient are grouped once into peers (:func:`sum_groups`,
+               largest group first), and a group of s cells adds up to at least the s
+               smallest values of its candidates' union (and its cells' least values),
+               at most the s largest; each cell keeps the values that the other groups'
+               least and greatest contributions, and its own group's with the value,
+               leave room for (a lone cell: plain bounds). Fewer candidates never turn
+               exact support back into bounds, so the switch keeps the pass monotone.
     *run*      Consecutive (renban): a value a cell holds alone leaves the other cells,
                two cells holding one value fail, and each cell keeps the values of the
                windows of the run's length that every cell meets and whose union holds
@@ -601,7 +605,9 @@ class CompiledRule:
     ``index`` (the rule's place in the puzzle's list), its ``cells``; a PAIR's
     ``supports`` (for each value v of the first cell the mask of the second's values it
     allows, index v-1, then the same from the second cell), a SUM's ``coefs`` (one per
-    cell) and ``total``, a SANDWICH's ``total``. ``exact``: a SUM pruned to exact
+    cell) and ``total``, a SANDWICH's ``total``. A SUM's ``groups`` partition its places
+    (indexes into ``cells``) into cells of one coefficient that are peers of one another
+    (see :func:`sum_groups`), a lone cell a group of one. ``exact``: a SUM pruned to exact
     support while its candidates are few (else on bounds), whose ``supports`` are then
     each cell's peers before it in the sum (bit j: its j-th cell); a SANDWICH propagated
     (else checked once its line is filled), whose ``supports`` are then its value sets
@@ -615,6 +621,7 @@ class CompiledRule:
     total: int = 0
     supports: tuple[int, ...] = ()
     exact: bool = False
+    groups: tuple[tuple[int, ...], ...] = ()
 
 
 def compile_rules(
@@ -667,14 +674,15 @@ def compile_rules(
                 total = 0
             kept = tuple(c for c in coef if coef[c])
             coefs = tuple(coef[c] for c in kept)
+            groups = sum_groups(kept, coefs, peers)
             if peers is None or len(kept) > SUM_CELLS:
-                out.append(CompiledRule(SUM, index, kept, coefs, total))
+                out.append(CompiledRule(SUM, index, kept, coefs, total, groups=groups))
                 continue
             # for each cell, its peers before it in the sum (bit j: the j-th cell)
             near = tuple(
                 sum(1 << j for j in range(i) if kept[j] in peers[c]) for i, c in enumerate(kept)
             )
-            out.append(CompiledRule(SUM, index, kept, coefs, total, near, True))
+            out.append(CompiledRule(SUM, index, kept, coefs, total, near, True, groups))
         elif kind == "consecutive":
             if len(set(rule.line)) != len(rule.line):
                 raise ValueError(f"rule {index + 1} ({rule.name}): a cell is listed twice")
@@ -692,6 +700,43 @@ def compile_rules(
         else:
             raise ValueError(f"the native engine does not propagate rule kind {kind!r}")
     return tuple(out), tuple(unary)
+
+
+def sum_groups(
+    cells: tuple[int, ...], coefs: tuple[int, ...], peers: Any = None
+) -> tuple[tuple[int, ...], ...]:
+    """A sum's places (indexes into ``cells``) partitioned into groups of cells with one
+    coefficient that are peers of one another (so hold distinct values), largest first:
+    greedily, the largest group grown from each place in turn (adding, in the sum's order,
+    each place of the coefficient that is a peer of every place so far), the first of the
+    largest taken, until every place is in a group (a lone one in its own). Without
+    ``peers`` every place is alone.
+
+    >>> from sudokulab.models import geometry
+    >>> peers = [set(p) for p in geometry(9).peers]
+    >>> sum_groups((9, 18, 80, 79), (-1, -1, -1, -1), peers)  # r2c1 r3c1: column; r9c9 r9c8: row
+    ((0, 1), (2, 3))
+    """
+    if peers is None:
+        return tuple((i,) for i in range(len(cells)))
+    left = list(range(len(cells)))
+    out: list[tuple[int, ...]] = []
+    while left:
+        best: list[int] = []
+        for seed in left:
+            group = [seed]
+            for i in left:
+                if (
+                    i != seed
+                    and coefs[i] == coefs[seed]
+                    and all(cells[i] in peers[cells[j]] for j in group)
+                ):
+                    group.append(i)
+            if len(group) > len(best):
+                best = group
+        out.append(tuple(sorted(best)))
+        left = [i for i in left if i not in best]
+    return tuple(out)
 
 
 def sandwich_sets(
@@ -789,28 +834,59 @@ def prune_rule(rule: CompiledRule, masks: list[int], size: int) -> list[int] | N
 
 
 def _sum_bounds(rule: CompiledRule, ms: list[int]) -> list[int] | None:
-    """A sum pruned on bounds: each cell keeps the values the others' least and greatest
-    contributions leave room for."""
-    lows, highs = [], []
-    for m, k in zip(ms, rule.coefs, strict=True):
-        if not m:
+    """A sum pruned on bounds that know distinctness: a group of s cells that are peers
+    (:func:`sum_groups`) adds up to at least the s smallest values of its cells' union
+    and to at least its cells' least values (and at most the greater of the like); each
+    cell keeps the values for which the other groups' least and greatest contributions,
+    and its own group's with the value, leave room (with the value v, the group's rest
+    holds at least the s-1 smallest values of the union but v, and its other cells' least
+    values). A lone cell is a group of one: its least and greatest value."""
+    spans = []  # each group's coefficient, its sums, and its union's s-th value each way
+    low = high = 0
+    for group in rule.groups:
+        union = least = most = 0
+        for i in group:
+            m = ms[i]
+            if not m:
+                return None
+            union |= m
+            least += (m & -m).bit_length()
+            most += m.bit_length()
+        values = [bit.bit_length() for bit in _bits(union)]
+        s = len(group)
+        if len(values) < s:
+            return None  # s cells that differ cannot share fewer than s values
+        small, large = sum(values[:s]), sum(values[-s:])
+        lo, hi = max(least, small), min(most, large)
+        if lo > hi:
             return None
-        first, last = (m & -m).bit_length(), m.bit_length()
-        lows.append(min(k * first, k * last))
-        highs.append(max(k * first, k * last))
-    low, high, total = sum(lows), sum(highs), rule.total
+        k = rule.coefs[group[0]]
+        spans.append((k, lo, hi, least, most, small, large, values[s - 1], values[-s]))
+        low += min(k * lo, k * hi)
+        high += max(k * lo, k * hi)
+    total = rule.total
     if not low <= total <= high:
         return None
-    out = []
-    for m, k, lo, hi in zip(ms, rule.coefs, lows, highs, strict=True):
-        floor, ceiling = total - (high - hi), total - (low - lo)
-        keep = 0
-        for bit in _bits(m):
-            if floor <= k * bit.bit_length() <= ceiling:
-                keep |= bit
-        if not keep:
-            return None
-        out.append(keep)
+    out = [0] * len(ms)
+    for group, span in zip(rule.groups, spans, strict=True):
+        k, lo, hi, least, most, small, large, t, u = span
+        rest_low, rest_high = low - min(k * lo, k * hi), high - max(k * lo, k * hi)
+        for i in group:
+            m = ms[i]
+            first, last = (m & -m).bit_length(), m.bit_length()
+            keep = 0
+            for bit in _bits(m):
+                v = bit.bit_length()
+                # the group's least and greatest sums with v in cell i
+                a = max(v + least - first, small + max(0, v - t))
+                b = min(v + most - last, large - max(0, u - v))
+                if a > b:
+                    continue
+                if rest_low + min(k * a, k * b) <= total <= rest_high + max(k * a, k * b):
+                    keep |= bit
+            if not keep:
+                return None
+            out[i] = keep
     return out
 
 

@@ -71,6 +71,8 @@ Tables_dealloc(TablesObject *self)
     PyMem_Free(self->rule_sup);
     PyMem_Free(self->rule_sup_start);
     PyMem_Free(self->rule_exact);
+    PyMem_Free(self->rule_grp_start);
+    PyMem_Free(self->rule_grp);
     PyMem_Free(self->ro_start);
     PyMem_Free(self->ro);
     PyMem_Free(self->unary);
@@ -289,12 +291,66 @@ rule_int(PyObject *seq, Py_ssize_t i, const char *what, long long lo, long long 
 }
 
 /*
- * The rules: a sequence of (kind, cells, coefficients, total, supports, exact) as
- * reference.compile_rules makes them, and the unary masks (one per cell). A pair has
+ * A sum's groups (the reference's CompiledRule.groups, flat: each group's size, then its
+ * places) into grp[]: every place 0..n-1 in exactly one group, a group's places of one
+ * coefficient. 0, or -1 with an exception set.
+ */
+static int
+read_groups(PyObject *groups, Py_ssize_t r, int n, const int64_t *coef, int32_t *grp)
+{
+    const Py_ssize_t len = PySequence_Fast_GET_SIZE(groups);
+    uint8_t *seen = PyMem_Calloc((size_t)n + 1, 1);
+    if (seen == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int ok = -1, placed = 0;
+    for (Py_ssize_t k = 0; k < len;) {
+        long long s, v;
+        if (rule_int(groups, k, "a group's size", 1, n, &s) < 0)
+            goto out;
+        if (k + s > len - 1) {
+            PyErr_Format(PyExc_ValueError, "rule %zd: its groups end inside a group", r);
+            goto out;
+        }
+        grp[k] = (int32_t)s;
+        for (long long i = 1; i <= s; i++) {
+            if (rule_int(groups, k + i, "a group's place", 0, n - 1, &v) < 0)
+                goto out;
+            if (seen[v]) {
+                PyErr_Format(PyExc_ValueError, "rule %zd: place %lld is in two groups", r, v);
+                goto out;
+            }
+            if (i > 1 && coef[v] != coef[grp[k + 1]]) { /* the bounds take one coefficient */
+                PyErr_Format(PyExc_ValueError,
+                             "rule %zd: place %lld has another coefficient than its group", r, v);
+                goto out;
+            }
+            seen[v] = 1;
+            grp[k + i] = (int32_t)v;
+            placed++;
+        }
+        k += 1 + s;
+    }
+    if (placed != n) {
+        PyErr_Format(PyExc_ValueError, "rule %zd: its groups hold %d of its %d cells", r,
+                     placed, n);
+        goto out;
+    }
+    ok = 0;
+out:
+    PyMem_Free(seen);
+    return ok;
+}
+
+/*
+ * The rules: a sequence of (kind, cells, coefficients, total, supports, exact[, groups])
+ * as reference.compile_rules makes them, and the unary masks (one per cell). A pair has
  * 2 * size supports; an exact sum at most SUM_CELLS cells and a support per cell (its
  * peers before it, bit j for the j-th cell); an exact sandwich a coefficient per cell
  * (where the value sets of k cells between its crusts begin in its supports, the last
- * where they end). 0, or -1 with an exception set.
+ * where they end); a sum's groups are flat (each group's size, then its places), every
+ * cell alone without them, and another kind has none. 0, or -1 with an exception set.
  */
 static int
 read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
@@ -316,21 +372,24 @@ read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
     self->rule_total = PyMem_Calloc((size_t)nrules + 1, sizeof(int32_t));
     self->rule_sup_start = PyMem_Calloc((size_t)nrules + 1, sizeof(int32_t));
     self->rule_exact = PyMem_Calloc((size_t)nrules + 1, sizeof(uint8_t));
+    self->rule_grp_start = PyMem_Calloc((size_t)nrules + 1, sizeof(int32_t));
     self->ro_start = PyMem_Calloc((size_t)ncells + 1, sizeof(int32_t));
     self->unary = PyMem_Calloc((size_t)ncells, sizeof(uint32_t));
     if (!self->rule_kind || !self->rule_start || !self->rule_total || !self->rule_sup_start ||
-        !self->rule_exact || !self->ro_start || !self->unary) {
+        !self->rule_exact || !self->rule_grp_start || !self->ro_start || !self->unary) {
         PyErr_NoMemory();
         goto out;
     }
-    Py_ssize_t total = 0, nsup = 0;
+    Py_ssize_t total = 0, nsup = 0, ngrp = 0;
     for (Py_ssize_t r = 0; r < nrules; r++) {
         item = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, r),
-                               "a rule must be (kind, cells, coefficients, total, supports, exact)");
+                               "a rule must be (kind, cells, coefficients, total, supports, exact"
+                               "[, groups])");
         if (item == NULL)
             goto out;
-        if (PySequence_Fast_GET_SIZE(item) != 6) {
-            PyErr_Format(PyExc_ValueError, "rule %zd must have 6 fields", r);
+        const Py_ssize_t fields = PySequence_Fast_GET_SIZE(item);
+        if (fields != 6 && fields != 7) {
+            PyErr_Format(PyExc_ValueError, "rule %zd must have 6 or 7 fields", r);
             goto out;
         }
         cells = PySequence_Fast(PySequence_Fast_GET_ITEM(item, 1), "a rule's cells");
@@ -348,8 +407,27 @@ read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
         }
         total += n;
         nsup += PySequence_Fast_GET_SIZE(sup);
+        if (fields == 7) { /* a sum's groups, flat; a sum without them: each cell alone */
+            PyObject *groups =
+                PySequence_Fast(PySequence_Fast_GET_ITEM(item, 6), "a rule's groups");
+            if (groups == NULL)
+                goto out;
+            const Py_ssize_t len = PySequence_Fast_GET_SIZE(groups);
+            Py_DECREF(groups);
+            if (len > 2 * n) {
+                PyErr_Format(PyExc_ValueError, "rule %zd has too many groups", r);
+                goto out;
+            }
+            ngrp += len;
+        } else {
+            long long kind;
+            if (rule_int(item, 0, "a rule's kind", RULE_PAIR, RULE_SANDWICH, &kind) < 0)
+                goto out;
+            ngrp += kind == RULE_SUM ? 2 * n : 0;
+        }
         self->rule_start[r + 1] = (int32_t)total;
         self->rule_sup_start[r + 1] = (int32_t)nsup;
+        self->rule_grp_start[r + 1] = (int32_t)ngrp;
         Py_CLEAR(cells);
         Py_CLEAR(sup);
         Py_CLEAR(item);
@@ -358,7 +436,8 @@ read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
     self->rule_coef = PyMem_Calloc((size_t)total + 1, sizeof(int64_t));
     self->rule_sup = PyMem_Calloc((size_t)nsup + 1, sizeof(uint32_t));
     self->ro = PyMem_Malloc(sizeof(int32_t) * ((size_t)total + 1));
-    if (!self->rule_cells || !self->rule_coef || !self->rule_sup || !self->ro) {
+    self->rule_grp = PyMem_Calloc((size_t)ngrp + 1, sizeof(int32_t));
+    if (!self->rule_cells || !self->rule_coef || !self->rule_sup || !self->ro || !self->rule_grp) {
         PyErr_NoMemory();
         goto out;
     }
@@ -367,8 +446,9 @@ read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
         item = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, r), "a rule");
         if (item == NULL)
             goto out;
-        if (PySequence_Fast_GET_SIZE(item) != 6) { /* changed while read */
-            PyErr_Format(PyExc_ValueError, "rule %zd must have 6 fields", r);
+        const Py_ssize_t fields = PySequence_Fast_GET_SIZE(item);
+        if (fields != 6 && fields != 7) { /* changed while read */
+            PyErr_Format(PyExc_ValueError, "rule %zd must have 6 or 7 fields", r);
             goto out;
         }
         if (rule_int(item, 0, "a rule's kind", RULE_PAIR, RULE_SANDWICH, &v) < 0)
@@ -388,6 +468,7 @@ read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
             goto out;
         const int n = self->rule_start[r + 1] - self->rule_start[r];
         const Py_ssize_t nsets = self->rule_sup_start[r + 1] - self->rule_sup_start[r];
+        const Py_ssize_t ngroups = self->rule_grp_start[r + 1] - self->rule_grp_start[r];
         const int counted = kind == RULE_SUM || (kind == RULE_SANDWICH && self->rule_exact[r]);
         if (PySequence_Fast_GET_SIZE(cells) != n || PySequence_Fast_GET_SIZE(sup) != nsets ||
             (kind == RULE_PAIR && (n != 2 || nsets != 2 * size)) ||
@@ -395,7 +476,7 @@ read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
             (kind == RULE_SUM && self->rule_exact[r] && (n > SUM_CELLS || nsets != n)) ||
             (kind == RULE_SANDWICH && self->rule_exact[r] && (n < 2 || n > size)) ||
             (kind != RULE_PAIR && !self->rule_exact[r] && nsets) ||
-            (kind == RULE_RUN && self->rule_exact[r])) {
+            (kind == RULE_RUN && self->rule_exact[r]) || (kind != RULE_SUM && ngroups)) {
             PyErr_Format(PyExc_ValueError, "rule %zd: its fields do not fit its kind", r);
             goto out;
         }
@@ -431,6 +512,25 @@ read_rules(TablesObject *self, PyObject *rules_arg, PyObject *unary_arg)
                 goto out;
             self->rule_sup[self->rule_sup_start[r] + i] = (uint32_t)v;
         }
+        int32_t *grp = self->rule_grp + self->rule_grp_start[r];
+        if (kind == RULE_SUM && fields == 7) {
+            PyObject *groups =
+                PySequence_Fast(PySequence_Fast_GET_ITEM(item, 6), "a rule's groups");
+            if (groups == NULL)
+                goto out;
+            const int64_t *coef = self->rule_coef + self->rule_start[r];
+            const int bad = PySequence_Fast_GET_SIZE(groups) != ngroups ||
+                            read_groups(groups, r, n, coef, grp) < 0;
+            if (bad && !PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "rule %zd: its groups changed while read", r);
+            Py_DECREF(groups);
+            if (bad)
+                goto out;
+        } else if (kind == RULE_SUM)
+            for (int i = 0; i < n; i++) {
+                grp[2 * i] = 1;
+                grp[2 * i + 1] = i;
+            }
         Py_CLEAR(cells);
         Py_CLEAR(coefs);
         Py_CLEAR(sup);

@@ -470,3 +470,195 @@ def test_the_core_refuses_rule_tables_that_do_not_fit_its_buffers():
     with pytest.raises(ValueError, match="do not fit its kind"):
         _core.Tables(9, units, (), rules=(wide,), unary=(511,) * 81)
     _core.Tables(9, units, (), rules=((*wide[:4], (), False),), unary=(511,) * 81)  # bounds
+
+
+# -- sums bounded with their cells' distinctness (issue 39) ------------------------------
+
+#: An empty 9x9 grid with one long arrow: a two-digit circle r1c1 r1c2 and a 12-cell
+#: shaft, r2c1..r9c1 then r9c2..r9c5 (plain bounds let the engine thrash on it).
+LONG_ARROW = {
+    "size": 9,
+    "givens": "." * 81,
+    "arrows": [{
+        "circle": ["r1c1", "r1c2"],
+        "shaft": [f"r{r}c1" for r in range(2, 10)] + [f"r9c{c}" for c in range(2, 6)],
+    }],
+}  # fmt: skip
+
+
+def _long_arrow():
+    """The long arrow's rule."""
+    from sudokulab.models.documents import puzzle_of
+
+    (rule,) = puzzle_of(LONG_ARROW)[0].rules
+    return rule
+
+
+def on_bounds(rule, groups=None):
+    """A compiled sum pruned on bounds whatever its candidates (with other groups)."""
+    from dataclasses import replace
+
+    return replace(rule, exact=False, groups=rule.groups if groups is None else groups)
+
+
+def alone(rule):
+    """The plain bounds: a compiled sum on bounds, each cell in a group of its own."""
+    return on_bounds(rule, tuple((i,) for i in range(len(rule.cells))))
+
+
+def sum_fillings(geom, rule, cells, masks):
+    """Every filling of the sum's cells from their candidates, peers distinct, that keeps
+    the rule (a tuple of values per filling, in the order of ``cells``)."""
+    out, values = [], []
+
+    def walk(i):
+        if i == len(cells):
+            grid = [0] * geom.cell_count
+            for c, v in zip(cells, values, strict=True):
+                grid[c] = v
+            if rule.holds(grid):
+                out.append(tuple(values))
+            return
+        for v in range(1, geom.size + 1):
+            if masks[cells[i]] >> (v - 1) & 1 and not any(
+                values[j] == v and cells[j] in geom.peers[cells[i]] for j in range(i)
+            ):
+                values.append(v)
+                walk(i + 1)
+                values.pop()
+
+    walk(0)
+    return out
+
+
+def test_sum_groups_gather_peers_of_one_coefficient_largest_first():
+    rule = compiled_rule(G9, _long_arrow())
+    cells = rule.cells
+    groups = [tuple(cells[i] for i in group) for group in rule.groups]
+    column = tuple(9 * r for r in range(1, 9))  # r2c1..r9c1
+    assert groups == [column, (73, 74, 75, 76), (0,), (1,)]  # then r9c2..r9c5, the circle
+    assert sorted(i for group in rule.groups for i in group) == list(range(len(cells)))
+
+
+def test_the_long_arrow_circle_is_bounded_by_its_distinct_shaft():
+    # the column's 8 shaft cells differ: 36..44, the row's 4: 10..30; so the circle, 10a
+    # + b, is 46..74 and r1c1 is 4 to 7; plain bounds (12..108) keep every value
+    rule = compiled_rule(G9, _long_arrow())
+    full = [0b111111111] * 81
+    kept = prune_rule(on_bounds(rule), full, 9)
+    assert kept[rule.cells.index(0)] == 0b1111000
+    assert prune_rule(alone(rule), full, 9)[rule.cells.index(0)] == 0b111111111
+    # with r1c1 = 4 the column's other values are 1..3 and 5..9: at least 41, with the
+    # row's 10 over 49: no room
+    four = full[:]
+    for c in range(9, 81, 9):
+        four[c] = 0b111110111
+    four[0] = 0b1000
+    assert prune_rule(on_bounds(rule), four, 9) is None
+    assert prune_rule(alone(rule), four, 9) is not None
+
+
+def test_three_cells_of_a_row_adding_up_to_6_are_1_2_3():
+    # plain bounds keep 4 (the others could both be 1); three distinct values cannot
+    killer = LittleKiller((0, 1, 2), 6, "little killer")
+    rule = compiled_rule(G4, killer)
+    full = [0b1111] * 16
+    assert prune_rule(alone(rule), full, 4) == [0b1111] * 3
+    fillings = sum_fillings(G4, killer, rule.cells, full)
+    assert prune_rule(on_bounds(rule), full, 4) == kept_values(rule.cells, fillings)
+
+
+@st.composite
+def bounded_sums(draw):
+    """A sum on the 4x4 or 6x6 grid (an arrow, a two-digit arrow or a little killer, its
+    cells often in a row or column) with candidates for its cells."""
+    geom = draw(st.sampled_from([G4, G6]))
+    n = geom.size
+    line = draw(st.sampled_from([tuple(range(r * n, r * n + n)) for r in range(n)]
+                                + [tuple(range(c, n * n, n)) for c in range(n)]))  # fmt: skip
+    pool = st.one_of(st.sampled_from(line), st.integers(0, n * n - 1))
+    most = 6 if n == 4 else 5
+    cells = draw(st.lists(pool, min_size=2, max_size=most, unique=True))
+    shape = draw(st.sampled_from(["arrow", "digits", "killer"]))
+    if shape == "killer":
+        rule = LittleKiller(tuple(cells), draw(st.integers(2, n * len(cells))), "little killer")
+    else:
+        split = 2 if shape == "digits" and len(cells) > 2 else 1
+        rule = SumEquals(tuple(cells[:split]), tuple(cells[split:]), "arrow", split == 2)
+    masks = [draw(st.integers(1, (1 << n) - 1)) if c in cells else (1 << n) - 1
+             for c in range(n * n)]  # fmt: skip
+    return geom, rule, masks
+
+
+@settings(max_examples=300, deadline=None)
+@given(bounded_sums())
+def test_property_group_bounds_keep_every_filling_and_prune_at_least_plain_bounds(case):
+    geom, rule, masks = case
+    compiled = compiled_rule(geom, rule)
+    cells = compiled.cells
+    fillings = sum_fillings(geom, rule, cells, masks)
+    kept = prune_rule(on_bounds(compiled), masks, geom.size)
+    plain = prune_rule(alone(compiled), masks, geom.size)
+    if fillings:  # sound: every value some filling uses stays
+        assert kept is not None
+        assert all(k | m == k for k, m in zip(kept, kept_values(cells, fillings), strict=True))
+    if plain is None:
+        assert kept is None
+    elif kept is not None:  # never weaker than the plain bounds
+        assert all(k | p == p for k, p in zip(kept, plain, strict=True))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.sampled_from(CORE_KNOBS))
+def test_property_the_core_counts_as_the_reference_on_6x6_long_sums(data, knobs):
+    # long sums along a row and a column (little killers adding up to a solved grid's
+    # values, an arrow with a two-digit circle): too many candidates for exact support,
+    # pruned on their groups' bounds
+    solved = reference.Engine(6, tuple(u.cells for u in G6.units)).search([0] * 36).solutions[0]
+    row, column = data.draw(st.integers(0, 5)), data.draw(st.integers(0, 5))
+    bent = [row * 6 + c for c in range(6)] + [r * 6 + column for r in range(6) if r != row]
+    line = st.lists(st.sampled_from(bent), min_size=4, max_size=9, unique=True)
+    rules = data.draw(st.lists(st.one_of(
+        line.map(lambda c: LittleKiller(tuple(c), sum(solved[x] for x in c))),
+        line.map(lambda c: SumEquals(tuple(c[:2]), tuple(c[2:]), digits=True)),
+    ), min_size=1, max_size=2))  # fmt: skip
+    kept = data.draw(st.sets(st.integers(0, 35), max_size=10))
+    givens = tuple(v if i in kept else 0 for i, v in enumerate(solved))
+    puzzle = Puzzle(G6, givens, (), None, tuple(rules))
+    model = build_model(puzzle)
+    units, cages = shape_of(model)
+    # a budget (the same stopping point in both) keeps the weak levels' thrashing short
+    ref, core = (
+        counters(
+            cls(6, units, *knobs, cages, rules=rules_of(model)).search(
+                givens, limit=3, max_guesses=300
+            )
+        )
+        for cls in (reference.Engine, compiled.Engine)
+    )
+    assert core == ref
+
+
+@pytest.mark.parametrize("backend", ["native", "native-py"])
+def test_the_long_arrow_is_solved_within_a_small_guess_budget(backend):
+    from sudokulab.models.documents import puzzle_of
+
+    puzzle, _ = puzzle_of(LONG_ARROW)
+    result = sudokulab.solve(puzzle, backend=backend, limit=1, max_guesses=200)
+    assert result.status == "solved" and sudokulab.is_solution(puzzle, result.solutions[0])
+
+
+def test_the_core_refuses_sum_groups_that_do_not_partition_the_sum():
+    from sudokulab.native.compiled import _core
+
+    units = tuple(u.cells for u in G9.units)
+    arrow = (reference.SUM, (0, 9, 18), (1, -1, -1), 0, (), False)
+    _core.Tables(9, units, (), rules=((*arrow, (1, 0, 2, 1, 2)),), unary=(511,) * 81)
+    for groups, words in [
+        ((1, 0, 2, 1, 1), "two groups"),  # place 1 twice
+        ((2, 0, 1, 1, 2), "another coefficient"),  # 1 beside -1
+        ((1, 0, 1, 1), "2 of its 3 cells"),
+        ((1, 0, 3, 1, 2), "end inside a group"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            _core.Tables(9, units, (), rules=((*arrow, groups),), unary=(511,) * 81)
