@@ -16,13 +16,12 @@ textbook queue of arcs, a matching per unit, a probe per candidate) a fifth of t
 from __future__ import annotations
 
 import random
-from functools import cache
 
 import pytest
 from helpers import core_combinations, design
 
-from sudokulab import is_solution, read_file
-from sudokulab.models import geometry
+from sudokulab import is_solution
+from sudokulab.models import Puzzle, geometry
 from sudokulab.native import reference
 from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, VALUES
 
@@ -41,18 +40,18 @@ SHARES = 5  # each setting compares every fifth puzzle of the sample
 UNITS = tuple(u.cells for u in geometry(9).units)
 
 
-@cache
-def sample(path: str) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+@pytest.fixture(scope="module")
+def sample(public_givens) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """(givens, solution) of the fixed sample, the solution found by the C core."""
-    entries = read_file(path)
-    picks = random.Random(SEED).sample(range(len(entries)), SIZE)
+    everything = public_givens("norvig-pytudes/sudokus_17.txt")
+    picks = random.Random(SEED).sample(range(len(everything)), SIZE)
     engine = compiled.Engine(9, UNITS)
     out = []
     for i in picks:
-        puzzle = entries[i].puzzle
-        solutions = engine.search(puzzle.givens, 2, keep=2).solutions
-        assert len(solutions) == 1 and is_solution(puzzle, solutions[0])
-        out.append((puzzle.givens, solutions[0]))
+        givens = everything[i]
+        solutions = engine.search(givens, 2, keep=2).solutions
+        assert len(solutions) == 1 and is_solution(Puzzle.from_grid(givens), solutions[0])
+        out.append((givens, solutions[0]))
     return out
 
 
@@ -72,10 +71,10 @@ SETTINGS = design(
 
 
 @pytest.mark.parametrize(("propagation", "order", "values"), SETTINGS)
-def test_identical_on_a_sudokus_17_sample(data_dir, propagation, order, values):
+def test_identical_on_a_sudokus_17_sample(sample, propagation, order, values):
     fast = compiled.Engine(9, UNITS, propagation, order, values=values)
     engine = reference.Engine(9, UNITS, propagation, order, values=values)
-    puzzles = sample(str(data_dir / "norvig-pytudes" / "sudokus_17.txt"))
+    puzzles = sample
     cp = propagation in ("ac3", "gac", "sac")
     if cp:
         puzzles = puzzles[:CP_SAMPLE]
