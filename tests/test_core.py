@@ -25,7 +25,9 @@ _core = pytest.importorskip(
     "sudokulab.native._core",
     reason="the compiled native core is not built (pip install -e . needs a C compiler)",
 )
+
 compiled = pytest.importorskip("sudokulab.native.compiled")
+pytestmark = pytest.mark.core
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "data" / "seeds.csv"

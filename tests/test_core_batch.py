@@ -16,6 +16,8 @@ from sudokulab.models.grids import Grids
 from sudokulab.native import BUDGET_SPENT, COMPLETE, COUNTERS, TIMED_OUT, reference
 from sudokulab.native.reference import ORDERS, PROPAGATIONS
 
+pytestmark = pytest.mark.core
+
 FAST = [
     (p, o) for p in PROPAGATIONS for o in ORDERS if p == "hidden" or (p, o) == ("singles", "mrv")
 ]

@@ -27,9 +27,12 @@ _core = pytest.importorskip(
     reason="the compiled native core is not built (pip install -e . needs a C compiler)",
 )
 compiled = pytest.importorskip("sudokulab.native.compiled")
-pytestmark = pytest.mark.skipif(
-    not _core.BITBOARD, reason="the CPU has no AVX2: the bitboard solver never runs"
-)
+pytestmark = [
+    pytest.mark.core,
+    pytest.mark.skipif(
+        not _core.BITBOARD, reason="the CPU has no AVX2: the bitboard solver never runs"
+    ),
+]
 
 UNITS = tuple(u.cells for u in geometry(9).units)
 #: A solution grid to draw puzzles from (relabelled and shuffled by ``grids``).

@@ -13,6 +13,8 @@ from sudokulab.models import geometry
 from sudokulab.native import reference
 from sudokulab.native.reference import ORDERS, PROPAGATIONS, VALUES
 
+pytestmark = pytest.mark.core
+
 COMBINATIONS = core_combinations()
 
 

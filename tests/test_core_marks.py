@@ -17,6 +17,8 @@ from sudokulab.models import geometry
 from sudokulab.native import reference
 from sudokulab.native.reference import ORDERS, PROPAGATIONS, VALUES
 
+pytestmark = pytest.mark.core
+
 _core = pytest.importorskip("sudokulab.native._core", reason="the compiled core is not built")
 compiled = pytest.importorskip("sudokulab.native.compiled")
 

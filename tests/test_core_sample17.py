@@ -29,7 +29,9 @@ _core = pytest.importorskip(
     "sudokulab.native._core",
     reason="the compiled native core is not built (pip install -e . needs a C compiler)",
 )
+
 compiled = pytest.importorskip("sudokulab.native.compiled")
+pytestmark = pytest.mark.core
 
 SIZE = 2000
 SEED = 17

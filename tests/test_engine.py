@@ -15,6 +15,8 @@ from sudokulab import count, is_solution, read_file, solve
 from sudokulab.models import SIZES, Puzzle, geometry
 from sudokulab.native.reference import ORDERS, PROPAGATIONS, VALUES, Engine
 
+pytestmark = pytest.mark.seam
+
 SEEDS = Path(__file__).resolve().parent.parent / "data" / "seeds.csv"
 ADVERSARIAL = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
 # What `solve` runs on the compiled core (dom-wdeg under none is blind, nothing pruned:

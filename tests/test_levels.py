@@ -29,6 +29,8 @@ from sudokulab.native.reference import (
     gac_filter,
 )
 
+pytestmark = pytest.mark.core
+
 _core = pytest.importorskip("sudokulab.native._core", reason="the compiled core is not built")
 compiled = pytest.importorskip("sudokulab.native.compiled")
 
