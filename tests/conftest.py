@@ -5,11 +5,21 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+# Randomised tests draw the same examples on every run (a fixed budget each, set by the
+# test): a failure reproduces, and the suite's time does not vary with what was drawn.
+# No example database: nothing is written into the checkout.
+settings.register_profile("suite", derandomize=True, database=None)
+settings.load_profile("suite")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -39,3 +49,27 @@ def data_dir() -> Path:
     if not path.is_dir():
         pytest.fail(f"SUDOKULAB_DATA={path} is not a folder")
     return path
+
+
+@pytest.fixture(scope="session")
+def public_set(data_dir: Path) -> Callable[[str], tuple]:
+    """A public set's entries by its path in the data folder, each file parsed once a
+    session (a worker's, under xdist): sudokus_17's 49,151 puzzles take seconds."""
+    from sudokulab import read_file
+
+    return cache(lambda path: tuple(read_file(data_dir / path)))
+
+
+@pytest.fixture(scope="session")
+def public_givens(data_dir: Path) -> Callable[[str], tuple]:
+    """A public set's givens (a tuple of ints a puzzle) by its path in the data folder,
+    read in blocks (the bench's bulk reader: a twentieth of read_file's time) once a
+    session."""
+    from sudokulab.models.stream import read_blocks
+
+    def read(path: str) -> tuple:
+        blocks = list(read_blocks(data_dir / path))
+        assert all(hasattr(b, "grids") for b in blocks), path  # no parse error
+        return tuple(tuple(row) for b in blocks for row in b.grids.givens.tolist())
+
+    return cache(read)

@@ -8,8 +8,9 @@ import json
 import os
 import random
 import re
-from collections.abc import Iterator
-from itertools import product
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import combinations, product
 from pathlib import Path
 
 import lzstring
@@ -29,6 +30,53 @@ def core_combinations() -> list[tuple[str, str]]:
         (p, o) for p in PROPAGATIONS for o in ORDERS
         if o != "dom-wdeg" or (p in CORE_WDEG_PROPAGATIONS and p != "none")
     ]  # fmt: skip
+
+
+def pairs_of(rows: Sequence[Mapping]) -> set[tuple]:
+    """Every (factor, value, factor, value) that some row holds, factors in row order."""
+    return {
+        (a, row[a], b, row[b]) for row in rows for a, b in combinations(list(row), 2)
+    }  # fmt: skip
+
+
+def all_pairs(
+    factors: Mapping[str, Sequence], allowed: Callable[[dict], bool] | None = None
+) -> list[dict]:
+    """A covering design: rows (one value per factor, each an allowed combination) such
+    that every pair of values of two factors that some allowed combination holds is in
+    at least one row. Greedy and deterministic: each round takes the first combination,
+    in product order, that covers the most pairs not yet covered."""
+    names = list(factors)
+    rows = [dict(zip(names, values, strict=True)) for values in product(*factors.values())]
+    rows = [row for row in rows if allowed is None or allowed(row)]
+    held = [pairs_of([row]) for row in rows]
+    wanted = set().union(*held)
+    chosen: list[dict] = []
+    left = set(wanted)
+    while left:
+        best = max(range(len(rows)), key=lambda i: len(held[i] & left))
+        chosen.append(rows[best])
+        left -= held[best]
+    assert pairs_of(chosen) == wanted  # every pair at least once
+    return chosen
+
+
+def design(factors: Mapping[str, Sequence], allowed: Callable[[dict], bool] | None = None):
+    """``all_pairs`` as arguments for ``pytest.mark.parametrize(tuple(factors), ...)``."""
+    return [tuple(row.values()) for row in all_pairs(factors, allowed)]
+
+
+def wait_for(condition: Callable[[], object], timeout: float = 30.0, every: float = 0.02):
+    """Poll ``condition`` until it returns something true (returned), or fail at the
+    deadline: a wait that ends as soon as the thing happens, however loaded the machine."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout} s in vain for {condition}")
+        time.sleep(every)
 
 
 def two_solution_grid(solution: tuple[int, ...]) -> tuple[int, ...]:

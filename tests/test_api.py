@@ -10,6 +10,8 @@ import pytest
 import sudokulab
 from sudokulab import Puzzle, Status, count, is_solution, parse_puzzle, solve
 
+pytestmark = pytest.mark.seam
+
 EXAMPLE = "....5.264..7..9..35..62....8......9.7..34..86.....2.3....9.....9.476........3...."
 ANSWER = "389157264267489153541623978813576492792341586456892731635914827924768315178235649"
 

@@ -12,20 +12,22 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from helpers import core_combinations, random_solution, two_solution_grid
+from helpers import core_combinations, design, random_solution, two_solution_grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudokulab import native, read_file
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import KEEP, PROPAGATIONS, VALUES, Outcome
+from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, VALUES, Outcome
 
 _core = pytest.importorskip(
     "sudokulab.native._core",
     reason="the compiled native core is not built (pip install -e . needs a C compiler)",
 )
+
 compiled = pytest.importorskip("sudokulab.native.compiled")
+pytestmark = pytest.mark.core
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "data" / "seeds.csv"
@@ -81,10 +83,11 @@ def engines(
 
 
 def c_search(
-    size, units, givens, propagation="hidden", order="mrv", limit=1, keep=KEEP, max_guesses=None
-) -> Outcome:
+    size, units, givens, propagation="hidden", order="mrv", limit=1, keep=KEEP, max_guesses=None,
+    values="natural",
+) -> Outcome:  # fmt: skip
     """The compiled engine's search of one grid."""
-    engine = engines(size, units, propagation, order)[0]
+    engine = engines(size, units, propagation, order, values)[0]
     return engine.search(givens, limit, None, keep, max_guesses)
 
 
@@ -101,10 +104,12 @@ def compare(
     return out
 
 
-def assert_stopped_only_past(out, size, units, givens, propagation, order, limit, budget):
+def assert_stopped_only_past(
+    out, size, units, givens, propagation, order, limit, budget, values="natural"
+):
     """A search the budget stopped made exactly ``budget`` guesses, and the unbudgeted
     search (the core's, quick) needs more; one it did not stop is the unbudgeted one."""
-    full = c_search(size, units, givens, propagation, order, limit)
+    full = c_search(size, units, givens, propagation, order, limit, values=values)
     if out.budget_spent:
         assert out.guesses == budget < full.guesses and not out.complete
     else:
@@ -113,21 +118,39 @@ def assert_stopped_only_past(out, size, units, givens, propagation, order, limit
 
 # -- identity on the public sets -------------------------------------------------------
 
+#: Every (propagation, order, value order) meets every public set and every other knob
+#: in one test (all pairs, tests/helpers.py), each (propagation, order) once at least;
+#: "seeds" are the shipped seeds under limits 1 and 2.
+SET_DESIGN = design(
+    {
+        "propagation": PROPAGATIONS,
+        "order": ORDERS,
+        "values": VALUES,
+        "name": [*SETS, "seeds"],
+    },
+    lambda row: (row["propagation"], row["order"]) in COMBINATIONS,
+)
 
-@pytest.mark.parametrize("name", SETS)
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
-def test_identical_on_public_sets(data_dir, name, propagation, order):
+
+@pytest.mark.parametrize(("propagation", "order", "values", "name"), SET_DESIGN)
+def test_identical_on_public_sets(data_dir, propagation, order, values, name):
+    if name == "seeds":
+        _identical_on_the_seeds_with_limit_one_and_two(propagation, order, values)
+        return
     entries = read_file(data_dir / "norvig-pytudes" / SETS[name])
     units = units_of(9)
-    slow = (propagation, order) in SLOW
+    # lcv weighs every candidate of the cell at every guess: on top95, minutes in Python
+    slow = (propagation, order) in SLOW or (values == "lcv" and name == "top95")
     budget = BUDGET if slow else None
     for entry in entries:
         givens = entry.puzzle.givens
         if slow:  # eased, so that many searches end within the budget (tens of guesses)
             givens = eased(givens, c_search(9, units, givens).solutions[0], EASED)
-        out = compare(9, units, givens, propagation, order, 2, budget)
+        out = compare(9, units, givens, propagation, order, 2, budget, values=values)
         if slow:  # which ones the budget stops follows from their unbudgeted search
-            assert_stopped_only_past(out, 9, units, givens, propagation, order, 2, BUDGET)
+            assert_stopped_only_past(
+                out, 9, units, givens, propagation, order, 2, BUDGET, values
+            )  # fmt: skip
         assert out.budget_spent or (out.count == 1 and out.complete)
         if propagation == "forward" and order in ("mrv", "mrv-degree"):
             # A cell with one candidate left is forced, no guess: mrv takes such cells
@@ -150,81 +173,110 @@ def eased(givens, solution, extra: int) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize("propagation", PROPAGATIONS)
-@pytest.mark.parametrize("order", ["mrv", "dom-wdeg"])
-def test_identical_with_lcv_on_a_public_set(data_dir, propagation, order):
-    # The value order under every level: the first puzzles of top95, with a budget.
-    if order == "dom-wdeg" and propagation not in compiled.WDEG_PROPAGATIONS:
-        pytest.skip(f"the core does not run {order} under {propagation}")
+@pytest.mark.parametrize("propagation", compiled.WDEG_PROPAGATIONS)
+def test_identical_with_lcv_and_dom_wdeg_on_a_public_set(data_dir, propagation):
+    # lcv with dom-wdeg under every level the core runs it under (the design above meets
+    # each pair once): the first puzzles of top95, with a budget.
     units = units_of(9)
     for entry in read_file(data_dir / "norvig-pytudes" / SETS["top95"])[:12]:
         givens = entry.puzzle.givens
-        compare(9, units, givens, propagation, order, 2, 2_000, values="lcv")
+        compare(9, units, givens, propagation, "dom-wdeg", 2, 2_000, values="lcv")
 
 
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
-def test_identical_on_the_seeds_with_limit_one_and_two(propagation, order):
+def _identical_on_the_seeds_with_limit_one_and_two(propagation, order, values):
     units = units_of(9)
     budget = BUDGET if (propagation, order) in SLOW else None
     for entry in read_file(SEEDS):
         for limit in (1, 2):
-            out = compare(9, units, entry.puzzle.givens, propagation, order, limit, budget)
+            out = compare(
+                9, units, entry.puzzle.givens, propagation, order, limit, budget, values=values
+            )  # fmt: skip
             assert out.budget_spent or out.count == 1
             assert all(s == entry.solution for s in out.solutions)
 
 
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
-def test_identical_counts_on_small_grids(propagation, order):
+#: Every (propagation, order, value order) meets every question below and every other
+#: knob (all pairs): counts on small grids, unsolvable and clashing givens, budgets.
+QUESTION_DESIGN = design(
+    {
+        "propagation": PROPAGATIONS,
+        "order": ORDERS,
+        "values": VALUES,
+        "question": ["counts", "unsolvable", "budgets"],
+    },
+    lambda row: (row["propagation"], row["order"]) in COMBINATIONS,
+)
+
+
+@pytest.mark.parametrize(("propagation", "order", "values", "question"), QUESTION_DESIGN)
+def test_identical_answers_to_each_question(propagation, order, values, question):
+    ask = {
+        "counts": _identical_counts_on_small_grids,
+        "unsolvable": _unsolvable_and_clashing_givens,
+        "budgets": _identical_under_guess_budgets,
+    }[question]
+    ask(propagation, order, values)
+
+
+def _identical_counts_on_small_grids(propagation, order, values):
     # The empty 4x4 grid: all 288 grids, in the same order, with the same counters.
+    knobs = {"values": values}
     units = units_of(4)
-    out = compare(4, units, [0] * 16, propagation, order, limit=None)
+    out = compare(4, units, [0] * 16, propagation, order, limit=None, **knobs)
     assert out.count == 288 and out.complete and len(set(out.solutions)) == 288
-    assert compare(4, units, [0] * 16, propagation, order, limit=2).count == 2
-    first_ten = compare(4, units, [0] * 16, propagation, order, limit=None, keep=10)
+    assert compare(4, units, [0] * 16, propagation, order, limit=2, **knobs).count == 2
+    first_ten = compare(4, units, [0] * 16, propagation, order, limit=None, keep=10, **knobs)
     assert first_ten.solutions == out.solutions[:10] and first_ten.count == 288
-    assert compare(4, units, [1] + [0] * 15, propagation, order, limit=None).count == 72
-    assert compare(4, units, [0] * 16, propagation, order, limit=None, keep=0).solutions == ()
+    assert compare(4, units, [1] + [0] * 15, propagation, order, limit=None, **knobs).count == 72
+    empty = compare(4, units, [0] * 16, propagation, order, limit=None, keep=0, **knobs)
+    assert empty.solutions == ()
     # A 6x6 grid with a third of its cells blank, counted out.
     rng = random.Random(6)
     solution = random_solution(6, rng)
     givens = [0 if rng.random() < 0.6 else v for v in solution]
-    assert compare(6, units_of(6), givens, propagation, order, limit=None).count >= 1
+    assert compare(6, units_of(6), givens, propagation, order, limit=None, **knobs).count >= 1
     # A 9x9 grid with two solutions (a deadly rectangle).
     two = two_solution_grid(read_file(SEEDS)[0].solution)
-    assert compare(9, units_of(9), two, propagation, order, limit=None).count == 2
+    assert compare(9, units_of(9), two, propagation, order, limit=None, **knobs).count == 2
 
 
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
-def test_unsolvable_and_clashing_givens(propagation, order):
+def _unsolvable_and_clashing_givens(propagation, order, values):
     units = units_of(9)
     # r1c1..r1c8 hold 1..8 and r2c9 holds 9: no clash, but r1c9 has no candidate.
     stuck = list(range(1, 9)) + [0] + [0] * 8 + [9] + [0] * 63
-    out = compare(9, units, stuck, propagation, order, limit=2)
+    out = compare(9, units, stuck, propagation, order, limit=2, values=values)
     assert out.count == 0 and out.complete and not out.solutions
     # Two 5s in the first row: a contradiction at the root, before any node.
     clash = [5, 0, 0, 0, 5] + [0] * 76
-    out = compare(9, units, clash, propagation, order, limit=2)
+    out = compare(9, units, clash, propagation, order, limit=2, values=values)
     assert out == Outcome(solutions=(), count=0, complete=True, nodes=0, guesses=0, backtracks=0)
     # r1c1..r1c7 hold 1..7, r2c8 holds 8 and r3c8 holds 9: r1c8 has no candidate left,
     # r1c9 is the only place of both 8 and 9.
     forced = [0] * 81
     forced[:7] = range(1, 8)
     forced[9 + 7], forced[18 + 7] = 8, 9
-    out = compare(9, units, forced, propagation, order, limit=2)
+    out = compare(9, units, forced, propagation, order, limit=2, values=values)
     assert out.count == 0 and out.complete
 
 
 LARGE = [(16, 1, 0.55), (16, 2, 0.5), (25, 1, 0.4), (25, 3, 0.4)]  # quick for the reference
 
 
-@pytest.mark.parametrize(("size", "seed", "blank"), LARGE)
-@pytest.mark.parametrize("propagation", ["forward", "singles", "hidden"])
-@pytest.mark.parametrize("order", ["mrv", "mrv-degree"])
-def test_identical_on_large_grids(size, seed, blank, propagation, order):
+@pytest.mark.parametrize(
+    ("grid", "propagation", "order", "values"),
+    design({
+        "grid": LARGE,
+        "propagation": ["forward", "singles", "hidden"],
+        "order": ["mrv", "mrv-degree"],
+        "values": VALUES,
+    }),
+)  # fmt: skip
+def test_identical_on_large_grids(grid, propagation, order, values):
+    size, seed, blank = grid
     rng = random.Random(seed)
     solution = random_solution(size, rng)
     givens = [0 if rng.random() < blank else v for v in solution]
-    out = compare(size, units_of(size), givens, propagation, order, limit=2)
+    out = compare(size, units_of(size), givens, propagation, order, limit=2, values=values)
     assert out.count >= 1 and out.complete is (out.count < 2)
 
 
@@ -241,22 +293,22 @@ def test_identical_on_other_units_and_tiny_shapes():
 
 
 def test_identical_on_jigsaw_regions():
-    # Irregular regions (the shipped jigsaw set), with every propagation and order.
-    for entry in read_file(REPO / "data" / "gen-jigsaw.jsonl")[:3]:
-        puzzle = entry.puzzle
+    # Irregular regions (the shipped jigsaw set) under every propagation and order: each
+    # combination on one of three puzzles, in turn, and one of the value orders.
+    puzzles = [e.puzzle for e in read_file(REPO / "data" / "gen-jigsaw.jsonl")[:3]]
+    for i, (propagation, order) in enumerate(COMBINATIONS):
+        puzzle = puzzles[i % 3]
         units = tuple(u.cells for u in puzzle.geometry.units)
         assert units != units_of(9)
-        for propagation, order in COMBINATIONS:
-            out = compare(9, units, list(puzzle.givens), propagation, order, limit=2,
-                          max_guesses=BUDGET)  # fmt: skip
-            assert out.count == 1 or out.budget_spent
+        out = compare(9, units, list(puzzle.givens), propagation, order, limit=2,
+                      max_guesses=BUDGET, values=VALUES[i // 3 % 2])  # fmt: skip
+        assert out.count == 1 or out.budget_spent
 
 
 # -- the guess budget --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
-def test_identical_under_guess_budgets(propagation, order):
+def _identical_under_guess_budgets(propagation, order, values):
     """Each budget stops both implementations at the same guess with the same outcome:
     0 (propagation alone), 1, half the search, one short of it, exactly the whole search
     (hit, not stopped) and one more, under limits 1, 2 and None."""
@@ -272,11 +324,13 @@ def test_identical_under_guess_budgets(propagation, order):
         cases.pop()
     for size, givens, limit in cases:
         units = units_of(size)
-        full = c_search(size, units, givens, propagation, order, limit)
+        full = c_search(size, units, givens, propagation, order, limit, values=values)
         n = full.guesses
         for budget in sorted({0, 1, n // 2, max(n - 1, 0), n, n + 1}):
-            out = compare(size, units, givens, propagation, order, limit, budget)
-            assert_stopped_only_past(out, size, units, givens, propagation, order, limit, budget)
+            out = compare(size, units, givens, propagation, order, limit, budget, values=values)
+            assert_stopped_only_past(
+                out, size, units, givens, propagation, order, limit, budget, values
+            )
             assert out.solutions == full.solutions[: out.count]  # what was found is kept
 
 

@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sudokulab import read_file
 from sudokulab.models import geometry
 from sudokulab.native import COUNTERS, reference
 from sudokulab.native.reference import Outcome
@@ -28,9 +27,12 @@ _core = pytest.importorskip(
     reason="the compiled native core is not built (pip install -e . needs a C compiler)",
 )
 compiled = pytest.importorskip("sudokulab.native.compiled")
-pytestmark = pytest.mark.skipif(
-    not _core.BITBOARD, reason="the CPU has no AVX2: the bitboard solver never runs"
-)
+pytestmark = [
+    pytest.mark.core,
+    pytest.mark.skipif(
+        not _core.BITBOARD, reason="the CPU has no AVX2: the bitboard solver never runs"
+    ),
+]
 
 UNITS = tuple(u.cells for u in geometry(9).units)
 #: A solution grid to draw puzzles from (relabelled and shuffled by ``grids``).
@@ -116,32 +118,37 @@ def test_a_jigsaw_shape_keeps_the_general_engine():
 
 
 @pytest.mark.parametrize("name", SETS)
-def test_whole_sets_agree(data_dir, pair, name):
+def test_whole_sets_agree(public_givens, pair, name):
     # One call for the whole set on each engine: the same bytes out (grids and counters).
-    puzzles = [e.puzzle.givens for e in read_file(data_dir / SETS[name])]
+    # The two largest sets (49,151 and 2,365 puzzles) under one limit a propagation
+    # (hidden: 1, locked: 2), the others under both.
+    puzzles = public_givens(SETS[name])
     fast, general, propagation = pair
-    for limit in (1, 2):
+    limits = (1, 2)
+    if name in ("sudokus_17", "top2365"):
+        limits = limits[BITBOARD_PROPAGATIONS.index(propagation) :][:1]
+    for limit in limits:
         assert run(fast, puzzles, propagation, limit=limit) == run(
             general, puzzles, propagation, limit=limit
         ), name
 
 
 @pytest.mark.parametrize("order", ["mrv", "first", "mrv-degree"])
-def test_both_orders_on_hard_sets(data_dir, pair, order):
+def test_both_orders_on_hard_sets(public_givens, pair, order):
     for name in ("top95", "hardest"):
-        for entry in read_file(data_dir / SETS[name]):
-            fast, general = both(pair, entry.puzzle.givens, order=order)
+        for givens in public_givens(SETS[name]):
+            fast, general = both(pair, givens, order=order)
             assert fast == general
 
 
 @pytest.mark.parametrize("order", ["mrv", "mrv-degree"])
-def test_puzzles_with_many_solutions_agree(data_dir, pair, order):
+def test_puzzles_with_many_solutions_agree(public_givens, pair, order):
     """Clues taken away, as benchmarks/classic_sets.py makes its multi-solution sets: long
     descents whose nodes tie many cells on the fewest candidates."""
     rng = random.Random(27)
-    for name, drop, step in (("sudokus_17", 1, 25), ("top1465", 2, 1)):
-        for entry in read_file(data_dir / SETS[name])[::step]:
-            givens = list(entry.puzzle.givens)
+    for name, drop, step in (("sudokus_17", 1, 50), ("top1465", 2, 2)):
+        for givens in public_givens(SETS[name])[::step]:
+            givens = list(givens)
             for c in rng.sample([c for c in range(81) if givens[c]], drop):
                 givens[c] = 0
             for limit in (1, 2, 20):
@@ -193,10 +200,10 @@ def test_a_deadline_stops_both_at_the_same_guess(pair):
 
 
 @pytest.mark.parametrize("order", ["mrv", "first", "mrv-degree"])
-def test_a_budget_stops_both_at_the_same_guess(data_dir, pair, order):
+def test_a_budget_stops_both_at_the_same_guess(public_givens, pair, order):
     # On hard puzzles and counts: budgets of no guess, one, a spread up to the whole
     # search, one short of it and exactly it (hit, not stopped), with limits 1, 2, None.
-    hard = [e.puzzle.givens for e in read_file(data_dir / SETS["hardest"])]
+    hard = public_givens(SETS["hardest"])
     cases = [(givens, limit) for givens in hard for limit in (1, 2)] + [([0] * 81, 40)]
     for givens, limit in cases:
         full = both(pair, givens, order=order, limit=limit)[0]
@@ -210,9 +217,9 @@ def test_a_budget_stops_both_at_the_same_guess(data_dir, pair, order):
                 assert fast.budget_spent and not fast.complete and fast.guesses == budget
 
 
-def test_batch_runs_the_bitboard_solver_too(data_dir, pair):
+def test_batch_runs_the_bitboard_solver_too(public_givens, pair):
     # Many puzzles in one call give what one call each gives, on the other engine too.
-    puzzles = [e.puzzle.givens for e in read_file(data_dir / SETS["top95"])]
+    puzzles = public_givens(SETS["top95"])
     fast, general, prop = pair
     batch = compiled.outcomes(*run(fast, puzzles, prop), 81)
     assert batch == [both(pair, p)[1] for p in puzzles]

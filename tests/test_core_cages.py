@@ -5,12 +5,15 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import core_combinations, killer_cages, random_cages, random_solution
+from helpers import core_combinations, design, killer_cages, random_cages, random_solution
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudokulab.models import geometry
 from sudokulab.native import reference
+from sudokulab.native.reference import ORDERS, PROPAGATIONS, VALUES
+
+pytestmark = pytest.mark.core
 
 COMBINATIONS = core_combinations()
 
@@ -23,45 +26,61 @@ _core = pytest.importorskip("sudokulab.native._core", reason="the compiled core 
 compiled = pytest.importorskip("sudokulab.native.compiled")
 
 
-def c_search(size, givens, propagation, order, limit, cages, max_guesses=None):
+def c_search(size, givens, propagation, order, limit, cages, max_guesses=None, values="natural"):
     """The compiled engine, whatever engine the seam chose."""
-    engine = compiled.Engine(size, units_of(size), propagation, order, cages)
+    engine = compiled.Engine(size, units_of(size), propagation, order, cages, values=values)
     return engine.search(givens, limit, max_guesses=max_guesses)
 
 
-def ref_search(size, givens, propagation, order, limit, cages, max_guesses=None):
+def ref_search(size, givens, propagation, order, limit, cages, max_guesses=None, values="natural"):
     """The reference engine."""
-    engine = reference.Engine(size, units_of(size), propagation, order, cages)
+    engine = reference.Engine(size, units_of(size), propagation, order, cages, values=values)
     return engine.search(givens, limit, max_guesses=max_guesses)
 
 
-@pytest.mark.parametrize("size", [4, 6, 9])
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
-def test_the_core_matches_the_reference_on_killer_grids(size, propagation, order):
+#: Every (propagation, order, value order) meets every grid size and the budgets, and
+#: each other, in one test (all pairs, tests/helpers.py).
+DESIGN = design(
+    {
+        "propagation": PROPAGATIONS,
+        "order": ORDERS,
+        "values": VALUES,
+        "question": [4, 6, 9, "budgets"],
+    },
+    lambda row: (row["propagation"], row["order"]) in COMBINATIONS,
+)
+
+
+@pytest.mark.parametrize(("propagation", "order", "values", "question"), DESIGN)
+def test_the_core_matches_the_reference_on_killer_grids(propagation, order, values, question):
+    if question == "budgets":
+        _a_budget_stops_killer_searches_at_the_same_guess(propagation, order, values)
+        return
+    size = question
     rng = random.Random(size * 31 + len(propagation) * 7 + len(order))
     for _ in range(8 if size < 9 else 4):
         solution = random_solution(size, rng)
         cages = killer_cages(solution, random_cages(solution, rng))
         keep = 0.6 if propagation in ("none", "forward") else 0.2
         givens = [v if rng.random() < keep else 0 for v in solution]
-        ref = ref_search(size, givens, propagation, order, 3, cages)
-        out = c_search(size, givens, propagation, order, 3, cages)
+        ref = ref_search(size, givens, propagation, order, 3, cages, values=values)
+        out = c_search(size, givens, propagation, order, 3, cages, values=values)
         assert out == ref
         assert tuple(solution) in out.solutions or out.count == 3
 
 
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
-def test_a_budget_stops_killer_searches_at_the_same_guess(propagation, order):
+def _a_budget_stops_killer_searches_at_the_same_guess(propagation, order, values):
     # Budgets of no guess, one, half the search, one short of it and exactly it.
     rng = random.Random(len(propagation) * 3 + len(order))
     for size, keep in ((4, 0.0), (6, 0.2), (9, 0.4)):
         solution = random_solution(size, rng)
         cages = killer_cages(solution, random_cages(solution, rng))
         givens = [v if rng.random() < keep else 0 for v in solution]
-        n = c_search(size, givens, propagation, order, 3, cages).guesses
+        knobs = {"values": values}
+        n = c_search(size, givens, propagation, order, 3, cages, **knobs).guesses
         for budget in sorted({0, 1, n // 2, max(n - 1, 0), n}):
-            ref = ref_search(size, givens, propagation, order, 3, cages, budget)
-            assert c_search(size, givens, propagation, order, 3, cages, budget) == ref
+            ref = ref_search(size, givens, propagation, order, 3, cages, budget, **knobs)
+            assert c_search(size, givens, propagation, order, 3, cages, budget, **knobs) == ref
             assert ref.budget_spent is (budget < n)
 
 

@@ -26,6 +26,7 @@ _core = pytest.importorskip(
     reason="the compiled native core is not built (pip install -e . needs a C compiler)",
 )
 compiled = pytest.importorskip("sudokulab.native.compiled")
+pytestmark = pytest.mark.core
 
 ERRORS = (TypeError, ValueError, OverflowError)
 SHAPES = (4, 6, 8, 9, 12, 16, 25)  # what sudokulab.models.geometry builds

@@ -25,6 +25,8 @@ from sudokulab.models.model import AllDifferent
 from sudokulab.models.variants import with_variant
 from sudokulab.native import _core as core
 
+pytestmark = pytest.mark.core
+
 #: The compiled cover and the Python one, whatever the seam chose for `dlx`.
 C, PY = dlx.DlxBackend("dlx-c", "c"), dlx.DlxBackend("dlx-py", "python")
 needs_core = pytest.mark.skipif(core is None, reason="the compiled core is not built or forced off")

@@ -12,12 +12,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import doctest
 import importlib
 import inspect
 import io
 import pkgutil
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -25,7 +27,7 @@ import pytest
 from helpers import parsers
 
 import sudokulab
-from sudokulab.cli import build_parser, reference
+from sudokulab.cli import build_parser, main, reference
 
 REPO = Path(__file__).resolve().parent.parent
 #: Every page with examples: the README, then the site's pages.
@@ -85,11 +87,26 @@ def test_every_use_has_console_examples():
 @pytest.mark.parametrize(
     ("where", "command", "expected"), EXAMPLES, ids=[w for w, _, _ in EXAMPLES]
 )
-def test_console_example(where, command, expected):
+def test_console_example(where, command, expected, capsys, monkeypatch):
+    if _IN_PROCESS.fullmatch(command):
+        # A plain `sudokulab ...` line: its command in this process (main(argv), what the
+        # console script calls), not a shell and an interpreter started for each; the
+        # console script itself is tested in tests/test_cli.py and tests/test_startup.py.
+        monkeypatch.chdir(REPO)
+        with contextlib.suppress(SystemExit):  # --help and usage errors end as from a shell
+            main(shlex.split(command)[1:])
+        out, err = capsys.readouterr()
+        assert out == expected, f"{where}: {command}\n{err}"
+        return
     proc = subprocess.run(
         ["bash", "-c", command], cwd=REPO, capture_output=True, text=True, timeout=120
     )
     assert proc.stdout == expected, f"{where}: {command}\n{proc.stderr}"
+
+
+#: A line the shell would only split into words: no pipe, redirection, variable,
+#: substitution or glob.
+_IN_PROCESS = re.compile(r"sudokulab [^|<>;&$`()*?\\]*")
 
 
 PYTHON_PAGES = [p for p in PAGES if any(">>>" in b for _, b in _blocks(p, "python"))]

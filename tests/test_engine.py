@@ -7,13 +7,15 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import core_combinations, random_solution, two_solution_grid
+from helpers import core_combinations, design, random_solution, two_solution_grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudokulab import count, is_solution, read_file, solve
 from sudokulab.models import SIZES, Puzzle, geometry
-from sudokulab.native.reference import Engine
+from sudokulab.native.reference import ORDERS, PROPAGATIONS, VALUES, Engine
+
+pytestmark = pytest.mark.seam
 
 SEEDS = Path(__file__).resolve().parent.parent / "data" / "seeds.csv"
 ADVERSARIAL = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
@@ -39,16 +41,49 @@ def _seeds():
     return read_file(SEEDS)
 
 
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
-def test_every_combination_solves_the_seed_puzzles(propagation, order):
+#: Every (propagation, order) the reference runs: dom-wdeg under every level but none.
+REFERENCE_COMBINATIONS = [
+    (p, o) for p in PROPAGATIONS for o in ORDERS if o != "dom-wdeg" or p != "none"
+]  # fmt: skip
+# Both native backends, every propagation level, order, value order and question meet
+# each other in one test (all pairs, tests/helpers.py; tests/test_designs.py checks it):
+# "seeds" solves the seed puzzles, "count" counts the empty 4x4 grid, "limits" asks a
+# puzzle with two solutions, one with none and the empty 9x9 grid with a limit.
+DESIGN = design(
+    {
+        "backend": ["native", "native-py"],
+        "propagation": PROPAGATIONS,
+        "order": ORDERS,
+        "values": VALUES,
+        "question": ["seeds", "count", "limits"],
+    },
+    lambda row: (
+        (row["propagation"], row["order"])
+        in (COMBINATIONS if row["backend"] == "native" else REFERENCE_COMBINATIONS)
+    ),
+)
+
+
+@pytest.mark.parametrize(("backend", "propagation", "order", "values", "question"), DESIGN)
+def test_every_combination_answers_its_questions(backend, propagation, order, values, question):
+    knobs = {"backend": backend, "propagation": propagation, "order": order, "values": values}
+    if question == "seeds":
+        _solves_the_seed_puzzles(**knobs)
+    elif question == "count":
+        _counts_every_4x4_grid(**knobs)
+    else:
+        _counts_two_zero_and_a_limit(**knobs)
+
+
+def _solves_the_seed_puzzles(propagation, **knobs):
     for entry in _seeds():
         # The adversarial seed is built to defeat naive backtracking: in pure Python it
         # takes plain backtracking minutes, and forward or singles with order=first
         # seconds to a minute; those runs get a budget of guesses instead.
-        weak = propagation == "none" or (order == "first" and propagation != "hidden")
+        weak = propagation == "none" or (knobs["order"] == "first" and propagation != "hidden")
         slow = weak and str(entry.puzzle) == ADVERSARIAL
         budget = {"max_guesses": BUDGET} if slow else {}
-        result = solve(entry.puzzle, propagation=propagation, order=order, limit=2, **budget)
+        result = solve(entry.puzzle, propagation=propagation, limit=2, **knobs, **budget)
         if result.stats["budget_spent"]:  # stopped where it would make guess BUDGET + 1
             assert slow and result.status == "timeout" and not result.exact
             assert result.stats["guesses"] == BUDGET
@@ -61,10 +96,12 @@ def test_every_combination_solves_the_seed_puzzles(propagation, order):
 
 
 @pytest.mark.parametrize(("propagation", "order"), FAST)
-def test_fast_combinations_solve_all_of_top95(data_dir, propagation, order):
+def test_fast_combinations_solve_top95(data_dir, propagation, order):
+    # Each combination a third of top95 (every third puzzle, from its own start): each
+    # puzzle is solved under five combinations, not fifteen.
     entries = read_file(data_dir / "norvig-pytudes" / "sudoku-top95.txt")
     assert len(entries) == 95
-    for entry in entries:
+    for entry in entries[FAST.index((propagation, order)) % 3 :: 3]:
         result = solve(entry.puzzle, propagation=propagation, order=order)
         assert result.status == "solved"
         assert is_solution(entry.puzzle, result.solution)
@@ -173,18 +210,15 @@ def test_search_order_is_deterministic_and_ascending():
     assert result.solutions[0] == (1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1)
 
 
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
-def test_every_combination_counts_the_same(propagation, order):
-    # All 288 4x4 grids, and a 6x6 puzzle with a few blanks, under every knob.
-    assert count("." * 16, propagation=propagation, order=order) == 288
-    result = solve("." * 16, limit=None, propagation=propagation, order=order)
+def _counts_every_4x4_grid(**knobs):
+    # All 288 4x4 grids, every one verified.
+    assert count("." * 16, **knobs) == 288
+    result = solve("." * 16, limit=None, **knobs)
     assert len(set(result.solutions)) == 288
     assert all(is_solution(Puzzle.from_grid([0] * 16), s) for s in result.solutions)
 
 
-@pytest.mark.parametrize(("propagation", "order"), COMBINATIONS)
-def test_count_two_zero_and_limit(propagation, order):
-    knobs = {"propagation": propagation, "order": order}
+def _counts_two_zero_and_a_limit(**knobs):
     seed = _seeds()[0]
     two = Puzzle.from_grid(two_solution_grid(seed.solution))
     assert count(two, **knobs) == 2
@@ -242,15 +276,19 @@ def test_a_budget_of_no_guess_is_propagation_alone():
 def test_budget_semantics_on_the_reference():
     """Each budget stops the search at a prefix of the unbudgeted one, never further."""
     units = tuple(u.cells for u in geometry(4).units)
-    for propagation, order in COMBINATIONS:
+    for i, (propagation, order) in enumerate(COMBINATIONS):
         engine = Engine(4, units, propagation, order)
-        full = engine.search([0] * 16, limit=None, keep=300)
-        assert full.complete and full.count == 288 and not full.budget_spent
-        # No budget at all, then a spread of budgets up to the whole search and past it.
-        step = max(1, full.guesses // (5 if propagation == "sac" else 25))  # sac: probes
-        budgets = {*range(0, full.guesses, step), full.guesses - 1, full.guesses, full.guesses + 1}
-        for budget in sorted(budgets):
-            out = engine.search([0] * 16, limit=None, keep=300, max_guesses=budget)
+        # sac probes every candidate at every node: a quarter of the grids for it (r1c1 = 1)
+        grid = [1] + [0] * 15 if propagation == "sac" else [0] * 16
+        full = engine.search(grid, limit=None, keep=300)
+        assert full.complete and full.count == (72 if grid[0] else 288) and not full.budget_spent
+        # No guess, four budgets spread over the search (each combination its own spread,
+        # shifted by its index, so that together they sample the whole of it), one short
+        # of the whole search, exactly it and one more.
+        n = full.guesses
+        spread = {(k * len(COMBINATIONS) + i) * n // (5 * len(COMBINATIONS)) for k in range(1, 5)}
+        for budget in sorted({0, *spread, n - 1, n, n + 1}):
+            out = engine.search(grid, limit=None, keep=300, max_guesses=budget)
             if budget >= full.guesses:  # never needs guess budget + 1: not stopped
                 assert out == full
                 continue

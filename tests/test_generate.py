@@ -67,10 +67,14 @@ def test_every_puzzle_is_unique_and_graded_by_the_logic_solver(difficulty):
             assert rating.needs_search
 
 
-@pytest.mark.parametrize("technique", ["naked pair", "XY-wing", "W-wing", "X-chain"])
-def test_a_technique_can_be_asked_and_is_needed(technique):
+# Each technique with a seed whose search finds its puzzle early: with seed 11, X-chain
+# took the generator 483 s (load 10) and naked pair 7 s; with these, 2 s and 1 s.
+@pytest.mark.parametrize(
+    ("technique", "seed"), [("naked pair", 2), ("XY-wing", 11), ("W-wing", 11), ("X-chain", 2)]
+)
+def test_a_technique_can_be_asked_and_is_needed(technique, seed):
     rung = LADDER.index(BY_NAME[technique])
-    for item in generate(9, technique=technique, seed=11):
+    for item in generate(9, technique=technique, seed=seed):
         assert item.hardest == technique and item.grade == BY_NAME[technique].grade
         assert solve_logic(item.puzzle, LADDER[: rung + 1]).status == "solved"
         assert solve_logic(item.puzzle, LADDER[:rung]).status == "stalled"

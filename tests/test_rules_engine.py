@@ -9,6 +9,7 @@ from __future__ import annotations
 from itertools import permutations, product
 
 import pytest
+from helpers import design
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_variant_kinds import CASES, G4, all_4x4, brute, case, miracle
@@ -33,7 +34,9 @@ from sudokulab.models.rules import (
     SumEquals,
 )
 from sudokulab.native import compiled, reference
-from sudokulab.native.reference import ORDERS, PROPAGATIONS, SUM_TUPLES, prune_rule
+from sudokulab.native.reference import ORDERS, PROPAGATIONS, SUM_TUPLES, VALUES, prune_rule
+
+pytestmark = pytest.mark.core
 
 KNOBS = [(p, o) for p in PROPAGATIONS for o in ORDERS]
 #: The knobs both implementations run with rules (the core's dom-wdeg refuses them).
@@ -67,8 +70,12 @@ def search(puzzle: Puzzle, propagation: str, order: str, cls=reference.Engine, l
     return engine(puzzle, propagation, order, cls).search(puzzle.givens, limit=limit)
 
 
-@pytest.mark.parametrize(("propagation", "order"), KNOBS)
-@pytest.mark.parametrize("kind", sorted(CASES))
+# Every kind, propagation and order meet each other in one test (all pairs); every
+# (propagation, order) at least once.
+@pytest.mark.parametrize(
+    ("kind", "propagation", "order"),
+    design({"kind": sorted(CASES), "propagation": PROPAGATIONS, "order": ORDERS}),
+)
 def test_each_kind_finds_exactly_the_brute_force_solutions(kind, propagation, order):
     puzzle = case(kind)
     out = search(puzzle, propagation, order)
@@ -76,6 +83,7 @@ def test_each_kind_finds_exactly_the_brute_force_solutions(kind, propagation, or
     assert set(out.solutions) == brute(puzzle) and out.count == len(out.solutions)
 
 
+@pytest.mark.cpsat
 @pytest.mark.parametrize("kind", sorted(CASES))
 def test_each_kind_counts_as_cpsat_does(kind):
     puzzle = case(kind)
@@ -144,10 +152,16 @@ def test_the_tracer_hears_each_rule_pruning_and_its_contradictions():
     assert ("rule", 0) in tracer.kinds
 
 
-@pytest.mark.parametrize(("propagation", "order"), CORE_KNOBS)
-@pytest.mark.parametrize("kind", sorted(CASES))
-def test_the_core_counts_as_the_reference_does_on_each_kind(kind, propagation, order):
-    ref, core = both(case(kind), propagation, order)
+# Every kind, core setting and value order meet each other in one test (all pairs).
+@pytest.mark.parametrize(
+    ("kind", "propagation", "order", "values"),
+    design(
+        {"kind": sorted(CASES), "propagation": PROPAGATIONS, "order": ORDERS, "values": VALUES},
+        lambda row: (row["propagation"], row["order"]) in CORE_KNOBS,
+    ),
+)
+def test_the_core_counts_as_the_reference_does_on_each_kind(kind, propagation, order, values):
+    ref, core = both(case(kind), propagation, order, values=values)
     assert core == ref
 
 

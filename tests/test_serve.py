@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from helpers import wait_for
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -473,7 +474,6 @@ def test_without_the_serve_extra_the_command_says_how_to_get_it():
 def app_in_thread(**kwargs) -> Iterator[str]:
     """``create_app(**kwargs)`` served by uvicorn in a thread of this process, on a free
     port (so a test can put a fault into the work it runs); stopped at the end."""
-    import time
 
     import uvicorn
 
@@ -486,11 +486,7 @@ def app_in_thread(**kwargs) -> Iterator[str]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    for _ in range(600):
-        if server.started:
-            break
-        time.sleep(0.05)
-    assert server.started
+    wait_for(lambda: server.started, 30)
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import wait_for
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="process groups, pipe sizes and /proc are Linux's"
@@ -50,6 +51,14 @@ PROGRESS = re.compile(r"^[\w ]+: \d+/\d+ done \(")
 #: Seconds any one wait of these tests may take before it fails (never a verdict on speed:
 #: each wait ends as soon as what it waits for happens).
 PATIENCE = 120
+
+
+def _address(file) -> str | None:
+    """The scheduler's address from its file, once the file is whole JSON."""
+    try:
+        return json.loads(file.read_text())["address"]
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def extreme_puzzles(count: int) -> str:
@@ -410,12 +419,7 @@ def scheduler(tmp_path):
         )
     ]  # fmt: skip
     try:
-        deadline = time.monotonic() + PATIENCE
-        while not file.exists() or not file.read_text().strip():
-            assert time.monotonic() < deadline, "the Dask scheduler did not start"
-            time.sleep(0.05)
-        time.sleep(0.1)  # the file is written in one go, but let it be complete
-        address = json.loads(file.read_text())["address"]
+        address = wait_for(lambda: _address(file), PATIENCE)  # the scheduler started
         started.append(
             subprocess.Popen(
                 [dask, "worker", address, "--nworkers", "2", "--nthreads", "1",
