@@ -594,9 +594,10 @@ COMPACT_COMPARE = ["set", "backend", "old_mean_s", "new_mean_s", "ratio", "ratio
 
 
 def _fitted(summary, render) -> Any:
-    """The summary's columns for a terminal: :data:`ALWAYS`, :data:`WHEN_FOUND` where some
-    row has one, then :data:`IF_ROOM` in order while the rendered table fits the
-    terminal's width; the columns left out are named on standard error."""
+    """The summary's columns for a terminal, in its order: :data:`ALWAYS`,
+    :data:`WHEN_FOUND` where some row has one, then :data:`IF_ROOM` in turn while the
+    rendered table fits the terminal's width; standard error says how many were left
+    out."""
     import shutil
 
     width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
@@ -609,7 +610,7 @@ def _fitted(summary, render) -> Any:
     left = [c for c in summary.columns if c not in columns]
     if left:
         print(f"({len(left)} more columns: --wide or --format csv shows them)", file=sys.stderr)
-    return summary[columns]
+    return summary[[c for c in summary.columns if c in columns]]  # in the summary's order
 
 
 def _write_parquet(store, runs: list[int], path: str) -> None:
