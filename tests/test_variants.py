@@ -82,7 +82,7 @@ def test_every_shipped_variant_set_is_solved_by_the_backends_that_take_it():
 
 
 def test_killer_is_solved_by_every_backend_alike():
-    entries = load("gen-killer").entries[:4]
+    entries = load("gen-killer").entries[2:4]  # the first two: the test above
     puzzle = entries[0].puzzle
     assert puzzle.cages and build_model(puzzle).kinds == {"alldifferent", "sum"}
     specs = _specs_for(puzzle)
