@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 FOLDERS = {
     "sudokulab": "sudokulab",
     "sudokulab.models": "models",
+    "sudokulab.encodings": "encodings",
     "sudokulab.backends": "backends",
     "sudokulab.native": "native",
     "sudokulab.logic": "logic",
@@ -30,6 +31,7 @@ FOLDERS = {
 LAYERS = [
     ("sudokulab.models",),
     ("sudokulab.native", "sudokulab.logic", "sudokulab.catalog"),
+    ("sudokulab.encodings",),
     ("sudokulab.backends",),
     ("sudokulab.interchange",),
     ("sudokulab.api",),
