@@ -29,7 +29,7 @@ FOLDERS = {
 }
 #: Layers, lowest first: a module may import from its own layer's package and below.
 LAYERS = [
-    ("sudokulab.models",),
+    ("sudokulab.models", "sudokulab.certify"),
     ("sudokulab.native", "sudokulab.logic", "sudokulab.catalog"),
     ("sudokulab.encodings",),
     ("sudokulab.backends",),
