@@ -7,9 +7,11 @@ cycle or an upward import fails here before it can confuse a reader.
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import REPO, package_dirs
 
 import sudokulab
 from sudokulab.backends import Backend, Result, check_options, get_backend, unsupported
@@ -18,16 +20,8 @@ from sudokulab.backends.registry import _plugin
 from sudokulab.models import Cage, Puzzle, build_model, geometry, parse_puzzle
 from sudokulab.models.grids import Grids
 
-REPO = Path(__file__).resolve().parent.parent
-#: Source folder of each installed package (see [tool.setuptools.package-dir]).
-FOLDERS = {
-    "sudokulab": "sudokulab",
-    "sudokulab.models": "models",
-    "sudokulab.encodings": "encodings",
-    "sudokulab.backends": "backends",
-    "sudokulab.native": "native",
-    "sudokulab.logic": "logic",
-}
+#: Source folder of each installed package (pyproject's [tool.setuptools.package-dir]).
+FOLDERS = package_dirs()
 #: Layers, lowest first: a module may import from its own layer's package and below.
 LAYERS = [
     ("sudokulab.models",),
@@ -45,8 +39,8 @@ LAYERS = [
 def _modules() -> dict[str, Path]:
     found = {}
     for package, folder in FOLDERS.items():
-        for path in (REPO / folder).rglob("*.py"):
-            parts = path.relative_to(REPO / folder).with_suffix("").parts
+        for path in folder.rglob("*.py"):
+            parts = path.relative_to(folder).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             found[".".join((package, *parts))] = path
@@ -76,6 +70,20 @@ def _layer(module: str) -> int | None:
         if any(module == p or module.startswith(p + ".") for p in prefixes):
             return level
     return None  # the package's front door (sudokulab/__init__, __main__)
+
+
+def test_every_package_folder_is_mapped_and_installed():
+    # a top-level folder with no mapping, or a subpackage missing from `packages`, would
+    # work in an editable install and be absent from a wheel
+    with open(REPO / "pyproject.toml", "rb") as f:
+        packages = set(tomllib.load(f)["tool"]["setuptools"]["packages"])
+    assert set(FOLDERS.values()) == {path.parent for path in REPO.glob("*/__init__.py")}
+    found = {
+        ".".join((package, *init.parent.relative_to(folder).parts))
+        for package, folder in FOLDERS.items()
+        for init in folder.rglob("__init__.py")
+    }
+    assert found == packages
 
 
 def test_no_import_cycles():
