@@ -176,9 +176,10 @@ class Backend(Protocol):
 
     A backend class subclasses this protocol and writes :meth:`search`; it inherits
     :meth:`solve` and :meth:`run` (admission, then the search under the one rule), the
-    block versions of both, ``describe``, and every hook its callers call (``missing``,
-    ``refusal``, ``check_together``, ``in_process_cells_with``: each declared here with
-    its default), and overrides what it does better.
+    block versions of both, ``describe``, and every hook its callers call or read
+    (``missing``, ``refusal``, ``check_together``, ``in_process_cells_with``,
+    ``refuses``, ``engine``: each declared here with its default, so that no caller asks
+    whether a backend has it), and overrides what it does better.
     """
 
     name: str
