@@ -219,7 +219,8 @@ NOT_A_BACKEND = {("sudokulab.bench.run", "describe")}
 
 def test_no_module_probes_a_backend_for_a_member_the_contract_declares():
     probes = set()
-    for name, path in _modules().items():
+    tests = {f"tests.{path.stem}": path for path in (REPO / "tests").glob("*.py")}
+    for name, path in {**_modules(), **tests}.items():
         for node in ast.walk(ast.parse(path.read_text())):
             if (
                 isinstance(node, ast.Call)
