@@ -13,10 +13,21 @@ a wheel built on one machine and installed on others.
 
 import os
 import tempfile
+import tomllib
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
+
+def package_dir(package: str) -> str:
+    """The source folder of ``package``, as ``[tool.setuptools.package-dir]`` in
+    pyproject.toml states it (the one place it is stated)."""
+    with open("pyproject.toml", "rb") as f:
+        return tomllib.load(f)["tool"]["setuptools"]["package-dir"][package]
+
+
+#: The C core's folder: the sources of sudokulab.native.
+NATIVE = package_dir("sudokulab.native")
 #: The flag that compiles for the building machine, and the variable that turns it off.
 NATIVE_FLAG = "-march=native"
 PORTABLE = "SUDOKULAB_PORTABLE"
@@ -55,14 +66,8 @@ setup(
             "sudokulab.native._core",
             # by concern: the module, the shape tables, the general engine, the 9x9 solver,
             # exact cover (the dlx backend)
-            [
-                "native/_core.c",
-                "native/tables.c",
-                "native/engine.c",
-                "native/board9.c",
-                "native/cover.c",
-            ],
-            depends=["native/core.h"],
+            [f"{NATIVE}/{name}.c" for name in ("_core", "tables", "engine", "board9", "cover")],
+            depends=[f"{NATIVE}/core.h"],
             extra_compile_args=["-O3", "-Wall", "-Wextra", "-fvisibility=hidden"],
             optional=True,
         )

@@ -30,6 +30,7 @@ import numbers
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from ..models import Grid, Model, build_model
@@ -175,7 +176,10 @@ class Backend(Protocol):
 
     A backend class subclasses this protocol and writes :meth:`search`; it inherits
     :meth:`solve` and :meth:`run` (admission, then the search under the one rule), the
-    block versions of both, and ``describe``, and overrides what it does better.
+    block versions of both, ``describe``, and every hook its callers call or read
+    (``missing``, ``refusal``, ``check_together``, ``in_process_cells_with``,
+    ``refuses``, ``engine``: each declared here with its default, so that no caller asks
+    whether a backend has it), and overrides what it does better.
     """
 
     name: str
@@ -204,6 +208,12 @@ class Backend(Protocol):
     #: worker process, killed at the deadline (:data:`.isolation.GRACE` after it when the
     #: backend stops itself) or on Ctrl-C.
     in_process_cells: int | None = None
+    #: Why the backend does not take a constraint kind, for the kinds it says why of
+    #: (kind -> reason, added to the refusal's message: ``dlx`` and killer cages).
+    refuses: Mapping[str, str] = MappingProxyType({})
+    #: Which implementation of one of our own engines runs, ``"c"`` or ``"python"`` (""
+    #: for a backend on a solver package): the CLI searches blocks side by side on "c".
+    engine: str = ""
 
     def available(self) -> bool:
         """True when the backend can run here (its package is installed); cheap to call."""
@@ -212,6 +222,21 @@ class Backend(Protocol):
     def version(self) -> str:
         """The version of the solver behind the backend."""
         ...
+
+    def missing(self) -> str:
+        """Why the backend cannot run here when more than its package is lacking ("" when
+        installing ``requires`` is all it takes): ``xcsp3`` needs a Java runtime."""
+        return ""
+
+    def refusal(self, model: Model, options: Mapping[str, Any]) -> str:
+        """Why the backend will not take ``model`` with these (admitted) options although
+        it takes its kinds ("" when it will), checked where the kinds are."""
+        return ""
+
+    def check_together(self, options: Mapping[str, Any]) -> str:
+        """What is wrong with these (converted) options together, whatever the model (""
+        when nothing): a usage error, checked with the options."""
+        return ""
 
     def stops_itself_with(self, options: Mapping[str, Any]) -> bool:
         """Whether the backend keeps its deadline with these (admitted) options; else a
@@ -222,6 +247,11 @@ class Backend(Protocol):
         """Whether the backend may run in the caller's process with these options; else
         every request is run isolated (a solver that takes over the process's Ctrl-C)."""
         return True
+
+    def in_process_cells_with(self, options: Mapping[str, Any]) -> int | None:
+        """The most cells of a grid the backend is run on in the caller's process with
+        these options (None: any); by default ``in_process_cells`` whatever the options."""
+        return self.in_process_cells
 
     def search(self, model: Model, request: Request) -> Result:
         """Find up to ``request.limit`` solutions of ``model`` by ``request.deadline``.
@@ -285,17 +315,10 @@ class Backend(Protocol):
         )
 
 
-def cells_in_process(backend: Backend, options: Mapping[str, Any]) -> int | None:
-    """The backend's ``in_process_cells``, or with these options what its optional
-    ``in_process_cells_with(options)`` says (``mip``: HiGHS's, not SCIP's)."""
-    with_options = getattr(backend, "in_process_cells_with", None)
-    return backend.in_process_cells if with_options is None else with_options(options)
-
-
 def runs_in_process(backend: Backend, model: Model, options: Mapping[str, Any]) -> bool:
     """Whether the backend may run on ``model`` in the caller's process with these
-    options (``in_process_with``, :func:`cells_in_process`)."""
-    cells = cells_in_process(backend, options)
+    options (``in_process_with``, ``in_process_cells_with``)."""
+    cells = backend.in_process_cells_with(options)
     return backend.in_process_with(options) and (cells is None or len(model.domains) <= cells)
 
 
@@ -304,7 +327,7 @@ def may_isolate(backend: Backend, options: Mapping[str, Any]) -> bool:
     process: whether a caller needs one at hand."""
     return (
         not backend.in_process_with(options)
-        or cells_in_process(backend, options) is not None
+        or backend.in_process_cells_with(options) is not None
         or not backend.stops_itself_with(options)
     )
 
@@ -355,20 +378,10 @@ def check_deadline(deadline: float | None) -> None:
         raise Late
 
 
-#: Every member of the contract (what ``isinstance(x, Backend)`` looks for), for messages.
-MEMBERS = (
-    *Backend.__annotations__,
-    "available",
-    "version",
-    "stops_itself_with",
-    "in_process_with",
-    "search",
-    "solve",
-    "run",
-    "solve_grids",
-    "run_grids",
-    "search_grids",
-    "describe",
+#: Every member of the contract (what ``isinstance(x, Backend)`` looks for), for messages:
+#: what the class annotates or defines, so that a hook declared there is one.
+MEMBERS = tuple(
+    dict.fromkeys([*Backend.__annotations__, *(m for m in vars(Backend) if m[0] != "_")])
 )
 
 #: The statuses that are verdicts, each to be proved before the deadline.
@@ -481,18 +494,16 @@ def count_by_blocking(
 def unsupported(backend: Backend, model: Model, options: Mapping[str, Any] | None = None) -> str:
     """Why the backend cannot take the model's constraint kinds or its pencil marks, or
     (its ``refusal``) the model with these options ("" when it can)."""
-    if model.narrowed and not getattr(backend, "pencil_marks", True):
+    if model.narrowed and not backend.pencil_marks:
         return f"{backend.name} does not take pencil-mark puzzles (narrowed candidates)"
     unknown = model.kinds - backend.kinds
     if not unknown:
         # beyond kinds, a backend may refuse a model it cannot hold, or not with these
-        # options (``refusal``: gurobi's size-limited licence and a grid larger than 9x9;
-        # the native engine's dom-wdeg or backjumping with variant rules)
-        refusal = getattr(backend, "refusal", None)
-        return refusal(model, dict(options or {})) if refusal is not None else ""
+        # options (gurobi's size-limited licence and a grid larger than 9x9; the native
+        # engine's dom-wdeg or backjumping with variant rules)
+        return backend.refusal(model, dict(options or {}))
     message = f"{backend.name} does not support {' or '.join(sorted(unknown))} constraints"
-    # a backend may say why (``refuses``: kind -> reason), e.g. exact cover and cages
-    reasons = [getattr(backend, "refuses", {}).get(kind) for kind in sorted(unknown)]
+    reasons = [backend.refuses.get(kind) for kind in sorted(unknown)]
     return message + "".join(f": {reason}" for reason in reasons if reason)
 
 
@@ -521,11 +532,9 @@ def check_options(
             raise ValueError(
                 f"backend {backend.name!r}: {key}={value!r} is not a valid {kind_name(kind)}"
             ) from None
-    check = getattr(backend, "check_together", None) if together else None
-    if check is not None:
-        problem = check(checked)
-        if problem:
-            raise ValueError(f"backend {backend.name!r}: {problem}")
+    problem = backend.check_together(checked) if together else ""
+    if problem:
+        raise ValueError(f"backend {backend.name!r}: {problem}")
     return checked
 
 

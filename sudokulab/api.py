@@ -151,9 +151,9 @@ def _prepared(worker: Worker, backend: Backend, request: Request) -> Request:
 
 
 def _missing(backend: Backend) -> str:
-    missing = getattr(backend, "missing", None)  # a backend may say what it lacks
-    if missing is not None:
-        return f"backend {backend.name!r} cannot run here: {missing()}"
+    missing = backend.missing()  # more than its package: in its own words
+    if missing:
+        return f"backend {backend.name!r} cannot run here: {missing}"
     hint = f": pip install {backend.requires}" if backend.requires else ""
     return f"backend {backend.name!r} is not installed{hint}"
 

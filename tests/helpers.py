@@ -9,6 +9,7 @@ import os
 import random
 import re
 import time
+import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import combinations, product
 from pathlib import Path
@@ -17,6 +18,17 @@ import lzstring
 
 from sudokulab import is_solution, solve
 from sudokulab.models import geometry
+
+#: The repository's root folder.
+REPO = Path(__file__).resolve().parent.parent
+
+
+def package_dirs() -> dict[str, Path]:
+    """Each package of the ``sudokulab`` namespace and the source folder it comes from, as
+    pyproject.toml's ``[tool.setuptools.package-dir]`` says: the one place it is stated."""
+    with open(REPO / "pyproject.toml", "rb") as f:
+        mapping = tomllib.load(f)["tool"]["setuptools"]["package-dir"]
+    return {name: REPO / folder for name, folder in mapping.items()}
 
 
 def core_combinations() -> list[tuple[str, str]]:

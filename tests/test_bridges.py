@@ -51,8 +51,7 @@ SPECS = [
 def _needs(spec: str) -> None:
     backend = get_backend(spec.split(":")[0])
     if not backend.available():
-        missing = getattr(backend, "missing", None)
-        why = missing() if missing else f"pip install {backend.requires}"
+        why = backend.missing() or f"pip install {backend.requires}"
         pytest.skip(f"{backend.name} cannot run here: {why}")
 
 

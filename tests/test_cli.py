@@ -53,6 +53,16 @@ def test_python_dash_m_works():
     assert proc.stdout == ANSWER + "\n"
 
 
+def test_main_stays_the_function_after_any_number_of_calls(capsys):
+    # the first call imports the parser's module: it must not take the function's name
+    assert sudokulab.cli.main(["solve", EXAMPLE]) == 0
+    from sudokulab.cli import main as again
+
+    assert again is main and sudokulab.cli.main is main
+    assert [again(["solve", EXAMPLE]), sudokulab.cli.main(["solve", EXAMPLE])] == [0, 0]
+    assert capsys.readouterr().out == 3 * (ANSWER + "\n")
+
+
 def test_a_file_of_many_puzzles_in_grid_format(capsys):
     code, out, _ = run(capsys, "solve", str(REPO / "data" / "seeds.csv"), "--format", "grid")
     assert code == 0

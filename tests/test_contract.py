@@ -70,8 +70,7 @@ def _fits(spec: str, puzzle: Puzzle) -> None:
     """Skip a backend whose licence will not take the puzzle's program (gurobi's
     size-limited one: tests/test_bridges.py holds it to that refusal)."""
     backend = get_backend(PRESETS[spec][0] if spec in PRESETS else spec)
-    refusal = getattr(backend, "refusal", None)
-    why = refusal(build_model(puzzle), {}) if refusal else ""
+    why = backend.refusal(build_model(puzzle), {})
     if why:
         pytest.skip(why)
 

@@ -80,7 +80,7 @@ def _installed(name: str) -> None:
     backend = get_backend(name)
     if backend.available():
         return
-    missing = getattr(backend, "missing", lambda: f"pip install {backend.requires}")()
+    missing = backend.missing() or f"pip install {backend.requires}"
     java = name == "xcsp3" and shutil.which("java") is None
     if os.environ.get("CI") == "true" and name in INSTALLED_IN_CI and not java:
         pytest.fail(f"{name} is not installed in CI: {missing}")

@@ -24,7 +24,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import parsers
+from helpers import package_dirs, parsers
 
 import sudokulab
 from sudokulab.cli import build_parser, main, reference
@@ -131,21 +131,14 @@ def test_python_examples(page, monkeypatch):
 def _modules():
     """Every module of the package, the subpackages kept in their own top-level folders
     (models, native, logic, backends: mapped into the namespace) included."""
-    mapped = (
-        "models",
-        "native",
-        "logic",
-        "encodings",
-        "backends",
-        "data",
-    )  # pyproject's package-dir
+    mapped = set(package_dirs())  # each walked from its own folder
     names = []
-    packages = [sudokulab] + [importlib.import_module(f"sudokulab.{m}") for m in mapped]
+    packages = [importlib.import_module(name) for name in sorted(mapped)]
     while packages:
         package = packages.pop()
         names.append(package.__name__)
         for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
-            if info.ispkg and info.name.removeprefix("sudokulab.") not in mapped:
+            if info.ispkg and info.name not in mapped:
                 packages.append(importlib.import_module(info.name))
             elif not info.name.endswith("__main__"):
                 names.append(info.name)

@@ -7,26 +7,21 @@ cycle or an upward import fails here before it can confuse a reader.
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import REPO, package_dirs
 
 import sudokulab
-from sudokulab.backends import Backend, Result, get_backend
+from sudokulab.backends import Backend, Result, check_options, get_backend, unsupported
+from sudokulab.backends.base import runs_in_process
 from sudokulab.backends.registry import _plugin
-from sudokulab.models import build_model, parse_puzzle
+from sudokulab.models import Cage, Puzzle, build_model, geometry, parse_puzzle
 from sudokulab.models.grids import Grids
 
-REPO = Path(__file__).resolve().parent.parent
-#: Source folder of each installed package (see [tool.setuptools.package-dir]).
-FOLDERS = {
-    "sudokulab": "sudokulab",
-    "sudokulab.models": "models",
-    "sudokulab.encodings": "encodings",
-    "sudokulab.backends": "backends",
-    "sudokulab.native": "native",
-    "sudokulab.logic": "logic",
-}
+#: Source folder of each installed package (pyproject's [tool.setuptools.package-dir]).
+FOLDERS = package_dirs()
 #: Layers, lowest first: a module may import from its own layer's package and below.
 LAYERS = [
     ("sudokulab.models", "sudokulab.certify"),
@@ -44,8 +39,8 @@ LAYERS = [
 def _modules() -> dict[str, Path]:
     found = {}
     for package, folder in FOLDERS.items():
-        for path in (REPO / folder).rglob("*.py"):
-            parts = path.relative_to(REPO / folder).with_suffix("").parts
+        for path in folder.rglob("*.py"):
+            parts = path.relative_to(folder).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             found[".".join((package, *parts))] = path
@@ -75,6 +70,20 @@ def _layer(module: str) -> int | None:
         if any(module == p or module.startswith(p + ".") for p in prefixes):
             return level
     return None  # the package's front door (sudokulab/__init__, __main__)
+
+
+def test_every_package_folder_is_mapped_and_installed():
+    # a top-level folder with no mapping, or a subpackage missing from `packages`, would
+    # work in an editable install and be absent from a wheel
+    with open(REPO / "pyproject.toml", "rb") as f:
+        packages = set(tomllib.load(f)["tool"]["setuptools"]["packages"])
+    assert set(FOLDERS.values()) == {path.parent for path in REPO.glob("*/__init__.py")}
+    found = {
+        ".".join((package, *init.parent.relative_to(folder).parts))
+        for package, folder in FOLDERS.items()
+        for init in folder.rglob("__init__.py")
+    }
+    assert found == packages
 
 
 def test_no_import_cycles():
@@ -163,3 +172,63 @@ class NotABackend:
 def test_a_plugin_that_is_not_a_backend_is_refused_naming_what_it_lacks():
     with pytest.raises(ValueError, match="is not a backend: it lacks available, batch, "):
         _plugin(f"{__name__}:NotABackend")
+
+
+def test_the_contract_declares_every_hook_it_calls_with_its_default():
+    backend, model = _Minimal(), build_model(parse_puzzle("1..............."))
+    assert (backend.missing(), backend.engine, dict(backend.refuses)) == ("", "", {})
+    assert backend.refusal(model, {}) == ""
+    assert backend.check_together({}) == ""
+    assert backend.in_process_cells_with({}) is None
+    assert unsupported(backend, model) == ""
+
+
+def test_a_hook_a_backend_writes_is_the_one_called():
+    class Picky(_Minimal):
+        refuses = {"sum": "no cages here"}
+        in_process_cells = 16
+
+        def refusal(self, model, options):
+            return "not on Sundays" if options.get("day") == "sunday" else ""
+
+        def check_together(self, options):
+            return "too late" if options.get("day") == "sunday" else ""
+
+        def in_process_cells_with(self, options):
+            return 81
+
+    backend, model = Picky(), build_model(parse_puzzle("1..............."))
+    assert unsupported(backend, model, {"day": "sunday"}) == "not on Sundays"
+    killer = build_model(Puzzle(geometry(4), (0,) * 16, (Cage((0, 1), 5),)))
+    assert unsupported(backend, killer) == (
+        "minimal does not support sum constraints: no cages here"
+    )
+    backend.options = {"day": ("monday", "sunday")}
+    with pytest.raises(ValueError, match="backend 'minimal': too late"):
+        check_options(backend, {"day": "sunday"})
+    assert runs_in_process(backend, build_model(parse_puzzle("." * 81)), {})
+
+
+#: What the contract gives a default for (a backend need not write it): what a caller
+#: might be tempted to probe for.
+DEFAULTS = {member for member in vars(Backend) if not member.startswith("_")}
+#: A ``getattr`` of such a name that is not a backend's: the Executor contract's
+#: optional ``describe`` (anything with ``chunk_size`` and ``run`` is an executor).
+NOT_A_BACKEND = {("sudokulab.bench.run", "describe")}
+
+
+def test_no_module_probes_a_backend_for_a_member_the_contract_declares():
+    probes = set()
+    tests = {f"tests.{path.stem}": path for path in (REPO / "tests").glob("*.py")}
+    for name, path in {**_modules(), **tests}.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value in DEFAULTS
+            ):
+                probes.add((name, node.args[1].value))
+    assert probes - NOT_A_BACKEND == set()

@@ -273,7 +273,7 @@ sys.exit(main())
 @pytest.mark.parametrize(
     "module",
     # the parser and the error path (sudokulab.cli waits for it), then the command's group
-    ["sudokulab.cli.main", "sudokulab.cli.solve"],
+    ["sudokulab.cli.commands", "sudokulab.cli.solve"],
 )
 def test_ctrl_c_while_the_command_loads_its_modules(tmp_path, module):
     proc = subprocess.Popen(

@@ -14,21 +14,9 @@ import sys
 
 import pytest
 
+from sudokulab.cli.commands import GROUPS, build_parser
 from sudokulab.models import is_solution, parse_puzzle
 
-#: Every command, by group (``sudokulab.cli.main.GROUPS``, imported by the tests alone:
-#: importing the submodule at collection would shadow the ``sudokulab.cli.main`` function
-#: that other test modules import).
-COMMANDS = {
-    "solve": ("solve", "check", "backends"),
-    "bench": ("bench", "report"),
-    "data": ("sets", "data"),
-    "classroom": ("explain", "model"),
-    "rate": ("rate",),
-    "generate": ("generate",),
-    "export": ("export", "import-solution"),
-    "serve": ("serve",),
-}
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 
 #: What a command may load only where it is used: the dataframes, the plots, the bench's
@@ -97,7 +85,7 @@ def test_solving_one_puzzle_loads_the_engine_and_the_front_end_alone(tmp_path):
     assert not {m for m in modules if ".".join(m.split(".")[:2]) in CONCERNS}
     assert not modules & OTHER_BACKENDS
     cli = {m for m in modules if m.startswith("sudokulab.cli.")}
-    assert cli == {"sudokulab.cli.main", "sudokulab.cli.common", "sudokulab.cli.solve"}
+    assert cli == {"sudokulab.cli.commands", "sudokulab.cli.common", "sudokulab.cli.solve"}
     # numpy holds blocks of puzzles (files, stdin, sets): one puzzle needs none of it,
     # unless the engine itself loads it.
     engine, _ = imported(
@@ -119,12 +107,12 @@ def test_a_file_of_puzzles_goes_the_block_way(tmp_path):
     assert not packages(modules) & LIBRARIES
 
 
-@pytest.mark.parametrize("name", [name for names in COMMANDS.values() for name in names])
+@pytest.mark.parametrize("name", [name for names in GROUPS.values() for name in names])
 def test_a_commands_help_loads_its_group_alone_and_no_solver_package(tmp_path, name):
     modules, out = command(name, "--help", cwd=tmp_path)
     assert out.startswith(f"usage: sudokulab {name}")
-    group = next(g for g, names in COMMANDS.items() if name in names)
-    others = {f"sudokulab.cli.{g}" for g in COMMANDS if g != group}
+    group = next(g for g, names in GROUPS.items() if name in names)
+    others = {f"sudokulab.cli.{g}" for g in GROUPS if g != group}
     assert f"sudokulab.cli.{group}" in modules and not modules & others
     assert not packages(modules) & LIBRARIES
     assert not modules & OTHER_BACKENDS
@@ -132,7 +120,7 @@ def test_a_commands_help_loads_its_group_alone_and_no_solver_package(tmp_path, n
 
 def test_the_programs_help_lists_every_command_without_a_solver_package(tmp_path):
     modules, out = command("--help", cwd=tmp_path)
-    for name in (name for names in COMMANDS.values() for name in names):
+    for name in (name for names in GROUPS.values() for name in names):
         # a long name's help starts on the next line
         assert re.search(rf"^    {name}( |$)", out, re.MULTILINE), name
     assert not packages(modules) & LIBRARIES
@@ -140,10 +128,7 @@ def test_the_programs_help_lists_every_command_without_a_solver_package(tmp_path
 
 
 def test_the_groups_table_names_the_commands_each_group_adds():
-    # main imports a command's group alone by this table: it must say what each adds.
-    from sudokulab.cli.main import GROUPS
-
-    assert GROUPS == COMMANDS
+    # the parser imports a command's group alone by this table: it must say what each adds
     for group, names in GROUPS.items():
         commands = argparse.ArgumentParser().add_subparsers()
         importlib.import_module(f"sudokulab.cli.{group}").add_commands(commands)
@@ -151,8 +136,6 @@ def test_the_groups_table_names_the_commands_each_group_adds():
 
 
 def test_a_command_built_alone_is_the_command_of_the_whole_parser():
-    from sudokulab.cli.main import GROUPS, build_parser
-
     whole = command_parsers(build_parser())
     assert list(whole) == [name for names in GROUPS.values() for name in names]
     for name, parser in whole.items():
@@ -188,7 +171,7 @@ def test_the_version_loads_no_command(tmp_path):
     modules, out = command("--version", cwd=tmp_path)
     assert out.startswith("sudokulab ")
     assert not {m for m in modules if m.startswith("sudokulab.cli.")} - {
-        "sudokulab.cli.main",
+        "sudokulab.cli.commands",
         "sudokulab.cli.common",
     }
 

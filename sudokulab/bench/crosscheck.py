@@ -45,11 +45,7 @@ def available_specs() -> list[BackendSpec]:
     """Every registered complete backend that can run here, in the default order: an
     incomplete one (local search) cannot answer a uniqueness check, so it takes part
     only when named, and then its answers count as timeouts do."""
-    return [
-        BackendSpec(name)
-        for name, b in all_backends().items()
-        if b.available() and getattr(b, "complete", True)
-    ]
+    return [BackendSpec(name) for name, b in all_backends().items() if b.available() and b.complete]
 
 
 def verdict(status: str, solution: object) -> tuple:

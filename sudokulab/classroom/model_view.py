@@ -115,7 +115,7 @@ def shown() -> list[str]:
     return [
         name
         for name, backend in all_backends().items()
-        if getattr(type(backend), "describe", None) is not Backend.describe
+        if type(backend).describe is not Backend.describe
     ]
 
 

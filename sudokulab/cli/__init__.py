@@ -1,11 +1,12 @@
 """The ``sudokulab`` command line: one module per command group.
 
 ``common`` holds what they share (exit statuses, the error path, argument types, reading
-puzzles); ``main`` builds the parser (of the running command's group alone: a command
-imports what it runs) and runs a command. This module imports neither until asked: the
-``sudokulab`` script imports it before anything else, and :func:`main` puts the
-process's one Ctrl-C arrangement (:mod:`sudokulab.backends.interrupt`) in place first,
-so that a Ctrl-C while the commands' modules load is already the clean one.
+puzzles); ``commands`` builds the parser (of the running command's group alone: a
+command imports what it runs) and runs a command (a module of its own name, so that
+:func:`main` here stays the function once it is imported). This module imports neither
+until asked: the ``sudokulab`` script imports it before anything else, and :func:`main`
+puts the process's one Ctrl-C arrangement (:mod:`sudokulab.backends.interrupt`) in place
+first, so that a Ctrl-C while the commands' modules load is already the clean one.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..backends import interrupt
 
         with _quiet_ctrl_c(interrupt):
-            from .main import main as run  # every command's modules: Ctrl-C may come meanwhile
+            from .commands import main as run  # every command's modules: Ctrl-C may come meanwhile
 
             return run(argv)
     except KeyboardInterrupt:
@@ -69,8 +70,8 @@ def interrupted() -> int:
 
 def build_parser(command: str | None = None) -> Any:
     """The argument parser of every command, or of one command's group
-    (:func:`.main.build_parser`)."""
-    from .main import build_parser as build
+    (:func:`.commands.build_parser`)."""
+    from .commands import build_parser as build
 
     return build(command)
 

@@ -67,9 +67,7 @@ def default_specs() -> list[str]:
     """Every available complete backend, then the native presets (the approaches
     compared); an incomplete one (local search, which would spend each unsolved
     puzzle's whole timeout) only when named."""
-    names = [
-        name for name, b in all_backends().items() if b.available() and getattr(b, "complete", True)
-    ]
+    names = [name for name, b in all_backends().items() if b.available() and b.complete]
     return names + list(PRESETS)
 
 

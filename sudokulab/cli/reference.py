@@ -50,7 +50,7 @@ class Command:
 def commands(parser: argparse.ArgumentParser | None = None) -> list[Command]:
     """Every command of ``parser`` (default: the ``sudokulab`` parser), parents first."""
     if parser is None:
-        from .main import build_parser
+        from .commands import build_parser
 
         parser = build_parser()
     return _walk(parser, summary=parser.description or "")

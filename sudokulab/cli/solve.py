@@ -23,7 +23,7 @@ from ..backends import (
 )
 from ..backends import parse_spec as _parse_spec
 from ..backends import parse_specs as _parse_specs
-from ..backends.base import cells_in_process, kind_name, may_isolate
+from ..backends.base import kind_name, may_isolate
 from ..backends.result import Answers, Status
 from ..backends.specs import slow_reason
 from ..models import (
@@ -387,7 +387,7 @@ def _parallel(spec: BackendSpec) -> bool:
     """Whether blocks may be solved side by side: the compiled engine releases the GIL
     while it searches, so each core can search a block of its own."""
     backend = get_backend(spec.backend)
-    return backend.batch and getattr(backend, "engine", "") == "c"
+    return backend.batch and backend.engine == "c"
 
 
 def _in_order(
@@ -627,8 +627,7 @@ def cmd_backends(args: argparse.Namespace) -> int:
     """List backends with availability, version and options, then the presets."""
     for name, backend in all_backends().items():
         ok = backend.available()
-        missing = getattr(backend, "missing", None)  # a backend may say what it lacks
-        why = missing() if missing else f"not installed (pip install {backend.requires})"
+        why = backend.missing() or f"not installed (pip install {backend.requires})"
         version = backend.version() if ok else why
         print(f"{name:<12} {'available' if ok else 'missing':<10} {version}")
         options = ", ".join(f"{k}={kind_name(v)}" for k, v in backend.options.items())
@@ -646,17 +645,19 @@ def cmd_backends(args: argparse.Namespace) -> int:
         cells = backend.in_process_cells
         if cells is not None:
             stops += f" (grids of more than {cells} cells: in a worker process)"
-        larger = [
-            f" (with {key}={value}, grids of more than {cells_in_process(backend, {key: value})}"
-            " cells: in a worker process)"
+        larger = {
+            f"{key}={value}": backend.in_process_cells_with({key: value})
             for key, kind in backend.options.items()
             if isinstance(kind, tuple)
             for value in kind
-            if cells is None and cells_in_process(backend, {key: value}) is not None
-        ]
-        stops += "".join(larger)
+        }
+        stops += "".join(
+            f" (with {option}, grids of more than {most} cells: in a worker process)"
+            for option, most in larger.items()
+            if cells is None and most is not None
+        )
         print(f"{'':<12} accepts {', '.join(sorted(backend.kinds))}; timeout: {stops}")
-        if not getattr(backend, "complete", True):
+        if not backend.complete:
             print(f"{'':<12} incomplete: answers solved or timeout, never unsolvable or a count")
         if options:
             print(f"{'':<12} options: {options}")
