@@ -9,7 +9,6 @@ them here; ``tests/test_options.py`` checks the C core's own refusals against th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import product
 from typing import Any, NamedTuple
 
@@ -31,8 +30,7 @@ CORE_WDEG_PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden
 BACKJUMP_PROPAGATIONS: tuple[str, ...] = ("none", "forward")
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     """One knob of the engine: its values, its default, and what each value means."""
 
     name: str
@@ -89,8 +87,7 @@ class Knobs(NamedTuple):
     rules: bool = False
 
 
-@dataclass(frozen=True)
-class Limit:
+class Limit(NamedTuple):
     """A combination the engine refuses: when ``applies``, and why (the one message)."""
 
     applies: Callable[[Knobs], bool]
