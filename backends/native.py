@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .. import native
 from ..models import Model, build_model, geometry
 from ..native import BUDGET_SPENT, COMPLETE, TIMED_OUT, reference
+from ..native import options as engine_options
 from ..native.reference import Cage
 from . import interrupt
 from .base import Backend, Request, WholeNumber
@@ -17,7 +18,7 @@ from .result import Answers, Result, status_codes, status_of
 if TYPE_CHECKING:
     from ..models.grids import Grids  # numpy's: only the blocks of search_grids need it
 
-#: The units of the classic 9x9 grid, where the defaults are ``locked`` and ``mrv-degree``.
+#: The units of the classic 9x9 grid, where the defaults are ``engine_options.CLASSIC_DEFAULTS``.
 _CLASSIC9 = tuple(u.cells for u in geometry(9).units)
 
 
@@ -25,13 +26,16 @@ def default_knobs(units: tuple[tuple[int, ...], ...], cages: tuple) -> tuple[str
     """The (propagation, order) used where none is asked: the fastest measured for the
     shape (docs/results.md, "The default knobs"). On the classic 9x9 grid without cages,
     where the bitboard solver runs, ``locked`` and ``mrv-degree``: faster than ``hidden``
-    with ``mrv`` there, with fewer guesses. On every other shape ``hidden`` and ``mrv``:
-    there the general engine's pass over every pair of units costs more than the guesses
-    it saves, and the degree tie-break (counting cage mates as peers) slowed killer
-    puzzles down."""
-    if not cages and units == _CLASSIC9:
-        return "locked", "mrv-degree"
-    return "hidden", "mrv"
+    with ``mrv`` there, with fewer guesses. On every other shape the engine's defaults,
+    ``hidden`` and ``mrv``: there the general engine's pass over every pair of units costs
+    more than the guesses it saves, and the degree tie-break (counting cage mates as
+    peers) slowed killer puzzles down."""
+    knobs = (
+        engine_options.CLASSIC_DEFAULTS
+        if not cages and units == _CLASSIC9
+        else engine_options.DEFAULTS
+    )
+    return knobs["propagation"], knobs["order"]
 
 
 class NativeBackend(Backend):
@@ -47,12 +51,6 @@ class NativeBackend(Backend):
 
     #: The units, the cages and every variant rule kind the engine propagates.
     kinds = frozenset({"alldifferent", "sum"}) | reference.RULE_KINDS
-    options = {
-        "propagation": reference.PROPAGATIONS,
-        "order": reference.ORDERS,
-        "values": reference.VALUES,
-        "max_guesses": WholeNumber,
-    }
     stops_itself = True  # the search looks at the clock (and counts its guesses) itself
     batch = True  # search_grids: many puzzles per engine call, each with its own timeout
     checks_signals = True  # the reference is Python; the compiled core looks itself
@@ -63,36 +61,44 @@ class NativeBackend(Backend):
         self.name = name
         self._engine_class = engine_class  # native.Engine or reference.Engine
         self.engine = engine  # "python" or "c": which implementation runs
-        if engine_class is reference.Engine:  # backjumping is the reference's search only
-            self.options = {**self.options, "backjump": bool}
+
+    @cached_property
+    def options(self) -> dict[str, Any]:  # type: ignore[override]
+        """The engine's options that some combination runs on this implementation (the
+        compiled core runs no backjump: no option of ``native`` then), and the budget;
+        worked out from the table on first use, not at every start-up."""
+        choices = engine_options.choices(self.engine)
+        options: dict[str, Any] = {
+            name: choices[name] for name in ("propagation", "order", "values")
+        }
+        options["max_guesses"] = WholeNumber
+        if "backjump" in choices:
+            options["backjump"] = bool
+        return options
 
     def check_together(self, options: dict[str, Any]) -> str:
-        """What is wrong with the options together ("" when nothing): dom-wdeg under a
-        level the compiled core does not run it under, backjumping under a level it has
-        no conflict sets for (the default levels included)."""
-        propagation, order = options.get("propagation"), options.get("order")
-        if options.get("backjump") and propagation not in reference.BACKJUMP_PROPAGATIONS:
-            levels = " or ".join(reference.BACKJUMP_PROPAGATIONS)
-            return f"backjump=true needs propagation={levels}, not {propagation or 'the default'}"
-        wdeg_levels = reference.CORE_WDEG_PROPAGATIONS
-        if self.engine == "c" and order == "dom-wdeg" and propagation not in (None, *wdeg_levels):
-            return (
-                f"order=dom-wdeg runs under propagation {', '.join(wdeg_levels)} here, not "
-                f"{propagation} (native-py runs it under every level)"
-            )
-        return ""
+        """What is wrong with the options together whatever the model ("" when nothing):
+        the refusal of the engine's table (``native.options``) when the options are refused
+        on every shape (each with its default knobs) without rules."""
+        reasons = {self._refusal(options, defaults, False) for defaults in _SHAPE_DEFAULTS}
+        return reasons.pop() if len(reasons) == 1 else ""
 
     def refusal(self, model: Model, options: dict[str, Any]) -> str:
-        """Why the engine cannot search a model with variant rules with these options
-        ("" when it can): backjumping has no conflict sets for rules, and the compiled
-        core does not run dom-wdeg with them."""
-        if not rules_of(model):
-            return ""
-        if options.get("backjump"):
-            return f"{self.name} does not backjump over variant rules (no conflict sets)"
-        if self.engine == "c" and options.get("order") == "dom-wdeg":
-            return f"{self.name} runs order=dom-wdeg without variant rules only (native-py runs it)"
-        return ""
+        """Why the engine does not search this model with these options ("" when it
+        does): the engine's table's reason (variant rules exclude backjumping, and
+        dom-wdeg in the compiled core)."""
+        units, cages = shape_of(model)
+        defaults = dict(zip(("propagation", "order"), default_knobs(units, cages), strict=True))
+        reason = self._refusal(options, defaults, bool(rules_of(model)))
+        return f"{self.name}: {reason}" if reason else ""
+
+    def _refusal(self, asked: dict[str, Any], defaults: dict[str, Any], rules: bool) -> str:
+        """The table's reason for the options asked, the rest taken from ``defaults``."""
+        knobs = {**engine_options.DEFAULTS, **defaults}
+        knobs.update(
+            (name, asked[name]) for name in engine_options.OPTIONS if asked.get(name) is not None
+        )
+        return engine_options.refusal(**knobs, engine=self.engine, rules=rules)
 
     def available(self) -> bool:
         """Always available: the Python reference needs nothing but Python."""
@@ -227,6 +233,13 @@ class NativeBackend(Backend):
             stats=stats,
             message=f"the budget of {budget} guesses was spent" if out.budget_spent else "",
         )
+
+
+#: The knobs each kind of shape runs where none is asked (see :func:`default_knobs`).
+_SHAPE_DEFAULTS = tuple(
+    {name: knobs[name] for name in ("propagation", "order")}
+    for knobs in (engine_options.CLASSIC_DEFAULTS, engine_options.DEFAULTS)
+)
 
 
 def shape_of(model: Model) -> tuple[tuple[tuple[int, ...], ...], tuple[Cage, ...]]:

@@ -36,17 +36,8 @@ import warnings
 from types import ModuleType
 
 from . import reference
-from .reference import (
-    BUDGET_SPENT,
-    COMPLETE,
-    COUNTERS,
-    KEEP,
-    ORDERS,
-    PROPAGATIONS,
-    TIMED_OUT,
-    VALUES,
-    Outcome,
-)
+from .options import ORDERS, PROPAGATIONS, VALUES
+from .reference import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Outcome
 
 
 def _load_core() -> ModuleType | None:

@@ -21,10 +21,21 @@ static PyObject *prop_strs[NPROPS], *order_strs[NORDERS], *values_strs[NVALUES];
 
 /* search's keyword arguments, in this order in parse_knobs, and interned the same way. */
 enum { K_PROP, K_ORDER, K_LIMIT, K_TIMEOUT, K_KEEP, K_MAX_GUESSES, K_CANDIDATES, K_VALUES,
-       NKNOBS };
+       K_BACKJUMP, NKNOBS };
 static const char *const knob_names[NKNOBS] = {"propagation", "order",       "limit",
                                                "timeout",     "keep",        "max_guesses",
-                                               "candidates",  "values"};
+                                               "candidates",  "values",      "backjump"};
+
+/* The refusals of sudokulab.native.options.LIMITS that concern the core, word for word
+ * (tests/test_options.py compares them over every combination of the options). */
+static const char MSG_BACKJUMP[] =
+    "backjump runs in the reference engine only (native-py), not the compiled core";
+static const char MSG_WDEG_LEVELS[] =
+    "order dom-wdeg runs under propagation none, forward, singles, hidden or locked in the "
+    "compiled core (the reference runs it under every level: native-py)";
+static const char MSG_WDEG_RULES[] =
+    "order dom-wdeg runs without variant rules only in the compiled core (the reference "
+    "runs it: native-py)";
 static PyObject *knob_strs[NKNOBS];
 
 static int
@@ -100,13 +111,18 @@ parse_knobs(PyObject *const *knob, Knobs *k)
         (k->values = parse_choice(knob[K_VALUES], "values", values_names, values_strs, NVALUES,
                                   "natural, lcv")) < 0)
         return -1;
+    if (knob[K_BACKJUMP] != NULL) { /* a knob of the reference's search only */
+        const int backjump = PyObject_IsTrue(knob[K_BACKJUMP]);
+        if (backjump < 0)
+            return -1;
+        if (backjump) {
+            PyErr_SetString(PyExc_ValueError, MSG_BACKJUMP);
+            return -1;
+        }
+    }
     if (k->order == ORDER_WDEG && k->prop > PROP_LOCKED) {
         /* its blame follows the contradictions of these levels, met in the reference's order */
-        PyErr_Format(PyExc_ValueError,
-                     "order 'dom-wdeg' runs under propagation none, forward, singles, hidden "
-                     "or locked in the compiled core, not %R (the reference runs it: "
-                     "native-py)",
-                     knob[K_PROP]);
+        PyErr_SetString(PyExc_ValueError, MSG_WDEG_LEVELS);
         return -1;
     }
     long long n;
@@ -646,6 +662,11 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
         return NULL;
     PyObject *tables_obj = args[0];
     const TablesObject *t = (const TablesObject *)tables_obj;
+    if (k.order == ORDER_WDEG && t->unary != NULL) {
+        /* wdeg_place propagates no rule, and a rule's contradictions raise no weight */
+        PyErr_SetString(PyExc_ValueError, MSG_WDEG_RULES);
+        return NULL;
+    }
     const int ncells = t->ncells;
     PyObject *counters = NULL, *out = NULL;
     uint8_t local[MAX_SIZE * MAX_SIZE], *grids = NULL;
@@ -749,20 +770,21 @@ static PyMethodDef core_methods[] = {
      "(within 256 guesses): each raises KeyboardInterrupt. Searches started later run."},
     {"search", (PyCFunction)(void (*)(void))core_search, METH_FASTCALL | METH_KEYWORDS,
      "search(tables, givens, /, *, propagation='hidden', order='mrv', limit=1, timeout=None, "
-     "keep=1, max_guesses=None, candidates=None, values='natural')\n--\n\n"
+     "keep=1, max_guesses=None, candidates=None, values='natural', backjump=False)\n--\n\n"
      "Search k grids of the tables' shape, one after the other without the GIL (see "
      "sudokulab.native.reference; one puzzle is k = 1). givens: a buffer (bytes, or a "
      "C-contiguous uint8 array) of n*n values in 0..n per puzzle, or a sequence of ints "
      "(a list or tuple, read as they are: no bytes object to build first for one "
      "puzzle). propagation: none, "
      "forward, ac3, singles, hidden, locked, gac or sac; order: mrv, first, mrv-degree or "
-     "dom-wdeg (the general engine, under none to locked); values: natural (ascending) or lcv "
+     "dom-wdeg (the general engine, under none to locked, without rules); values: natural (ascending) or lcv "
      "(least constraining value first; the general engine); limit: "
      "solutions to count per puzzle, an int >= 1 or None; timeout: seconds per puzzle "
      "from its own start, or None; keep: solution grids to keep per puzzle; max_guesses: "
      "the guess budget per puzzle, an int >= 0 or None; candidates: None, or a buffer of "
      "uint32 masks (bit v-1 for value v), n*n per puzzle as the givens: each cell starts "
-     "from its pencil marks (the general engine runs such a search). Returns (solutions, counters): "
+     "from its pencil marks (the general engine runs such a search); backjump: False only "
+     "(the reference's search). Returns (solutions, counters): "
      "bytes holding each puzzle's kept grids (n*n values each, in the order found), "
      "puzzle after puzzle; and bytes of 7 native int64 per puzzle: count, flags (1 "
      "complete, 2 timed out, 4 budget spent), nodes, guesses, backtracks, search "

@@ -21,10 +21,8 @@ from functools import lru_cache
 from typing import Any
 
 from . import _core, reference
+from .options import DEFAULTS, check
 from .reference import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Cage, Outcome
-
-#: The propagation levels the core's dom-wdeg runs under (see the reference's).
-WDEG_PROPAGATIONS = reference.CORE_WDEG_PROPAGATIONS
 
 #: One puzzle's counters in the core's bytes, and how to read them (at an offset).
 _FORMAT = f"={len(COUNTERS)}q"
@@ -91,29 +89,16 @@ class Engine:
         self,
         size: int,
         units: Sequence[Sequence[int]],
-        propagation: str = "hidden",
-        order: str = "mrv",
+        propagation: str = DEFAULTS["propagation"],
+        order: str = DEFAULTS["order"],
         cages: Sequence[Cage] = (),
         *,
-        values: str = "natural",
-        backjump: bool = False,
+        values: str = DEFAULTS["values"],
+        backjump: bool = DEFAULTS["backjump"],
         rules: tuple = (),
     ) -> None:
-        reference.check_knobs(propagation, order, values)
-        if rules and order == "dom-wdeg":
-            raise ValueError(
-                "order 'dom-wdeg' does not run with variant rules in the compiled core "
-                "(the reference runs it: native-py)"
-            )
-        if backjump:
-            raise ValueError(
-                "backjumping runs in the reference engine only (native-py), not the compiled core"
-            )
-        if order == "dom-wdeg" and propagation not in WDEG_PROPAGATIONS:
-            raise ValueError(
-                f"order 'dom-wdeg' runs under propagation {', '.join(WDEG_PROPAGATIONS)} in "
-                f"the compiled core, not {propagation!r} (the reference runs it: native-py)"
-            )
+        # the table's refusals at construction; the core refuses the same in a search
+        check(propagation, order, values, backjump, "c", bool(rules))
         self.tables = tables(size, units, cages, tuple(rules))  # the core's Tables
         self.propagation = propagation
         self.order = order

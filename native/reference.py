@@ -332,19 +332,10 @@ from itertools import combinations
 from math import comb
 from typing import Any
 
-PROPAGATIONS: tuple[str, ...] = (
-    "none", "forward", "ac3", "singles", "hidden", "locked", "gac", "sac"
-)  # fmt: skip
+from .options import DEFAULTS, check
+
 #: The levels named as constraint programming names them (their own root, see the docstring).
 _CP_LEVELS = ("ac3", "gac", "sac")
-ORDERS: tuple[str, ...] = ("mrv", "first", "mrv-degree", "dom-wdeg")
-#: The value orders: the order in which a branching cell's candidates are tried.
-VALUES: tuple[str, ...] = ("natural", "lcv")
-#: The levels the compiled core runs dom-wdeg under: it propagates its guesses in this
-#: module's order to blame the same contradictions, and has that order for these.
-CORE_WDEG_PROPAGATIONS: tuple[str, ...] = ("none", "forward", "singles", "hidden", "locked")
-#: The propagation levels backjumping defines its conflict sets for (see the docstring).
-BACKJUMP_PROPAGATIONS: tuple[str, ...] = ("none", "forward")
 
 #: Solutions kept by default: a count may run into millions, the grids are kept only up
 #: to this many (each is counted all the same).
@@ -541,27 +532,6 @@ def check_candidates(candidates: Any, size: int, cells: int) -> list[int]:
         if m & ~full:
             raise ValueError(f"puzzle 0: cell {cell}: candidates {m:#x} go beyond 1..{size}")
     return masks
-
-
-def check_knobs(propagation: str, order: str, values: str = "natural") -> None:
-    """ValueError naming the choices when a propagation, order or value order is unknown."""
-    if propagation not in PROPAGATIONS:
-        raise ValueError(
-            f"unknown propagation {propagation!r}: choose one of {', '.join(PROPAGATIONS)}"
-        )
-    if order not in ORDERS:
-        raise ValueError(f"unknown order {order!r}: choose one of {', '.join(ORDERS)}")
-    if values not in VALUES:
-        raise ValueError(f"unknown values {values!r}: choose one of {', '.join(VALUES)}")
-
-
-def check_backjump(propagation: str) -> None:
-    """ValueError naming the supported levels when backjumping is asked under another."""
-    if propagation not in BACKJUMP_PROPAGATIONS:
-        raise ValueError(
-            f"backjumping defines its conflict sets under propagation "
-            f"{' and '.join(BACKJUMP_PROPAGATIONS)} only, not {propagation!r}"
-        )
 
 
 def combinations_of(size: int, cells: int, total: int) -> tuple[int, ...]:
@@ -1059,20 +1029,16 @@ class Engine:
         self,
         size: int,
         units: tuple[tuple[int, ...], ...],
-        propagation: str = "hidden",
-        order: str = "mrv",
+        propagation: str = DEFAULTS["propagation"],
+        order: str = DEFAULTS["order"],
         cages: tuple[Cage, ...] = (),
         trace: Any = None,
         *,
-        values: str = "natural",
-        backjump: bool = False,
+        values: str = DEFAULTS["values"],
+        backjump: bool = DEFAULTS["backjump"],
         rules: tuple = (),
     ) -> None:
-        check_knobs(propagation, order, values)
-        if backjump:
-            check_backjump(propagation)
-            if rules:
-                raise ValueError("backjumping has no conflict sets for variant rules")
+        check(propagation, order, values, backjump, "python", bool(rules))
         self.tables = tables(size, units, cages, tuple(rules))
         self._rules = tuple(rules)
         #: The compiled rules to prune again in the fixpoint under way (see "Rules").

@@ -36,7 +36,7 @@ def core_combinations() -> list[tuple[str, str]]:
     budget: dom-wdeg only under the levels the compiled core runs it under, and not under
     ``none`` (nothing is pruned there, so it can leave a dead cell for last and search
     the whole grid first: its tests give it a budget)."""
-    from sudokulab.native.reference import CORE_WDEG_PROPAGATIONS, ORDERS, PROPAGATIONS
+    from sudokulab.native.options import CORE_WDEG_PROPAGATIONS, ORDERS, PROPAGATIONS
 
     return [
         (p, o) for p in PROPAGATIONS for o in ORDERS

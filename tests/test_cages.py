@@ -10,7 +10,7 @@ from helpers import design, killer_cages, random_cages, random_solution
 
 from sudokulab.models import Puzzle, geometry, is_solution
 from sudokulab.native import reference
-from sudokulab.native.reference import ORDERS, PROPAGATIONS, VALUES
+from sudokulab.native.options import ORDERS, PROPAGATIONS, VALUES
 
 # dom-wdeg under none is blind (nothing pruned): it may leave a dead cell for last.
 COMBINATIONS = [k for k in product(PROPAGATIONS, ORDERS) if k != ("none", "dom-wdeg")]

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from sudokulab import native, read_file
 from sudokulab.models import geometry
-from sudokulab.native import reference
-from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, VALUES, Outcome
+from sudokulab.native import options, reference
+from sudokulab.native.options import ORDERS, PROPAGATIONS, VALUES
+from sudokulab.native.reference import KEEP, Outcome
 
 _core = pytest.importorskip(
     "sudokulab.native._core",
@@ -173,7 +174,7 @@ def eased(givens, solution, extra: int) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize("propagation", compiled.WDEG_PROPAGATIONS)
+@pytest.mark.parametrize("propagation", options.CORE_WDEG_PROPAGATIONS)
 def test_identical_with_lcv_and_dom_wdeg_on_a_public_set(data_dir, propagation):
     # lcv with dom-wdeg under every level the core runs it under (the design above meets
     # each pair once): the first puzzles of top95, with a budget.

@@ -14,7 +14,7 @@ from sudokulab.backends import get_backend
 from sudokulab.models import build_model, geometry, is_solution
 from sudokulab.models.grids import Grids
 from sudokulab.native import BUDGET_SPENT, COMPLETE, COUNTERS, TIMED_OUT, reference
-from sudokulab.native.reference import ORDERS, PROPAGATIONS
+from sudokulab.native.options import ORDERS, PROPAGATIONS
 
 pytestmark = pytest.mark.core
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import ORDERS, PROPAGATIONS, VALUES
+from sudokulab.native.options import ORDERS, PROPAGATIONS, VALUES
 
 pytestmark = pytest.mark.core
 

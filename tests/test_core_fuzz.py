@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from sudokulab.models import geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import ORDERS, PROPAGATIONS
+from sudokulab.native.options import ORDERS, PROPAGATIONS
 
 _core = pytest.importorskip(
     "sudokulab.native._core",

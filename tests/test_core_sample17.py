@@ -23,7 +23,8 @@ from helpers import core_combinations, design
 from sudokulab import is_solution
 from sudokulab.models import Puzzle, geometry
 from sudokulab.native import reference
-from sudokulab.native.reference import KEEP, ORDERS, PROPAGATIONS, VALUES
+from sudokulab.native.options import ORDERS, PROPAGATIONS, VALUES
+from sudokulab.native.reference import KEEP
 
 _core = pytest.importorskip(
     "sudokulab.native._core",

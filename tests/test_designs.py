@@ -9,7 +9,7 @@ from itertools import combinations, product
 import pytest
 from helpers import all_pairs, design, pairs_of
 
-from sudokulab.native.reference import ORDERS, PROPAGATIONS, VALUES
+from sudokulab.native.options import ORDERS, PROPAGATIONS, VALUES
 
 
 def _allowed(row: dict) -> bool:

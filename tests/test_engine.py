@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from sudokulab import count, is_solution, read_file, solve
 from sudokulab.models import SIZES, Puzzle, geometry
-from sudokulab.native.reference import ORDERS, PROPAGATIONS, VALUES, Engine
+from sudokulab.native.options import ORDERS, PROPAGATIONS, VALUES
+from sudokulab.native.reference import Engine
 
 pytestmark = pytest.mark.seam
 

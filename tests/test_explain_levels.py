@@ -32,7 +32,7 @@ from sudokulab.classroom.page import viewer_data, viewer_html
 from sudokulab.cli import main
 from sudokulab.models import build_model
 from sudokulab.native import reference
-from sudokulab.native.reference import BACKJUMP_PROPAGATIONS, PROPAGATIONS
+from sudokulab.native.options import BACKJUMP_PROPAGATIONS, PROPAGATIONS
 
 #: easy50 #6: gac filters units, sac's probes fail on it (tests/test_levels.py).
 EASY = "043080250600000000000001094900004070000608000010200003820500000000000005034090710"
@@ -293,7 +293,7 @@ def test_backjump_is_refused_where_conflict_sets_are_not_defined(capsys, propaga
     code = main(["explain", EASY, "--propagation", propagation, "--backjump"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
-    assert "--backjump needs --propagation none or forward" in err and "Traceback" not in err
+    assert "explain: backjump needs propagation none or forward" in err and "Traceback" not in err
 
 
 # -- the HTML page ------------------------------------------------------------------------

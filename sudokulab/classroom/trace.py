@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from ..models import Grid, Puzzle
 from ..models.display import Displayed
 from ..native import reference
+from ..native.options import DEFAULTS
 
 #: Steps kept by default: plain backtracking can take millions; the rest is only counted.
 MAX_STEPS = 2000
@@ -265,7 +266,7 @@ class Trace(Displayed):
     complete: bool  # the search space was exhausted
     timed_out: bool
     outcome: reference.Outcome = field(repr=False)
-    values: str = "natural"  # the value order
+    values: str = DEFAULTS["values"]  # the value order
     backjump: bool = False  # conflict-directed backjumping
 
     @property
@@ -469,13 +470,13 @@ class Recorder:
 
 def trace_puzzle(
     puzzle: Puzzle,
-    propagation: str = "hidden",
-    order: str = "mrv",
+    propagation: str = DEFAULTS["propagation"],
+    order: str = DEFAULTS["order"],
     limit: int | None = 1,
     max_steps: int | None = MAX_STEPS,
     timeout: float | None = None,
-    values: str = "natural",
-    backjump: bool = False,
+    values: str = DEFAULTS["values"],
+    backjump: bool = DEFAULTS["backjump"],
 ) -> Trace:
     """Solve ``puzzle`` with the Python reference engine, recording every step (a
     pencil-mark puzzle from its candidates); ``values`` and ``backjump`` as the engine's

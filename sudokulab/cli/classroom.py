@@ -10,8 +10,7 @@ from ..classroom.narrative import MOMENTS
 from ..classroom.trace import MAX_STEPS
 from ..models import Entry
 from ..models.formats import counted
-from ..native import ORDERS, PROPAGATIONS, VALUES
-from ..native.reference import BACKJUMP_PROPAGATIONS
+from ..native.options import BACKJUMP_PROPAGATIONS, DEFAULTS, OPTIONS, ORDERS, PROPAGATIONS, VALUES
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -79,22 +78,22 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--propagation",
         choices=PROPAGATIONS,
-        default="hidden",
-        help="what a placement propagates (default: hidden)",
+        default=DEFAULTS["propagation"],
+        help=f"what a placement propagates (default: {DEFAULTS['propagation']})",
     )
     p.add_argument(
         "--order",
         choices=ORDERS,
-        default="mrv",
-        help="which cell to guess (default: mrv; dom-wdeg: fewest candidates per weighted "
-        "degree, the weights raised by the contradictions met, under every propagation)",
+        default=DEFAULTS["order"],
+        help=f"which cell to guess: {OPTIONS['order'].described()}, under every propagation "
+        f"here (default: {DEFAULTS['order']})",
     )
     p.add_argument(
         "--values",
         choices=VALUES,
-        default="natural",
-        help="the order a guessed cell's candidates are tried in (default: natural, "
-        "ascending; lcv: the least constraining value first)",
+        default=DEFAULTS["values"],
+        help=f"the order a guessed cell's candidates are tried in: {OPTIONS['values'].described()} "
+        f"(default: {DEFAULTS['values']})",
     )
     p.add_argument(
         "--backjump",
@@ -200,12 +199,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
         return _explain_local(entry, args)
     if args.logic:
         return _explain_logic(entry, args)
-    if args.backjump and args.propagation not in BACKJUMP_PROPAGATIONS:
-        allowed = " or ".join(BACKJUMP_PROPAGATIONS)
-        raise UsageError(
-            f"explain: --backjump needs --propagation {allowed} (conflict sets are defined "
-            f"there only), not {args.propagation}"
-        )
     try:
         trace = trace_puzzle(
             entry.puzzle,
@@ -217,7 +210,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             values=args.values,
             backjump=args.backjump,
         )
-    except ValueError as err:  # pencil marks
+    except ValueError as err:  # pencil marks, or knobs the engine refuses (native.options)
         raise UsageError(f"explain: {err}") from None
     if args.html:
         from ..classroom.page import viewer_html

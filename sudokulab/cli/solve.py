@@ -36,7 +36,7 @@ from ..models import (
     read_file,
 )
 from ..models.formats import counted
-from ..native import ORDERS, PROPAGATIONS, VALUES
+from ..native.options import CLASSIC_DEFAULTS, DEFAULTS, OPTIONS, ORDERS, PROPAGATIONS, VALUES
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -103,6 +103,14 @@ def specs_type(text: str) -> list[BackendSpec]:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+def _shape_defaults(name: str) -> str:
+    """The native engine's default for an option, by shape (native.options)."""
+    return (
+        f"(default: {CLASSIC_DEFAULTS[name]} on classic 9x9 grids, {DEFAULTS[name]} on other "
+        "shapes: the fastest measured)"
+    )
+
+
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``solve``, ``check`` and ``backends`` to the command line."""
     p = commands.add_parser(
@@ -149,23 +157,18 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--propagation",
         choices=PROPAGATIONS,
-        help="native engine propagation (default: locked on classic 9x9 grids, hidden on "
-        "other shapes: the fastest measured)",
+        help=f"native engine propagation {_shape_defaults('propagation')}",
     )
     p.add_argument(
         "--order",
         choices=ORDERS,
-        help="native engine cell order: mrv (fewest candidates), first (first empty cell), "
-        "mrv-degree (fewest candidates, ties to the most unplaced peers) or dom-wdeg (fewest "
-        "candidates per weighted degree, the weights raised by each contradiction) "
-        "(default: mrv-degree on classic 9x9 grids, mrv on other shapes: the fastest "
-        "measured)",
+        help=f"native engine cell order: {OPTIONS['order'].described()} {_shape_defaults('order')}",
     )
     p.add_argument(
         "--values",
         choices=VALUES,
-        help="native engine value order: natural (ascending; the default) or lcv (the least "
-        "constraining value first: the one fewest unplaced peers hold)",
+        help=f"native engine value order: {OPTIONS['values'].described()} "
+        f"(default: {DEFAULTS['values']})",
     )
     p.add_argument(
         "--timeout",

@@ -32,7 +32,7 @@ from ..logic.ladder import GRADES, LADDER
 from ..logic.rating import rate_run
 from ..models import SIZES, ParseError, Puzzle, read_text
 from ..models.puzzle import symbol
-from ..native import ORDERS, PROPAGATIONS
+from ..native.options import DEFAULTS, ORDERS, PROPAGATIONS
 from .bounds import Bounds
 
 if TYPE_CHECKING:
@@ -138,8 +138,8 @@ def options(bounds: Bounds, data_dirs: tuple[str, ...] = ()) -> dict[str, Any]:
         "orders": list(ORDERS),
         "defaults": {
             "solver": "engine",
-            "propagation": "hidden",
-            "order": "mrv",
+            "propagation": DEFAULTS["propagation"],
+            "order": DEFAULTS["order"],
             "variant": "classic",
         },
         "ladder": [[t.name, t.grade, t.score] for t in LADDER],
@@ -334,8 +334,8 @@ def solve(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
         rating = _rating_of(run)
         counters = {"steps": len(run.steps)}
     else:
-        propagation = _choice(body, "propagation", PROPAGATIONS, "hidden")
-        order = _choice(body, "order", ORDERS, "mrv")
+        propagation = _choice(body, "propagation", PROPAGATIONS, DEFAULTS["propagation"])
+        order = _choice(body, "order", ORDERS, DEFAULTS["order"])
         try:
             trace = trace_puzzle(
                 puzzle, propagation, order, max_steps=max_steps, timeout=bounds.timeout
