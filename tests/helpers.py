@@ -16,7 +16,7 @@ from pathlib import Path
 import lzstring
 
 from sudokulab import is_solution, solve
-from sudokulab.models import geometry
+from sudokulab.models import Puzzle, geometry
 
 
 def core_combinations() -> list[tuple[str, str]]:
@@ -79,6 +79,52 @@ def wait_for(condition: Callable[[], object], timeout: float = 30.0, every: floa
         time.sleep(every)
 
 
+# --- processes (the Ctrl-C and signal tests) ---------------------------------------
+
+
+def live_processes() -> dict[int, tuple[int, int]]:
+    """Every live (not zombie) process: pid -> (parent pid, process group). Linux's /proc."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
+        if fields[0] != "Z":
+            found[int(entry.name)] = (int(fields[1]), int(fields[2]))
+    return found
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid``."""
+    return [pid for pid, (_, group) in live_processes().items() if group == pgid]
+
+
+def descendants(pid: int) -> set[int]:
+    """The live processes started by ``pid``, at any depth, whatever their group (solver
+    children have a group of their own)."""
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in live_processes().items():
+        children.setdefault(parent, []).append(child)
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time process ``pid`` has used (user and system)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def two_solution_grid(solution: tuple[int, ...]) -> tuple[int, ...]:
     """Blank a deadly rectangle (a b / b a over two boxes of one band): two solutions."""
     g = geometry(9)
@@ -96,6 +142,19 @@ def two_solution_grid(solution: tuple[int, ...]) -> tuple[int, ...]:
                 assert g.cell_count == len(grid)
                 return tuple(grid)
     raise AssertionError("no deadly rectangle in this grid")
+
+
+def solved(n: int) -> tuple[int, ...]:
+    """A valid complete grid of size n (the shifted-pattern solution)."""
+    g = geometry(n)
+    br, bc = g.box_rows, g.box_cols
+    return tuple((bc * (r % br) + r // br + c) % n + 1 for r in range(n) for c in range(n))
+
+
+def sample(n: int, seed: int = 1) -> Puzzle:
+    """A puzzle of size n: a valid grid with about half the cells blanked."""
+    rng = random.Random(seed * 100 + n)
+    return Puzzle(geometry(n), tuple(v if rng.random() < 0.5 else 0 for v in solved(n)))
 
 
 def random_solution(size: int, rng: random.Random) -> list[int]:

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import cpu_seconds, descendants, live_processes
 
 from sudokulab.backends import backend_names, get_backend
 
@@ -87,36 +88,6 @@ def _installed(name: str) -> None:
     pytest.skip(f"{name} cannot run here: {missing}")
 
 
-def _family(pid: int) -> set[int]:
-    """The live processes started by ``pid``, at any depth (a solver's child has a
-    process group of its own)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def _cpu(pid: int) -> float:
-    """The CPU seconds process ``pid`` has used (all its threads)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 class Command:
     """The installed ``sudokulab`` with ``args`` in a process group of its own; its
     output read as it comes."""
@@ -163,9 +134,9 @@ class Command:
         """The CPU seconds the command and the processes it started have used (a worker
         process, a solver's Java process)."""
         total = 0.0
-        for pid in {self.proc.pid} | _family(self.proc.pid):
+        for pid in {self.proc.pid} | descendants(self.proc.pid):
             with contextlib.suppress(OSError):  # ended meanwhile
-                total += _cpu(pid)
+                total += cpu_seconds(pid)
         return total
 
     def spent(self, seconds: float) -> Callable[[], bool]:
@@ -176,7 +147,7 @@ class Command:
     def interrupt(self) -> float:
         """Ctrl-C, as a terminal sends it: SIGINT to the whole group; the seconds until
         the command exited."""
-        self.family |= _family(self.proc.pid)
+        self.family |= descendants(self.proc.pid)
         sent = time.monotonic()
         os.killpg(self.proc.pid, signal.SIGINT)
         try:
@@ -188,8 +159,7 @@ class Command:
 
     def left(self) -> set[int]:
         """The processes the command started that still run."""
-        alive = {int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()}
-        return {pid for pid in self.family if pid in alive and pid not in _zombies(alive)}
+        return self.family & set(live_processes())
 
     def close(self) -> None:
         """Kill whatever is left of the group (after a failure); read the rest."""
@@ -202,17 +172,6 @@ class Command:
 
     def __str__(self) -> str:
         return "\n".join(["stderr:", *self.err[-40:], "stdout:", *self.out[:5]])
-
-
-def _zombies(pids: set[int]) -> set[int]:
-    """Those of ``pids`` that are zombies (ended, not yet reaped)."""
-    found = set()
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            stat = Path(f"/proc/{pid}/stat").read_text()
-            if stat[stat.rindex(")") + 2] == "Z":
-                found.add(pid)
-    return found
 
 
 def assert_stopped(command: Command, took: float, noise: str | None = None) -> None:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
+from helpers import cpu_seconds, descendants, group_members, live_processes, wait_for
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="process groups, pipe sizes and /proc are Linux's"
@@ -73,49 +73,6 @@ def fake_backends_env() -> dict[str, str]:
     """The environment that registers the tests' slow backend, here and in children."""
     path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
     return {**os.environ, "SUDOKULAB_BACKENDS": "fake_backends:SlowBackend", "PYTHONPATH": path}
-
-
-def _processes() -> dict[int, tuple[int, int]]:
-    """Every live (not zombie) process: pid -> (parent pid, process group)."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
-        if fields[0] != "Z":
-            found[int(entry.name)] = (int(fields[1]), int(fields[2]))
-    return found
-
-
-def group_members(pgid: int) -> list[int]:
-    """The live processes of process group ``pgid``."""
-    return [pid for pid, (_, group) in _processes().items() if group == pgid]
-
-
-def descendants(pid: int) -> set[int]:
-    """The live processes started by ``pid``, at any depth, whatever their group (solver
-    children have a group of their own)."""
-    children: dict[int, list[int]] = {}
-    for child, (parent, _) in _processes().items():
-        children.setdefault(parent, []).append(child)
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU time process ``pid`` has used (user and system)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Command:
@@ -192,7 +149,7 @@ class Command:
 
     def left(self) -> list[int]:
         """The processes of the command's group, and those it started, still running."""
-        alive = _processes()
+        alive = live_processes()
         family = {pid for pid in self.family if pid in alive}
         return sorted(family | set(group_members(self.proc.pid)))
 
