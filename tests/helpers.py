@@ -258,21 +258,8 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
     """A puzzle with a rule of every kind a setter draws (thermometers, an arrow, lines,
     kropki dots, XV, parity, sandwiches, little killers), each found in a solved grid so
     the grid keeps them; the cells the rules read are blank, the others given."""
-    from sudokulab.models import Puzzle
+    from sudokulab.models import Puzzle, rules
     from sudokulab.models.rule_fields import segments
-    from sudokulab.models.rules import (
-        Consecutive,
-        Difference,
-        Less,
-        LessEqual,
-        LittleKiller,
-        MinDifference,
-        PairSum,
-        Parity,
-        Ratio,
-        Sandwich,
-        SumEquals,
-    )
 
     n, v = geom.size, solution
     used: set[int] = set()
@@ -300,10 +287,10 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
             path.append(min(up, key=lambda d: v[d]))
         return path
 
-    rules: list = []
-    for kind, name in ((Less, "thermometer 1"), (LessEqual, "slow thermometer 1")):
+    stated: list = []
+    for kind, name in ((rules.Less, "thermometer 1"), (rules.LessEqual, "slow thermometer 1")):
         path = next(p for p in map(rising, geom.cells) if len(p) >= 3 and free(*p))
-        rules += [take(kind(a, b, name)) for a, b in zip(path, path[1:], strict=False)]
+        stated += [take(kind(a, b, name)) for a, b in zip(path, path[1:], strict=False)]
     arrow = next(
         (c, a, b)
         for c in geom.cells
@@ -311,19 +298,19 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
         for b in near(a, True)
         if free(c, a, b) and v[a] + v[b] == v[c]
     )
-    rules.append(take(SumEquals(arrow[:1], arrow[1:], "arrow 1")))
+    stated.append(take(rules.SumEquals(arrow[:1], arrow[1:], "arrow 1")))
     pairs = [(a, b) for a in geom.cells for b in near(a) if a < b]
     wide = n // 2 + 1  # German whispers' least difference
     for test, make, args in (
-        (lambda x, y: abs(x - y) == 1, Difference, (1, "white dot 1")),
-        (lambda x, y: 2 * x == y or 2 * y == x, Ratio, (2, "black dot 1")),
-        (lambda x, y: x + y == 10, PairSum, (10, "xv 1")),
-        (lambda x, y: x + y == 5, PairSum, (5, "xv 2")),
-        (lambda x, y: abs(x - y) >= wide, MinDifference, (wide, "whispers 1")),
+        (lambda x, y: abs(x - y) == 1, rules.Difference, (1, "white dot 1")),
+        (lambda x, y: 2 * x == y or 2 * y == x, rules.Ratio, (2, "black dot 1")),
+        (lambda x, y: x + y == 10, rules.PairSum, (10, "xv 1")),
+        (lambda x, y: x + y == 5, rules.PairSum, (5, "xv 2")),
+        (lambda x, y: abs(x - y) >= wide, rules.MinDifference, (wide, "whispers 1")),
     ):
         found = next(((a, b) for a, b in pairs if free(a, b) and test(v[a], v[b])), None)
         if found:
-            rules.append(take(make(*found, *args)))
+            stated.append(take(make(*found, *args)))
     runs = [
         line
         for c in geom.cells
@@ -332,7 +319,7 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
     ]
     run = next((r for r in runs if max(v[c] for c in r) - min(v[c] for c in r) == 2), None)
     if run:
-        rules.append(take(Consecutive(run, "renban 1")))
+        stated.append(take(rules.Consecutive(run, "renban 1")))
     region = next(
         (
             (a, b, c)
@@ -347,24 +334,27 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
     )
     if region:
         parts = segments(region, geom)
-        rules.append(take(SumEquals(parts[0], parts[1], "region-sum line 1")))
+        stated.append(take(rules.SumEquals(parts[0], parts[1], "region-sum line 1")))
     odd = next(c for c in geom.cells if v[c] % 2 and free(c))
     even = next(c for c in geom.cells if not v[c] % 2 and free(c))
-    rules += [take(Parity(odd, "odd", "odd cell")), take(Parity(even, "even", "even cell"))]
+    stated += [
+        take(rules.Parity(odd, "odd", "odd cell")),
+        take(rules.Parity(even, "even", "even cell")),
+    ]
     row, column = tuple(range(n)), tuple(range(1, n * n, n))
 
     def between(line: tuple[int, ...]) -> int:
         i, j = sorted(k for k, c in enumerate(line) if v[c] in (1, n))
         return sum(v[c] for c in line[i + 1 : j])
 
-    rules.append(Sandwich(row, between(row), "row 1 sandwich"))
-    rules.append(Sandwich(column, between(column), "column 2 sandwich"))
+    stated.append(rules.Sandwich(row, between(row), "row 1 sandwich"))
+    stated.append(rules.Sandwich(column, between(column), "column 2 sandwich"))
     down = tuple(i * n + i + 1 for i in range(n - 1))  # from above r1c2, down and right
     up = tuple((n - 1 - i) * n + i for i in range(n))  # from below r{n}c1, up and right
     for k, line in enumerate((down, up), 1):
-        rules.append(LittleKiller(line, sum(v[c] for c in line), f"little killer {k}"))
+        stated.append(rules.LittleKiller(line, sum(v[c] for c in line), f"little killer {k}"))
     givens = tuple(0 if c in used else v[c] for c in geom.cells)
-    return Puzzle(geom, givens, (), None, tuple(rules))
+    return Puzzle(geom, givens, (), None, tuple(stated))
 
 
 # --- the same puzzle as a document, as f-puzzles and as SudokuPad writes it ------------------
