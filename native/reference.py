@@ -730,15 +730,8 @@ def tables(
 
 
 class Engine:
-    """Propagate-and-backtrack search over one grid shape with fixed knobs.
-
-    >>> from sudokulab.models import geometry
-    >>> units = tuple(u.cells for u in geometry(4).units)
-    >>> engine = Engine(4, units, propagation="hidden", order="mrv")
-    >>> out = engine.search([1, 2, 0, 0, 0, 0, 1, 0, 3, 1, 0, 0, 0, 0, 0, 1], limit=2)
-    >>> out.solutions, out.complete
-    (((1, 2, 4, 3, 4, 3, 1, 2, 3, 1, 2, 4, 2, 4, 3, 1),), True)
-    """
+    """Propagate-and-backtrack search over one grid shape with fixed knobs (docs/engine.md
+    has an example, with a tracer)."""
 
     def __init__(
         self,
