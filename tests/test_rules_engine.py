@@ -275,12 +275,23 @@ def test_property_the_core_counts_as_the_reference_on_random_rules(rules, givens
     assert core == ref
 
 
+def solved_6x6() -> tuple[int, ...]:
+    """The reference's first 6x6 grid (the properties' rules are drawn to fit it)."""
+    units = tuple(u.cells for u in geometry(6).units)
+    return reference.Engine(6, units).search([0] * 36).solutions[0]
+
+
+def puzzle_6x6(drawn: list, kept: set[int]) -> Puzzle:
+    """A 6x6 puzzle stating ``drawn``, its givens the values of :func:`solved_6x6` at the
+    ``kept`` cells: givens from one solved grid keep every search small, under every
+    level."""
+    givens = tuple(v if i in kept else 0 for i, v in enumerate(solved_6x6()))
+    return Puzzle(geometry(6), givens, (), None, tuple(drawn))
+
+
 @settings(max_examples=12, deadline=None)
 @given(st.data(), st.sampled_from(CORE_KNOBS))
 def test_property_the_core_counts_as_the_reference_on_6x6_rules(data, knobs):
-    from sudokulab.models import geometry
-
-    g6 = geometry(6)
     cell = st.integers(0, 35)
     pair = st.tuples(cell, cell).filter(lambda p: p[0] != p[1])
     drawn = data.draw(st.lists(st.one_of(
@@ -295,11 +306,7 @@ def test_property_the_core_counts_as_the_reference_on_6x6_rules(data, knobs):
         ),
         cell.map(lambda c: rules.Parity(c, "even")),
     ), min_size=1, max_size=5))  # fmt: skip
-    # givens from one solved grid keep every search small, under every level
-    solved = reference.Engine(6, tuple(u.cells for u in g6.units)).search([0] * 36).solutions[0]
-    kept = data.draw(st.sets(st.integers(0, 35), min_size=14, max_size=24))
-    givens = tuple(v if i in kept else 0 for i, v in enumerate(solved))
-    puzzle = Puzzle(g6, givens, (), None, tuple(drawn))
+    puzzle = puzzle_6x6(drawn, data.draw(st.sets(st.integers(0, 35), min_size=14, max_size=24)))
     ref, core = both(puzzle, *knobs, limit=3)
     assert core == ref
 
@@ -432,10 +439,7 @@ def test_property_the_core_counts_as_the_reference_on_6x6_sandwiches_and_sums(da
             lambda c: rules.LittleKiller(tuple(c), 3 * len(c))
         ),
     ), min_size=1, max_size=5))  # fmt: skip
-    solved = reference.Engine(6, tuple(u.cells for u in G6.units)).search([0] * 36).solutions[0]
-    kept = data.draw(st.sets(st.integers(0, 35), min_size=8, max_size=20))
-    givens = tuple(v if i in kept else 0 for i, v in enumerate(solved))
-    puzzle = Puzzle(G6, givens, (), None, tuple(drawn))
+    puzzle = puzzle_6x6(drawn, data.draw(st.sets(st.integers(0, 35), min_size=8, max_size=20)))
     ref, core = both(puzzle, *knobs, limit=3)
     assert core == ref
 
@@ -616,7 +620,7 @@ def test_property_the_core_counts_as_the_reference_on_6x6_long_sums(data, knobs)
     # long sums along a row and a column (little killers adding up to a solved grid's
     # values, an arrow with a two-digit circle): too many candidates for exact support,
     # pruned on their groups' bounds
-    solved = reference.Engine(6, tuple(u.cells for u in G6.units)).search([0] * 36).solutions[0]
+    solved = solved_6x6()
     row, column = data.draw(st.integers(0, 5)), data.draw(st.integers(0, 5))
     bent = [row * 6 + c for c in range(6)] + [r * 6 + column for r in range(6) if r != row]
     line = st.lists(st.sampled_from(bent), min_size=4, max_size=9, unique=True)
@@ -624,9 +628,8 @@ def test_property_the_core_counts_as_the_reference_on_6x6_long_sums(data, knobs)
         line.map(lambda c: rules.LittleKiller(tuple(c), sum(solved[x] for x in c))),
         line.map(lambda c: rules.SumEquals(tuple(c[:2]), tuple(c[2:]), digits=True)),
     ), min_size=1, max_size=2))  # fmt: skip
-    kept = data.draw(st.sets(st.integers(0, 35), max_size=10))
-    givens = tuple(v if i in kept else 0 for i, v in enumerate(solved))
-    puzzle = Puzzle(G6, givens, (), None, tuple(drawn))
+    puzzle = puzzle_6x6(drawn, data.draw(st.sets(st.integers(0, 35), max_size=10)))
+    givens = puzzle.givens
     model = build_model(puzzle)
     units, cages = shape_of(model)
     # a budget (the same stopping point in both) keeps the weak levels' thrashing short
