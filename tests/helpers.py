@@ -8,12 +8,15 @@ import json
 import os
 import random
 import re
+import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import combinations, product
 from pathlib import Path
 
 import lzstring
+import pytest
 
 from sudokulab import is_solution, solve
 from sudokulab.models import Puzzle, geometry
@@ -123,6 +126,50 @@ def cpu_seconds(pid: int) -> float:
     stat = Path(f"/proc/{pid}/stat").read_text()
     fields = stat[stat.rindex(")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Job:
+    """The ``script`` with ``args`` in a process group of its own, as a terminal runs a job;
+    its standard output and error read, a line at a time, as they come."""
+
+    #: Seconds a wait for the command may take before the test fails.
+    patience = 120.0
+
+    def __init__(self, script: str, args: list[str], *, stdin=subprocess.DEVNULL, **popen) -> None:
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self.proc = subprocess.Popen(
+            [script, *args],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group, as a terminal's job
+            **popen,
+        )
+        self.readers = [
+            threading.Thread(target=self._read, args=(stream, lines), daemon=True)
+            for stream, lines in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))
+        ]
+        for reader in self.readers:
+            reader.start()
+
+    @staticmethod
+    def _read(stream, lines: list[str]) -> None:
+        for raw in stream:
+            lines.append(raw.decode(errors="replace").rstrip("\n"))
+
+    def wait_for(self, ready: Callable[[], bool], what: str) -> None:
+        """Return once ``ready()``; fail when the command ends first or it takes too long."""
+        deadline = time.monotonic() + self.patience
+        while not ready():
+            if self.proc.poll() is not None:
+                pytest.fail(f"the command ended ({self.proc.returncode}) before {what}: {self}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"no {what} within {self.patience:g} s: {self}")
+            time.sleep(0.01)
+
+    def __str__(self) -> str:
+        return "\n".join(["stderr:", *self.err[-40:], "stdout:", *self.out[:5]])
 
 
 def two_solution_grid(solution: tuple[int, ...]) -> tuple[int, ...]:

@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -31,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import cpu_seconds, descendants, live_processes
+from helpers import Job, cpu_seconds, descendants, live_processes
 
 from sudokulab.backends import backend_names, get_backend
 
@@ -88,47 +87,23 @@ def _installed(name: str) -> None:
     pytest.skip(f"{name} cannot run here: {missing}")
 
 
-class Command:
+class Command(Job):
     """The installed ``sudokulab`` with ``args`` in a process group of its own; its
     output read as it comes."""
 
+    patience = PATIENCE
+
     def __init__(self, args: list[str], env: dict[str, str] | None = None) -> None:
         assert SCRIPT, "the sudokulab console script is not installed"
-        self.out: list[str] = []
-        self.err: list[str] = []
         self.family: set[int] = set()
-        self.proc = subprocess.Popen(
-            [SCRIPT, *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+        super().__init__(
+            SCRIPT,
+            args,
             env=env,
-            start_new_session=True,  # its own process group, as a terminal's job
             # SIGINT heard, as in a terminal's job, even where this runs in the background
             # of a shell without job control (which ignores SIGINT, for its children too)
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
-        self.readers = [
-            threading.Thread(target=self._read, args=(stream, lines), daemon=True)
-            for stream, lines in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))
-        ]
-        for reader in self.readers:
-            reader.start()
-
-    @staticmethod
-    def _read(stream, lines: list[str]) -> None:
-        for raw in stream:
-            lines.append(raw.decode(errors="replace").rstrip("\n"))
-
-    def wait_for(self, ready: Callable[[], bool], what: str) -> None:
-        """Return once ``ready()``; fail when the command ends first or it takes too long."""
-        deadline = time.monotonic() + PATIENCE
-        while not ready():
-            if self.proc.poll() is not None:
-                pytest.fail(f"the command ended ({self.proc.returncode}) before {what}: {self}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"no {what} within {PATIENCE} s: {self}")
-            time.sleep(0.01)
 
     def cpu(self) -> float:
         """The CPU seconds the command and the processes it started have used (a worker
@@ -169,9 +144,6 @@ class Command:
             self.proc.wait()
         for reader in self.readers:
             reader.join(PATIENCE)
-
-    def __str__(self) -> str:
-        return "\n".join(["stderr:", *self.err[-40:], "stdout:", *self.out[:5]])
 
 
 def assert_stopped(command: Command, took: float, noise: str | None = None) -> None:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import cpu_seconds, descendants, group_members, live_processes, wait_for
+from helpers import Job, cpu_seconds, descendants, group_members, live_processes, wait_for
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="process groups, pipe sizes and /proc are Linux's"
@@ -75,40 +75,22 @@ def fake_backends_env() -> dict[str, str]:
     return {**os.environ, "SUDOKULAB_BACKENDS": "fake_backends:SlowBackend", "PYTHONPATH": path}
 
 
-class Command:
-    """`sudokulab ARGS` in a process group of its own; its output read as it comes."""
+class Command(Job):
+    """`sudokulab ARGS` in a process group of its own; its output read as it comes, its
+    standard input fed from ``stdin``."""
+
+    patience = PATIENCE
 
     def __init__(
         self, args: list[str], cwd: Path, env: dict[str, str] | None = None, stdin: str = ""
     ) -> None:
         assert SCRIPT, "the sudokulab command is not installed"
-        self.out: list[str] = []
-        self.err: list[str] = []
         self.mark: int | None = None  # how many stderr lines had come when SIGINT was sent
         self.family: set[int] = set()  # the processes it was seen to start
         self._stdin_read, stdin_write = os.pipe()
-        self.proc = subprocess.Popen(
-            [SCRIPT, *args],
-            stdin=self._stdin_read,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,  # its own process group, as a terminal's job
-        )
-        self.readers = [
-            threading.Thread(target=self._read, args=(self.proc.stdout, self.out), daemon=True),
-            threading.Thread(target=self._read, args=(self.proc.stderr, self.err), daemon=True),
-            threading.Thread(target=self._write, args=(stdin_write, stdin), daemon=True),
-        ]
-        for thread in self.readers:
-            thread.start()
-        self.fed = self.readers.pop()
-
-    @staticmethod
-    def _read(stream, lines: list[str]) -> None:
-        for raw in stream:
-            lines.append(raw.decode(errors="replace").rstrip("\n"))
+        super().__init__(SCRIPT, args, stdin=self._stdin_read, cwd=cwd, env=env)
+        self.fed = threading.Thread(target=self._write, args=(stdin_write, stdin), daemon=True)
+        self.fed.start()
 
     @staticmethod
     def _write(fd: int, text: str) -> None:
@@ -121,16 +103,6 @@ class Command:
             return False
         left = fcntl.ioctl(self._stdin_read, termios.FIONREAD, b"\0\0\0\0")
         return int.from_bytes(left, sys.byteorder) == 0
-
-    def wait_for(self, ready: Callable[[], bool], what: str) -> None:
-        """Return once ``ready()``; fail when the command ends first or it takes too long."""
-        deadline = time.monotonic() + PATIENCE
-        while not ready():
-            if self.proc.poll() is not None:
-                pytest.fail(f"the command ended ({self.proc.returncode}) before {what}: {self}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"no {what} within {PATIENCE} s: {self}")
-            time.sleep(0.01)
 
     def line(self, pattern: str, stream: str = "err") -> Callable[[], bool]:
         """A readiness test: a line of ``stream`` matches ``pattern``."""
@@ -189,9 +161,6 @@ class Command:
         """The lines of standard error since Ctrl-C, a progress line of just before aside."""
         assert self.mark is not None
         return [line for line in self.err[self.mark :] if not PROGRESS.match(line)]
-
-    def __str__(self) -> str:
-        return "\n".join(["stderr:", *self.err[-40:], "stdout:", *self.out[:5]])
 
 
 def assert_stopped_cleanly(command: Command, line: str = INTERRUPTED) -> None:
