@@ -172,6 +172,30 @@ class Job:
         return "\n".join(["stderr:", *self.err[-40:], "stdout:", *self.out[:5]])
 
 
+def holding_import(held: str, seconds: float) -> str:
+    """Python source that holds the first import of the module named by the expression
+    ``held`` (when it names one): a line on stderr says so, then the import waits
+    ``seconds``, as a slow import would."""
+    return f"""
+import os, sys, time
+
+held = {held}
+
+
+class Hold:
+    def find_spec(self, name, path=None, target=None):
+        if name == held:
+            sys.meta_path.remove(self)
+            os.write(2, b"loading " + name.encode() + b"\\n")
+            time.sleep({seconds})
+        return None
+
+
+if held:
+    sys.meta_path.insert(0, Hold())
+"""
+
+
 def two_solution_grid(solution: tuple[int, ...]) -> tuple[int, ...]:
     """Blank a deadly rectangle (a b / b a over two boxes of one band): two solutions."""
     g = geometry(9)

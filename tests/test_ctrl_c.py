@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import Job, cpu_seconds, descendants, live_processes
+from helpers import Job, cpu_seconds, descendants, holding_import, live_processes
 
 from sudokulab.backends import backend_names, get_backend
 
@@ -174,24 +174,7 @@ def test_ctrl_c_stops_every_backend_in_its_search(name):
 #: Put in place by a ``sitecustomize`` module (Python imports it as it starts, the
 #: script's process and any it starts alike): the first import of the module named by
 #: $SUDOKULAB_TEST_HOLD says so on stderr, then waits, as a slow import would.
-HOLD = f"""
-import os, sys, time
-
-held = os.environ.get("SUDOKULAB_TEST_HOLD")
-
-
-class Hold:
-    def find_spec(self, name, path=None, target=None):
-        if name == held:
-            sys.meta_path.remove(self)
-            os.write(2, b"loading " + name.encode() + b"\\n")
-            time.sleep({PATIENCE})
-        return None
-
-
-if held:
-    sys.meta_path.insert(0, Hold())
-"""
+HOLD = holding_import('os.environ.get("SUDOKULAB_TEST_HOLD")', PATIENCE)
 
 #: Backends, and a module their package imports when the backend first solves: Ctrl-C
 #: comes while that module is being imported. OR-Tools at four points: its start, the

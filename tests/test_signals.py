@@ -27,7 +27,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import Job, cpu_seconds, descendants, group_members, live_processes, wait_for
+from helpers import (
+    Job,
+    cpu_seconds,
+    descendants,
+    group_members,
+    holding_import,
+    live_processes,
+    wait_for,
+)
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="process groups, pipe sizes and /proc are Linux's"
@@ -177,23 +185,9 @@ def assert_stopped_cleanly(command: Command, line: str = INTERRUPTED) -> None:
 #: Runs the command line as the `sudokulab` script does, with the import of one module
 #: (argv[1]) held: once it is asked for, a line on stderr says so and the import waits.
 #: The command now loads only what it runs, too little for a full pipe to hold it there.
-HOLD_IMPORT = f"""
-import os, sys, time
-
-held = sys.argv.pop(1)
-
-class Hold:
-    def find_spec(self, name, path=None, target=None):
-        if name == held:
-            sys.meta_path.remove(self)
-            os.write(2, b"loading " + name.encode() + b"\\n")
-            time.sleep({PATIENCE})
-        return None
-
-sys.meta_path.insert(0, Hold())
-from sudokulab.cli import main
-sys.exit(main())
-"""
+HOLD_IMPORT = holding_import("sys.argv.pop(1)", PATIENCE) + (
+    "from sudokulab.cli import main\nsys.exit(main())\n"
+)
 
 
 @pytest.mark.parametrize(
