@@ -31,15 +31,10 @@ step by step, with the same matrix, the same solutions in the same order and the
 ``nodes`` and ``updates``. ``dlx`` runs the compiled one when the core imports (the
 same switches as ``native``: ``SUDOKULAB_PURE_PYTHON=1`` forces Python), a block of
 puzzles in one call without the GIL; ``dlx-py`` always runs this one. ``stats["engine"]``
-says which ran. Both count every solution and keep the first :data:`KEEP` grids.
-
-Why not a library: the ``exact-cover`` package (1.5) solves a dense 0-1 matrix in C and
-can count to a limit, but cannot be stopped at a deadline, reports no counters and has
-no secondary columns; ``benchmarks/dlx.py`` sets it beside both implementations on the
-same matrix.
-
-The matrix of a shape (every row, every column) is built once and copied per puzzle,
-with the rows a narrowed domain excludes unlinked.
+says which ran. Both count every solution and keep the first :data:`KEEP` grids. The
+matrix of a shape is built once and copied per puzzle, with the rows a narrowed domain
+excludes unlinked. Why not a library (the ``exact-cover`` package): see
+docs/guides/comparing.md, "Exact cover".
 """
 
 from __future__ import annotations

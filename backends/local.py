@@ -1,90 +1,9 @@
 """Local search as a backend: min-conflicts, simulated annealing and Lewis's hybrid.
 
-A local search holds a complete assignment, every cell filled, and repairs it move by
-move until no constraint is broken. It can find a solution; it can never prove there is
-none, nor that a solution is the only one. So ``local`` is **incomplete**
-(``complete = False`` in its capabilities): it answers ``solved`` (a grid the
-independent verifier accepts) or ``timeout``, never ``unsolvable``, ``multiple``, a
-uniqueness or an exact count. Asked for more than one solution (``limit`` above 1, as
-``check`` and a bench ``--unique`` ask), it stops at the first it finds and answers
-``timeout`` with that grid kept and its count a lower bound: counting is no part of what
-it can do, and a timeout is what the cross-check and the bench take it for.
-
-Three methods (option ``method``):
-
-- ``min-conflicts`` (Minton, Johnston, Philips and Laird, 1992; the default): each free
-  cell starts at a value with the fewest conflicts (ties random); then, step by step, a
-  conflicted cell is picked at random and given the value of its candidates with the
-  fewest conflicts (ties random; its own value is one of the choices, so it may stay). A
-  move back to a value the cell held within the last ``tabu`` steps is forbidden unless
-  it reaches a new best cost; with probability ``walk`` the cell moves to a random other
-  candidate instead (a random walk). After ``max_steps`` steps without a solution the
-  search restarts from a fresh assignment.
-  Cost: the pairs of cells of one unit (or cage) that hold the same value, plus each
-  killer cage's distance from its total.
-- ``annealing`` (Lewis, "Metaheuristics can solve Sudoku puzzles", J. Heuristics 2007):
-  each box holds a permutation of the values its givens leave out; a move swaps two free
-  cells of one box; cost: the values missing from each other unit (rows, columns, a
-  variant's units; a killer cage's duplicates and its distance from its total), so 0 is
-  a solution. A worse swap is taken with probability exp(-delta/t); t starts at the
-  spread (standard deviation) of the cost over some random swaps and falls by the factor
-  ``cooling`` after each Markov chain (as many moves as the sum over boxes of the square
-  of their free cells); after 100 chains without a new best cost it reheats to the start.
-  It needs boxes (or a jigsaw's regions) that partition the grid: a model with none is
-  refused with that reason.
-- ``hybrid`` (Lewis, "On the combination of constraint programming and stochastic
-  search: the Sudoku case", 2007): the native engine propagates first (option
-  ``propagation``, default ``locked``), then annealing works on the open cells alone,
-  each box's open cells a permutation of the values left there, each from its
-  candidates. Its moves, where plain annealing's fell short (docs/results.md,
-  "Propagation first: Lewis's hybrid"): a *ring* of a box's open cells, each taking the
-  next one's value, the last the first's, every value a candidate of the cell that takes
-  it (built at random from a first cell until the first's value fits; two cells make a
-  swap), since with reduced candidates some fillings of a box are reached by no swap;
-  the first cell one in conflict (its value twice in a row or column) when one of four
-  draws finds one (conflict-directed moves, after Chi and Lange's conflict-weighted
-  draws); a reheat only once the search is frozen: after 20 chains that took no
-  worse move and found no new best cost (a count of chains without a new best alone
-  reheats before the temperature has fallen far enough to settle anything); and a
-  slower cooling by default (``cooling`` 0.995).
-
-All three take every shape and variant the model has: any ``AllDifferent`` unit and
-killer cages (``Sum``). Candidates are the model's domains (pencil marks included) less
-the values of each cell's given peers, what forward checking from the givens removes; the
-search itself propagates nothing. With option ``propagation`` (any method; the hybrid's
-default ``locked``) they are what the native engine's root leaves at that level instead
-(:meth:`sudokulab.native.reference.Engine.root`), and only the cells left open move.
-Propagation that settles every cell answers ``solved`` without a move; propagation that
-meets a contradiction proves the puzzle has no solution, but local search is incomplete
-and the contract lets it answer only ``solved`` or ``timeout``, so it answers ``timeout``
-at once, its message naming the contradiction. Same ``seed``, same moves, same answer.
-
-Stopping: the clock is read every 256 moves. Without a timeout the search stops after
-:data:`DEFAULT_BUDGET` moves in all (a ``timeout``, as the native engine's ``max_guesses``
-budget is); option ``budget`` sets that number, with or without a timeout.
-
-Tracing (for the classroom, :mod:`sudokulab.classroom.local_story`): ``search(model,
-request, tracer=t)`` reports each step to ``t``: ``start(values, cost, temperature)`` (a
-fresh complete assignment, a list of every cell's value, and its cost; temperature None
-under min-conflicts, where each restart starts again; under annealing the assignment after
-the random swaps that set the temperature), ``move(cell, old, new, before,
-after, cost, how)`` (min-conflicts: the cell's conflicts before and after, the cost after;
-``how`` is ``"greedy"``, ``"aspiration"`` for a tabu value taken because it reaches a new
-best cost, ``"walk"`` for a random-walk move, or ``"stay"`` for a step that leaves the cell
-as it is), ``swap(box, i, j, delta, cost, temperature, accepted)`` (annealing: cells ``i``
-and ``j`` of box ``box``, numbered from 1, the cost change, the cost after, whether the swap
-was taken), ``rotate(box, cells, delta, cost, temperature, accepted)`` (the hybrid: a
-ring of three or more cells; a ring of two is a ``swap``), ``reheat(temperature,
-cost)``, and before any of them, when the search propagates, ``propagate(level, domains,
-contradiction)`` (each cell's candidates left, None and the contradiction in words when
-it met one). With ``tracer=None`` (the default) nothing
-else changes: the same random numbers are drawn, so the same seed makes the same moves.
-
-``stats``: ``method``, ``seed``, ``moves`` (steps of min-conflicts, a cell staying put
-included; swaps (or rings) tried by annealing and the hybrid), ``restarts`` (fresh
-starts; reheats for annealing and the hybrid), ``best_cost`` (the lowest cost reached; 0
-when solved, -1 when no search began) and ``budget_spent``; with propagation also
-``propagation`` (the level) and ``open_cells`` (the cells it left open).
+A local search repairs a complete assignment move by move; it is incomplete, so it
+answers ``solved`` (a verified grid) or ``timeout``, never a proof. The methods, their
+costs and moves, what propagation first does, the stopping rules, the tracer's protocol
+and ``stats`` are specified in docs/design.md, "Local search".
 """
 
 from __future__ import annotations
@@ -338,8 +257,8 @@ class LocalBackend(Backend):
 
     def search(self, model: Model, request: Request, tracer: Any = None) -> Result:
         """Repair a complete assignment until it breaks no constraint, by the deadline or
-        within the move budget; ``solved`` only with a verified grid (``tracer``: see the
-        module docstring)."""
+        within the move budget; ``solved`` only with a verified grid (``tracer``: see
+        docs/design.md, "Local search")."""
         options = request.options
         method = options.get("method", METHODS[0])
         seed = options.get("seed", DEFAULT_SEED)

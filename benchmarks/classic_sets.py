@@ -1,7 +1,8 @@
 """The classic 9x9 sets the engine benchmarks time (native.py, tdoku.py, history.py), and
 their two shared options: ``--data-dir`` (the public data folder; every benchmark that
 reads it declares and checks it with :func:`add_data_dir` and :func:`data_dir`, the
-default being $SUDOKULAB_DATA) and ``--sets``.
+default being $SUDOKULAB_DATA) and ``--sets``; and the timing of a bare solver script
+against its backend that mip.py, sat.py and smt.py share (:func:`bare_against_ours`).
 
 Besides the public files, two sets where most puzzles have many solutions, made from them
 on the fly (never stored): ``sudokus_17-1``, each 17-clue puzzle less one clue, and
@@ -14,7 +15,11 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -111,3 +116,48 @@ def chosen(
         parser.error(f"unknown set(s) {', '.join(unknown)}: choose from {', '.join(known)}")
     data_dir(parser, args, [known[n] for n in names])
     return names
+
+
+def set_lines(name: str, folder: Path, sample: int | None) -> list[str]:
+    """The puzzles of a catalog set (a seeded sample of ``sample``, None: all) as lines."""
+    from sudokulab.bench.plan import read_set
+    from sudokulab.models.grids import format_lines
+
+    blocks = read_set(name, [str(Path(folder).resolve())], sample, seed=1)
+    return [line for b in blocks for line in format_lines(b.grids.givens).split()]
+
+
+def bare_against_ours(
+    name: str,
+    lines: list[str],
+    limit: int,
+    repeat: int,
+    bare: Callable[[str, int], list[list[int]]],
+    backend: Any,
+    check: Callable[[str, Any], str | None] | None = None,
+) -> tuple[list[float], list[float]]:
+    """Per puzzle, the best of ``repeat`` runs (seconds) of a bare script, ``bare(line,
+    limit)`` giving its grids, and of ``backend.solve`` on the same puzzle, one after the
+    other. Both must find the one solution and the verifier accept it, and ``check(line,
+    result)`` (when given) say nothing, else the run stops naming the set and the puzzle."""
+    from sudokulab import build_model, is_solution, parse_puzzle
+
+    puzzles = [parse_puzzle(line) for line in lines]
+    bare_times = [float("inf")] * len(lines)
+    our_times = [float("inf")] * len(lines)
+    for _ in range(repeat):
+        for i, (line, puzzle) in enumerate(zip(lines, puzzles, strict=True)):
+            start = time.perf_counter()
+            found = bare(line, limit)
+            bare_times[i] = min(bare_times[i], time.perf_counter() - start)
+            start = time.perf_counter()
+            result = backend.solve(build_model(puzzle), limit)
+            our_times[i] = min(our_times[i], time.perf_counter() - start)
+            if len(found) != 1 or result.count != 1:
+                sys.exit(f"{name}: not exactly one solution at {line}")
+            if not (is_solution(puzzle, found[0]) and is_solution(puzzle, result.solution)):
+                sys.exit(f"{name}: a wrong solution at {line}")
+            problem = check(line, result) if check else None
+            if problem:
+                sys.exit(f"{name}: {problem} at {line}")
+    return bare_times, our_times

@@ -20,10 +20,8 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
-from pathlib import Path
 
-from classic_sets import add_data_dir, data_dir
+from classic_sets import add_data_dir, bare_against_ours, data_dir, set_lines
 
 UNITS = (
     [[9 * r + c for c in range(9)] for r in range(9)]
@@ -76,37 +74,20 @@ def main() -> int:
     args = parser.parse_args()
     data_dir(parser, args)
 
-    from sudokulab import build_model, is_solution, parse_puzzle
+    from sudokulab import build_model, parse_puzzle
     from sudokulab.backends import mip
-    from sudokulab.bench.plan import read_set
-    from sudokulab.models.grids import format_lines
 
     backend = mip.MipBackend()
     print(f"python {sys.version.split()[0]}, OR-Tools {backend.version()}, SCIP")
     bare_solve("." * 81, 1)  # SCIP's first start, kept out of the tables
     backend.solve(build_model(parse_puzzle("." * 81)))
-    dirs = [str(Path(args.data_dir).resolve())]
     print("| set | limit | puzzles | bare ms | ours ms | ours / bare |")
     print("|---|---:|---:|---:|---:|---:|")
     for name in ("top95", "sudoku17"):
-        blocks = read_set(name, dirs, args.sample, seed=1)
-        lines = [ln for b in blocks for ln in format_lines(b.grids.givens).split()]
-        puzzles = [parse_puzzle(line) for line in lines]
+        lines = set_lines(name, args.data_dir, args.sample)
         for limit in (1, 2):
-            times = {"bare": [float("inf")] * len(lines), "ours": [float("inf")] * len(lines)}
-            for _ in range(args.repeat):
-                for i, (line, puzzle) in enumerate(zip(lines, puzzles, strict=True)):
-                    start = time.perf_counter()
-                    found = bare_solve(line, limit)
-                    times["bare"][i] = min(times["bare"][i], time.perf_counter() - start)
-                    start = time.perf_counter()
-                    result = backend.solve(build_model(puzzle), limit)
-                    times["ours"][i] = min(times["ours"][i], time.perf_counter() - start)
-                    if len(found) != 1 or result.count != 1:
-                        sys.exit(f"{name}: not exactly one solution at {line}")
-                    if not (is_solution(puzzle, found[0]) and is_solution(puzzle, result.solution)):
-                        sys.exit(f"{name}: a wrong solution at {line}")
-            b, o = (statistics.fmean(times[k]) * 1000 for k in ("bare", "ours"))
+            times = bare_against_ours(name, lines, limit, args.repeat, bare_solve, backend)
+            b, o = (statistics.fmean(t) * 1000 for t in times)
             print(f"| {name} | {limit} | {len(lines)} | {b:.2f} | {o:.2f} | {o / b:.2f} |")
     return 0
 

@@ -23,11 +23,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from itertools import combinations
-from pathlib import Path
 
-from classic_sets import add_data_dir, data_dir
+from classic_sets import add_data_dir, bare_against_ours, data_dir, set_lines
 
 
 def bare_cnf(line: str) -> tuple[list[list[int]], dict[int, tuple[int, int]], list[int]]:
@@ -96,38 +94,24 @@ def main() -> int:
     args = parser.parse_args()
     data_dir(parser, args)
 
-    from sudokulab import build_model, is_solution, parse_puzzle
     from sudokulab.backends import sat
-    from sudokulab.bench.plan import read_set
-    from sudokulab.models.grids import format_lines
+
+    def same_cnf(line: str, result) -> str | None:
+        """The bare CNF and ours have as many clauses (checked on the first-solution runs)."""
+        if result.stats["clauses"] != len(bare_cnf(line)[0]):
+            return "the CNFs differ"
+        return None
 
     backend = sat.SatBackend()
     print(f"python {sys.version.split()[0]}, PySAT {backend.version()}, minisat22, optimized")
-    dirs = [str(Path(args.data_dir).resolve())]
     print("| set | limit | puzzles | bare ms | ours ms | ours / bare |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, sample in (("top95", None), ("sudoku17", args.sample)):
-        blocks = read_set(name, dirs, sample, seed=1)
-        lines = [ln for b in blocks for ln in format_lines(b.grids.givens).split()]
-        puzzles = [parse_puzzle(line) for line in lines]
+        lines = set_lines(name, args.data_dir, sample)
         for limit in (1, 2):
-            bare = [float("inf")] * len(lines)
-            ours = [float("inf")] * len(lines)
-            for _ in range(args.repeat):
-                for i, (line, puzzle) in enumerate(zip(lines, puzzles, strict=True)):
-                    start = time.perf_counter()
-                    found = bare_solve(line, limit)
-                    bare[i] = min(bare[i], time.perf_counter() - start)
-                    start = time.perf_counter()
-                    result = backend.solve(build_model(puzzle), limit)
-                    ours[i] = min(ours[i], time.perf_counter() - start)
-                    if len(found) != 1 or result.count != 1:
-                        sys.exit(f"{name}: not exactly one solution at {line}")
-                    if not (is_solution(puzzle, found[0]) and is_solution(puzzle, result.solution)):
-                        sys.exit(f"{name}: a wrong solution at {line}")
-                    if limit == 1 and len(bare_cnf(line)[0]) != result.stats["clauses"]:
-                        sys.exit(f"{name}: the CNFs differ at {line}")
-            b, o = statistics.fmean(bare) * 1000, statistics.fmean(ours) * 1000
+            check = same_cnf if limit == 1 else None
+            times = bare_against_ours(name, lines, limit, args.repeat, bare_solve, backend, check)
+            b, o = (statistics.fmean(t) * 1000 for t in times)
             print(f"| {name} | {limit} | {len(lines)} | {b:.3f} | {o:.3f} | {o / b:.2f} |")
     return 0
 

@@ -93,19 +93,18 @@ def step_text(step: Step, geom: Geometry, masks: dict[int, tuple[int, ...]] | No
             f"{t} on {v} in {base}, {cover}: in those {geom.units[step.units[0]].kind}s {v} "
             f"lies only in those {geom.units[step.cover[0]].kind}s, so {lost} {lose} {v}"
         )
-    if t == "XY-wing":
+    if t in ("XY-wing", "XYZ-wing"):
         pivot, a, b = (_with(geom, c, masks) for c in cells)
         z = symbol(values[0])
-        return (
-            f"XY-wing: pivot {pivot} with pincers {a} and {b}: whichever the pivot is, one "
-            f"pincer is {z}, so {lost} (seeing both pincers) {lose} {z}"
+        # the XYZ-wing's pivot holds z too, so the cells that lose it see all three
+        why, seeing = (
+            ("whichever the pivot is, one pincer is", "both pincers")
+            if t == "XY-wing"
+            else ("one of the three is", "all three")
         )
-    if t == "XYZ-wing":
-        pivot, a, b = (_with(geom, c, masks) for c in cells)
-        z = symbol(values[0])
         return (
-            f"XYZ-wing: pivot {pivot} with pincers {a} and {b}: one of the three is {z}, so "
-            f"{lost} (seeing all three) {lose} {z}"
+            f"{t}: pivot {pivot} with pincers {a} and {b}: {why} {z}, so {lost} "
+            f"(seeing {seeing}) {lose} {z}"
         )
     if t == "W-wing":
         p, q, s, e = (geom.cell_name(c) for c in cells)

@@ -1,58 +1,14 @@
 """Reading and writing puzzle text: lines, grids, numbers, tab-separated rows and CSV.
 
-Reading rules, applied the same way to every text:
-
-- Before reading: a DOS Ctrl-Z (0x1A) ends the text, a leading BOM is dropped, CRLF and CR
-  become LF. Lines starting (after spaces) with ``#`` are comments. Errors give the original
-  line and the 1-based character column in that line.
-- A text whose first non-comment line holds a comma is CSV (see :func:`_read_csv`), unless
-  the comma is in the text after a whole puzzle (``puzzle  # from the forum, 2005``).
-- Otherwise each line is blank, a comment, a separator (only ``- + = |`` and spaces, with
-  ``--``, ``+`` or ``=`` in it), a header (a word of 2-20 letters then a space, ``:``,
-  ``#`` or the line end, like ``Grid 01``, that does not read as cells), or cells.
-  A line of n*n cells is a whole puzzle; a line of n cells is a grid row. Rows gather into
-  a grid that is complete as soon as it has n rows, so grids may follow each other with no
-  gap. A blank line, header or ``=`` line inside a grid is an error; other separator lines
-  are ignored.
-- Cells of a line: with a tab, tab-separated fields (an empty field is a blank; a line of
-  only tabs is a row of blanks inside a tab grid); else, with spaces, whitespace-separated
-  tokens read as numbers (``0 0 13 2``) when each is a number up to 25 or one character,
-  unless only the tokens run together make a valid count; otherwise one character per
-  cell, ``|`` ``+`` and spaces dropped (so ``003 020 600`` is a row of nine).
-- Blanks are ``. 0 - _ *``; values are 1-9 then A-P (10-25), either case.
-- A 16-cell line is a 4x4 puzzle unless ``size=16`` is given, or it belongs to a run of
-  16-cell lines that holds a value above 4 or a separator line: then it is a 16x16 row.
-- A whole puzzle with text after it: when a line does not read as cells as above, its
-  head (the text up to the first tab, space, ``#`` or ``:``) is a whole puzzle (n*n
-  values and blanks, or size*size with ``size``; 16 is a 4x4 puzzle unless ``size=16``)
-  and what follows is ignored free text after a tab or spaces, a ``#`` comment, or the
-  fields of ``puzzle:count`` or ``puzzle:count:solution`` (solver test suites): a whole
-  number of solutions, kept as :attr:`Entry.count`, and a complete grid of the same size,
-  kept as :attr:`Entry.solution` (an empty solution field is none). Free text or a
-  comment may follow the fields.
-- Pencil marks (Sukaku): a whole line of n*n*n characters (729 for 9x9; with text after
-  it as for a puzzle) holds n per cell, v's symbol where v is a candidate and a blank
-  where not (tdoku's form); 64 characters is an 8x8 puzzle unless ``size=4``. In a grid,
-  a row of n whitespace-separated cells, one of several characters, that is not a row
-  of numbers up to n is a row of candidates run together in ascending order (``1679``),
-  and makes its whole grid one of candidates. A cell with one candidate is a given; a
-  cell with none (all blanks, or a blank cell in a grid of candidates) is an error.
-- Clashing givens are not a parse error (see :meth:`Puzzle.clashes`).
-- A text starting with ``{`` or ``[`` (and any ``.json`` or ``.jsonl`` file) holds puzzle
-  documents (:mod:`sudokulab.models.documents`): variants, regions, cages, rules.
-- A text of f-puzzles links (``https://www.f-puzzles.com/?load=...``, SudokuPad's
-  ``fpuz...`` links) or their compressed puzzles, one a line, is read by
-  :mod:`sudokulab.models.fpuzzles`; SudokuPad's own links (``https://sudokupad.app/scl...``)
-  and compressed puzzles (``scl...``), in the same lines, by
-  :mod:`sudokulab.models.sudokupad`.
-
-Errors: by default the first bad line, grid or CSV row raises :class:`ParseError`. Given a
-list as ``errors``, :func:`read_text` and :func:`read_file` append each such error to it
-and read on: a bad line is skipped, a broken grid (cut short, or with a wrong row) is
-dropped whole, a bad puzzle document (a line of JSON Lines, an element of an array) is
-skipped, and every good puzzle is still returned, in order. Errors that are not about one
-puzzle (an unreadable or non-UTF-8 file, an unsupported size, a text that is not JSON
-where JSON begins) still raise.
+One reader for every text: comments, separators and headers skipped, the size told from
+the text, text after a puzzle kept as a count and a solution, pencil marks, and puzzle
+documents and f-puzzles and SudokuPad links handed to their modules. The rules, exactly,
+are in docs/guides/formats.md, "The reading rules, exactly". Errors name the line and
+column (:class:`ParseError`); given a list as ``errors``, :func:`read_text` and
+:func:`read_file` collect them and read on, skipping a bad line, dropping a broken grid
+whole and returning every good puzzle in order; errors that are not about one puzzle (an
+unreadable or non-UTF-8 file, an unsupported size, a text that is not JSON where JSON
+begins) still raise.
 """
 
 from __future__ import annotations

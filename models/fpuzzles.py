@@ -5,39 +5,13 @@ puzzle as JSON compressed with LZ-string into URL-safe base64: the ``load=`` par
 ``https://www.f-puzzles.com/?load=N4Ig...`` link. The JSON has ``size``, a ``grid`` of
 cell objects (``value`` with ``given``; ``region`` for jigsaw), and a list per
 constraint. The constraints sudokulab models are mapped to its rules; any other one is
-refused by name, since a puzzle read without one of its rules is another puzzle:
-
-===================  =======================================================
-f-puzzles            sudokulab
-===================  =======================================================
-diagonal+/-          the diagonals as units
-killercage           killer cages; one without a value: ``NotEqual`` pairs
-thermometer          ``Less`` chains (bulb first)
-slowthermometer      ``LessEqual`` chains (bulb first)
-arrow                ``SumEquals`` (circle = shaft; a circle of several cells
-                     is a number read in reading order)
-difference, ratio    kropki dots: ``Difference`` (value, default 1),
-                     ``Ratio`` (value, default 2); ``negative`` adds
-                     ``NotDifference``/``NotRatio`` between undotted neighbours
-                     (for each value the dots of that colour carry)
-xv                   ``PairSum`` (V 5, X 10); its ``negative`` is refused
-whispers             ``MinDifference`` (value, default half the size rounded
-                     up: 5 on 9x9) between neighbours
-renban               ``Consecutive``
-regionsumline        ``SumEquals`` between the segments the box borders cut
-odd, even            ``Parity``
-sandwichsum          ``Sandwich`` of the row or column
-littlekillersum      ``LittleKiller`` along the diagonal
-antiknight, antiking ``NotEqual`` per chess-move pair
-nonconsecutive       ``NotDifference`` (1) per orthogonal pair no kropki dot
-                     joins (beside white dots it is their negative constraint)
-===================  =======================================================
+refused by name, since a puzzle read without one of its rules is another puzzle.
 
 The readings follow f-puzzles' rule texts and the solver it runs (rangsk's
-SudokuSolver, ``SolverFactory`` and its constraints); docs/guides/variants.md gives the
-source of each. Garbage (a text that does not decompress, JSON that is no puzzle or nests
-too deeply, a value of the wrong type) is refused with FPuzzlesError, never another
-exception.
+SudokuSolver, ``SolverFactory`` and its constraints); docs/guides/variants.md ("How each
+rule is read") gives each constraint's reading and its source. Garbage (a text that does
+not decompress, JSON that is no puzzle or nests too deeply, a value of the wrong type) is
+refused with FPuzzlesError, never another exception.
 """
 
 from __future__ import annotations

@@ -10,45 +10,9 @@ from dataclasses import dataclass
 
 from .geometry import Geometry
 from .puzzle import Puzzle, values_of
-from .rules import (
-    Consecutive,
-    Difference,
-    Less,
-    LessEqual,
-    LittleKiller,
-    MinDifference,
-    NotDifference,
-    NotEqual,
-    NotRatio,
-    PairSum,
-    Parity,
-    Ratio,
-    Rule,
-    Sandwich,
-    SumEquals,
-)
+from .rules import Rule
 
-__all__ = [
-    "AllDifferent",
-    "Consecutive",
-    "Constraint",
-    "Difference",
-    "Less",
-    "LessEqual",
-    "LittleKiller",
-    "MinDifference",
-    "Model",
-    "NotDifference",
-    "NotEqual",
-    "NotRatio",
-    "PairSum",
-    "Parity",
-    "Ratio",
-    "Sandwich",
-    "Sum",
-    "SumEquals",
-    "build_model",
-]
+__all__ = ["AllDifferent", "Constraint", "Model", "Sum", "build_model"]
 
 
 @dataclass(frozen=True)

@@ -12,43 +12,13 @@ it is refused, asking for the long link or the JSON. A SudokuPad link to an f-pu
 puzzle (``fpuz...``) is read by :mod:`.fpuzzles`.
 
 SudokuPad stores a puzzle mostly as drawings: what a line or a circle means is a
-convention its rules text states. The data and the unambiguous conventions are read;
-any other mark is refused by name (a puzzle read without one of its rules is another
-puzzle), never dropped:
-
-========================================  ===============================================
-SudokuPad                                 sudokulab
-========================================  ===============================================
-``cells`` (a ``value`` is a given)        the givens (size: rows = columns, a supported
-                                          size)
-``regions``                               the boxes, or jigsaw regions
-``cages`` with cells and a number         killer cages (unless ``unique`` is false);
-                                          without a number, ``NotEqual`` pairs
-``cages`` without cells                   metadata (``title: ...``): skipped;
-                                          ``solution: ...`` is the entry's solution
-``global``: antiknight, antiking,         ``NotEqual`` per chess-move pair,
-nonconsecutive, antidifference,           ``NotDifference`` (1) between undotted
-antiratio                                 neighbours, ``NotDifference``/``NotRatio``
-                                          between undotted neighbours
-a line from grid corner to grid corner    the diagonal as a unit
-a line from a cell's circle (its bulb)    a thermometer: ``Less`` chain, bulb first
-an ``arrows`` entry from a circle         an arrow: ``SumEquals`` (circle = shaft)
-a small round dot on an edge              kropki: white ``Difference`` (its number, else
-                                          1), black ``Ratio`` (its number, else 2)
-X or V on an edge                         ``PairSum`` (10, 5)
-a grey circle / square in a cell          ``Parity`` odd / even
-a short arrow outside the grid into a     ``LittleKiller`` along that diagonal
-diagonal, with a number in its cell
-========================================  ===============================================
-
-Refused by name: any other line (whispers, renban, region sums, palindromes are lines
-of some colour), a circle or shape that is none of the above, text in or outside the
-grid (a sandwich, X-sum or skyscraper clue is a number outside the grid: which one only
-the rules say), shaded cells, a background image, given pencil marks, fog of war,
-disjoint groups, extra regions, cages whose digits may repeat. Each kind is read as
-:mod:`.fpuzzles` reads the same f-puzzles constraint. Garbage (a text that does not
-decompress, JSON nested too deeply, a value of the wrong type) is refused with
-SudokuPadError, never another exception.
+convention its rules text states. The data and the unambiguous conventions are read, each
+kind as :mod:`.fpuzzles` reads the same f-puzzles constraint; any other mark is refused
+by name (a puzzle read without one of its rules is another puzzle), never dropped.
+docs/guides/variants.md ("SudokuPad's own puzzles", "How each rule is read") lists what
+is read as which rule and what is refused. Garbage (a text that does not decompress, JSON
+nested too deeply, a value of the wrong type) is refused with SudokuPadError, never
+another exception.
 """
 
 from __future__ import annotations

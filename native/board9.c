@@ -33,7 +33,7 @@
  * Each round places every naked single, then every hidden single of the digits whose
  * planes changed (all at once: the cells leave every plane in one pass), until a round
  * places nothing. These are the reference's rules, only fired in another order and many
- * at once, which its docstring allows (they only remove candidates, so the fixpoint or
+ * at once, which docs/engine.md allows (they only remove candidates, so the fixpoint or
  * the contradiction is the same). MRV counts candidates with bit-sliced adders over the
  * planes and takes the lowest cell with the fewest; mrv-degree then counts each such
  * cell's unplaced peers (three popcounts of u and the cell's peer mask) and takes the

@@ -1,10 +1,10 @@
 /*
  * The compiled core of sudokulab.native (sudokulab.native._core): what its files share.
  *
- * The same algorithm as sudokulab/native/reference.py (the specification), with the same
- * results: for the same puzzle and knobs, the same solutions in the same order and the
- * same nodes, guesses and backtracks. Read the reference's docstring first; this file
- * follows its code step by step:
+ * The same algorithm as sudokulab/native/reference.py (specified in docs/engine.md), with
+ * the same results: for the same puzzle and knobs, the same solutions in the same order
+ * and the same nodes, guesses and backtracks. Read docs/engine.md first; this file
+ * follows the reference's code step by step:
  *
  *   - candidates are bit masks (bit v-1 for value v) in uint32_t, so sizes up to 25;
  *   - the propagation levels none, forward, singles, hidden, locked (and ac3, gac, sac, the
@@ -45,7 +45,7 @@
  *
  * Cages (killer Sudoku) follow the reference too: a cage's cells are peers, and its value
  * sets (masks, computed and checked by reference.tables) prune the cage's candidates at
- * each level as the reference's docstring says (see prune_cage).
+ * each level as docs/engine.md says (see prune_cage).
  *
  * Tables(size, units, cages) validates and precomputes a grid shape (peers, units of each
  * cell, the cell's place in each, the cages and their value sets) once. The module has

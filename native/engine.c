@@ -403,7 +403,7 @@ sandwich_support(const TablesObject *t, const uint32_t *masks, int r, uint32_t *
 }
 
 /*
- * The variant rules (the reference's prune_rule, "Rules" in its docstring): one pass of
+ * The variant rules (the reference's prune_rule, "Rules" in docs/engine.md): one pass of
  * rule r over the masks, its cells' new masks into out[]; 0 when it leaves one empty or
  * cannot hold. Masks only: placed[] is not read (a placed cell holds one value).
  */
@@ -685,7 +685,7 @@ place_singles(Ctx *x, uint32_t *masks, uint8_t *placed, int cell, uint32_t bit)
  * contradiction; a set of one position is a hidden single, found once the placed cell
  * is done (the slots it changed are noted, then checked). The rules and
  * so the fixpoint (or the contradiction) are the reference's; only the order in which
- * they fire differs, which the reference's docstring allows. Two values whose only place
+ * they fire differs, which docs/engine.md allows. Two values whose only place
  * is the same cell are queued apart: placing the first removes the second, whose set
  * becomes empty, the same contradiction.
  */

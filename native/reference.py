@@ -1,325 +1,10 @@
 """The native engine, Python reference: candidates as bit masks, propagate, then guess.
 
 This is the readable implementation a teacher can show; the compiled core must match it
-solution for solution and count for count.
-
-State
-    ``masks[cell]`` holds the cell's candidates, bit ``v-1`` for value ``v``.
-    ``placed[cell]`` is 1 once a value has been placed in the cell (then its mask is that
-    value's bit alone). A cell whose mask becomes 0 is a contradiction: the state is dead.
-
-Propagation (what placing value ``v`` in a cell does), weakest first:
-    ``none``     check only: the placement is refused if a peer already holds ``v``
-                 (plain backtracking; candidates are never pruned).
-    ``forward``  forward checking: ``v`` is removed from the candidates of every peer; a
-                 peer left with no candidate is a contradiction.
-    ``ac3``      AC-3 (Mackworth 1977) on the binary decomposition of every unit (and
-                 cage) into not-equal constraints between peers, with its queue of arcs
-                 (x, y): revising x against y removes from x the value y holds when y has
-                 one candidate left (the only value of x without a support in y); when x
-                 loses a value, the arcs (z, x) into it are queued again (but (y, x)); a
-                 cell left with one value is assigned (placed). The root queues every arc.
-                 Its fixpoint is exactly ``singles``' (so are its solutions, nodes,
-                 guesses and backtracks, on every puzzle), reached the textbook way;
-                 strictly stronger than ``forward``.
-    ``singles``  forward, and every cell left with one candidate (a *naked single*) is
-                 placed in turn, to a fixpoint.
-    ``hidden``   singles, and every value with one place left in a unit (a *hidden
-                 single*) is placed there, to a fixpoint; a value with no place left in a
-                 unit is a contradiction. The default.
-    ``locked``   hidden, and *locked candidates*: when a value's places in one unit all
-                 lie where it meets another unit (two or more shared cells), the value
-                 is removed from the other unit's remaining cells (a box and a row or
-                 column: *pointing* when the box confines it, *claiming* when the line
-                 does), to a fixpoint with the other rules.
-    ``gac``      generalised arc consistency on each unit's AllDifferent, by Régin's
-                 filtering (1994, see :func:`gac_filter`): a maximum matching of the
-                 unit's unplaced cells to its missing values, and every candidate no
-                 maximum matching gives its cell removed; a unit with no complete
-                 matching is a contradiction. With naked singles placed as under
-                 ``singles`` and cages pruned as under ``hidden``, to a fixpoint over the
-                 units (each unit whose cells changed filtered again). It subsumes hidden
-                 singles and naked and hidden subsets inside a unit, so it is strictly
-                 stronger than ``hidden``; it is incomparable with ``locked``, whose
-                 rule spans two units.
-    ``sac``      singleton arc consistency ("shaving") with ``gac`` inside: each
-                 candidate of each unplaced cell is placed in a copy of the state and
-                 propagated with gac; one that meets a contradiction is removed, and gac
-                 propagates at once. The probes go in sweeps over the cells in index
-                 order, each cell's candidates ascending (a cell placed, or a candidate
-                 removed, since the sweep began is skipped), until a whole sweep removes
-                 nothing. Probes are neither nodes nor guesses: they count in none of the
-                 seven counters. Strictly stronger than ``gac`` and than ``locked``.
-    These rules only ever remove candidates, so the fixpoint (or the contradiction) does
-    not depend on the order they are applied in: a second implementation may propagate in
-    any order and reach the same states. The engine maintains its level at every node of
-    the search: from ``ac3`` up it is what the textbook calls MAC (maintaining arc
-    consistency, here at the level chosen); with ``forward``, forward checking; with
-    ``none``, backtracking (Russell and Norvig's CSP chapter).
-
-    The root under ``ac3``, ``gac`` and ``sac`` sets every given at once and propagates
-    once (rather than given by given): under ``ac3`` a cell with one value is assigned
-    (without pencil marks the givens only, as under ``singles``) and the cages of those
-    cells are pruned (every cage with marks, as under ``singles``); under ``gac`` and
-    ``sac`` every cell with one candidate is queued, and every unit and every cage is
-    looked at, then ``sac`` shaves.
-
-Cages (killer Sudoku): a cage is a group of cells whose values are distinct and add up to
-    its total. Its cells are peers of one another (distinct), and its *combinations* are
-    precomputed: every set of distinct values of the cage's size with the cage's sum, as a
-    mask. A combination is *feasible* when it holds every value placed in the cage and
-    each of its other values is a candidate of some unplaced cage cell, and every unplaced
-    cage cell has a candidate among those other values. The cage allows the union of the
-    feasible combinations' unplaced values. Per level:
-    ``none``     a placement is refused when no combination holds the cage's placed
-                 values with it.
-    ``forward``  after a placement, its cage's unplaced cells keep only the allowed values
-                 (once); no feasible combination, or a cell left empty, is a contradiction.
-    ``singles``/``hidden``  the same pruning joins the fixpoint for every cage whose cells
-                 changed; a cell left with one candidate is a naked single as usual.
-    ``ac3``/``gac``/``sac``  the same, the cells a pruning narrows queued again (their
-                 arcs under ``ac3``, their units under ``gac``).
-    This rule too only removes candidates and is monotone, so the fixpoint stays unique.
-
-Rules (the variant rules of :mod:`sudokulab.models.rules`, ``Engine(..., rules=...)``)
-    Every rule is compiled once per shape (:func:`compile_rules`, which knows the peers)
-    into one of four propagators, each a function of its cells' masks alone
-    (:func:`prune_rule`), which only removes candidates and is monotone:
-    *pair*     a binary relation between two cells as a table: for each value of one
-               cell, the mask of the other's values it allows (Less, LessEqual,
-               Difference, NotDifference, MinDifference, Ratio, NotRatio, PairSum,
-               NotEqual: thermometers, kropki, XV, whispers, and the board-wide
-               anti-knight, anti-king and nonconsecutive pairs). A pass keeps each value
-               of the first cell with a support in the second, then each value of the
-               second with a support in what is left: arc consistency.
-    *sum*      a linear equation, a coefficient per cell (SumEquals: +1 per circle cell,
-               or its place value when the circle's cells are digits, -1 per shaft cell;
-               LittleKiller: +1 per cell). While its cells' candidates make at most
-               ``SUM_TUPLES`` assignments (the product of their counts), exact support:
-               each cell keeps its values in the assignments that make the total, two
-               cells that are peers holding distinct values. Beyond that (and always
-               for more than ``SUM_CELLS`` cells), bounds that know distinctness: the
-               cells of one coefficient are grouped once into peers (:func:`sum_groups`,
-               largest group first), and a group of s cells adds up to at least the s
-               smallest values of its candidates' union (and its cells' least values),
-               at most the s largest; each cell keeps the values that the other groups'
-               least and greatest contributions, and its own group's with the value,
-               leave room for (a lone cell: plain bounds). Fewer candidates never turn
-               exact support back into bounds, so the switch keeps the pass monotone.
-    *run*      Consecutive (renban): a value a cell holds alone leaves the other cells,
-               two cells holding one value fail, and each cell keeps the values of the
-               windows of the run's length that every cell meets and whose union holds
-               enough values.
-    *sandwich* on a line of cells that are all peers (a row, a column): each placement
-               of its crusts (the 1 and the line's length, either way round, at i < j)
-               the candidates allow is kept when every cell outside has a value other
-               than the crusts and some set of j-i-1 distinct values, neither a crust,
-               adding up to the total fits the cells between (each has a candidate in
-               the set, and their candidates cover it; the sets are precomputed by
-               :func:`sandwich_sets`). Each cell keeps its values in the kept
-               placements: a crust's crust, the fitting sets' values between, outside
-               every value but the crusts and those every fitting set holds (a 2
-               between the crusts of a sum of 2 is never outside them). A line that
-               may repeat a value is checked
-               only: once every cell holds one value, it fails unless the sum between
-               the 1 and the largest value is its total.
-    Parity (and a pair relation of a cell with itself) is *unary*: the cells' masks are
-    narrowed before any given is placed (a given outside them is a ``clash`` at the root).
-    Per level:
-    ``none``     a placement is refused when a rule of its cell, run on the candidates
-                 with the placement made, fails.
-    ``forward``  after a placement, the rules of its cell prune once each, in index
-                 order (no cascade); the root prunes every rule once, in index order,
-                 after the givens.
-    ``singles`` and up  a rule whose cells changed prunes again in the level's fixpoint
-                 (the rules and cages, lowest index first; each narrowed cell's units,
-                 cage and rules marked, a cell left with one value queued, under ``ac3``
-                 placed and its arcs queued); with rules the root reaches the fixpoint as
-                 it does with pencil marks (every unit, cage and rule looked at once).
-    Every propagator is monotone, so every fixpoint above is unique: the compiled core
-    reaches it another way (each level's own fixpoint, then every rule, until a pass of
-    the rules removes nothing) with the same counters. A propagator that fails is the
-    contradiction ``"rule"``, traced as ``contradiction("rule", cell, -1, bits, index)``
-    (the rule's index in the list given, -1 for the unary masks), and blamed on nothing
-    by dom-wdeg (a rule has no weight; the compiled core does not run dom-wdeg with
-    rules). A pruning that removes values is traced as ``rule(index, removed)``
-    (``removed``: (cell, mask) pairs). Backjumping has no conflict sets for rules (a
-    ValueError).
-
-Order (which cell the search branches on):
-    ``mrv``    the unplaced cell with the fewest candidates, lowest index on ties (the
-               default here; the ``native`` backend's on the classic grid is ``mrv-degree``).
-    ``first``  the first unplaced cell, row-major.
-    ``mrv-degree``  the fewest candidates as ``mrv``; among the cells that tie, the one
-               with the most unplaced peers (the *degree* heuristic: the guess that
-               constrains the most cells), then the lowest index.
-    ``dom-wdeg``  Boussemart, Hemery, Lecoutre and Sais (2004): every constraint (each
-               unit, each cage) has a weight, 1 at the start of each puzzle's search,
-               raised by 1 each time propagation meets a contradiction blamed on it
-               (below); the weights last the whole search of the puzzle. The branching
-               cell minimises candidates / wdeg, wdeg being the sum of the weights of the
-               cell's constraints that still have another unplaced cell, compared by
-               cross-multiplication (no floats; a wdeg of 0 counts as infinitely many
-               candidates per weight); the lowest index on ties. It runs under every
-               level, ``none`` included (there its weights alone decide); the compiled
-               core runs it under ``none`` to ``locked`` (``CORE_WDEG_PROPAGATIONS``).
-    Under ``none`` no candidate is ever removed, so ``mrv`` ties everywhere and picks the
-    same cell as ``first``; so does ``mrv-degree`` (its tie-break is for pruned
-    candidates: with none pruned, cells far from every placed one would go first and
-    plain backtracking would see its conflicts last).
-
-Blame (dom-wdeg: which constraint a contradiction raises, one per contradiction)
-    ``empty``    a cell left without candidates: the first unit (lowest index) it shares
-                 with the placed cell whose value removed its last candidate, or their
-                 cage when they share no unit; when locked candidates removed it, the unit
-                 they were removed from; at the root, the cell's first unit.
-    ``noplace``  a value without a place in a unit (or two values with one place): that
-                 unit.
-    ``clash``    a value a cell cannot take (a placed peer holds it, or propagation left
-                 it no longer a candidate): the cell's first unit.
-    ``cage``     no value set of a cage fits: that cage.
-    ``nomatch``  (gac, sac) no matching covers a unit's open cells: that unit.
-    Under ``ac3`` the value an arc's revision removed counts as removed by the arc's
-    other cell (a cell left empty so blames the first unit the two share). A ``sac``
-    probe's contradictions are the probe's, not the search's: they raise no weight.
-    A cell in no unit (a shape of loose units) blames its cage when the rule says its
-    first unit; with no cage either, nothing.
-    Which contradiction a propagation meets first depends on the order it applies its
-    rules in, so under dom-wdeg the hidden singles of the changed units are looked for in
-    unit order, and the compiled core propagates a dom-wdeg search's guesses in this
-    module's order (its fast paths have their own). The weights live in a tracer the
-    search runs behind (:class:`_Blame`), which sees every contradiction where it is met.
-
-Values (the order a branching cell's candidates are tried in, ``values``)
-    ``natural``  ascending.
-    ``lcv``      least constraining value first: the candidate found in the fewest
-                 unplaced peers' candidates (the one whose placement removes the fewest),
-                 ascending on ties; counted in the state of the branching node.
-
-Pencil marks (``candidates``: one mask per cell, or None)
-    Without them every cell starts with every value. With them each cell starts with its
-    marks (a mask of 0, or a given outside its marks, makes the root a contradiction; a
-    bit above the size is a ValueError), the givens are placed as below, and then, under
-    ``singles``, ``hidden`` and ``locked``, the level's fixpoint is reached from that
-    narrowed state: every unit and every cage is looked at once (naked singles the marks
-    alone make, hidden singles and values with no place in a unit, cage pruning, locked
-    candidates), as if each had just changed. Under ``none`` and ``forward`` the marks
-    only narrow the cells (the search takes them, a cell left with one as forced). The
-    rules only remove candidates, so that fixpoint is unique: the compiled core reaches
-    it its own way.
-    Without marks nothing of this runs, so a plain puzzle keeps its exact trace.
-
-Search
-    Depth-first with an explicit stack. The root is the empty grid (or the marks) with
-    every given placed (in cell order, each with the chosen propagation). At each state
-    the search picks one cell and tries its candidates in the value order; each
-    candidate is placed in a copy of the state and propagated. If every candidate of that
-    one cell fails, the state is dead (no other cell needs to be tried). A state with
-    every cell placed is a solution; the search goes on until ``limit`` solutions are
-    found, the space is exhausted, the deadline passes, or the guess budget is spent.
-
-    A chosen cell with one candidate left is *forced*: placing it is a step of the
-    search (a frame, so a level for the depth and for backjumping, and a node when its
-    propagation succeeds) but not a choice, so it is no guess and no backtrack (see
-    Statistics). Only ``forward`` leaves such cells to the search (``none`` too, where a
-    unary rule narrows a cell to one value): every other level places a cell left with
-    one candidate itself. Under ``mrv`` (and ``mrv-degree``) a forced cell is chosen
-    whenever there is one, so on a grid of units alone ``forward``'s branching states
-    are ``singles``' fixpoints: the same guesses, backtracks and solutions, and a node
-    per forced placement besides.
-
-Backjumping (``backjump=True``: conflict-directed backjumping, Prosser 1993, FC-CBJ)
-    The chronological search above returns from a dead end to the branching cell just
-    above it. With backjumping each branching level k (the k-th frame; the root is level
-    0) keeps a conflict set: the earlier levels its failures rest on. Each cell keeps its
-    *culprits*, the levels its state rests on: under ``none`` the level that placed it;
-    under ``forward`` the levels whose placements removed its candidates (and placed it),
-    and for a cage's pruning the culprits of every cell of the cage with the pruning
-    level. A candidate that fails at once adds to its level's conflict set: under
-    ``none`` the earliest level holding a peer with that value (a given: none), or the
-    culprits of the cage's placed cells; under ``forward`` the culprits of the cell left
-    empty, or of the cage's cells. When every candidate of level k has failed, its
-    conflict set together with the branching cell's own culprits names the levels to
-    blame; the search jumps back to the deepest of them, h (abandoning levels k .. h+1,
-    each a backtrack but a forced one), merges the set without h into level h's, and
-    tries h's next candidate; an empty set ends the search (the root alone is to blame).
-    A forced level (see Search) is a level here too, with its conflict set. A jump that
-    passes over a branching level counts in ``backjumps``, the branching levels it
-    passes over in ``skipped`` (passing over forced levels alone is what chronological
-    backtracking does), and the tracer hears ``backjump(from_depth, to_depth,
-    conflict_set)`` (the levels, ascending) before the backtracks. After a solution every
-    level on its path is given all the levels above it, so no jump passes over a level
-    with untried candidates whose subtree may hold solutions: the same solutions in the
-    same order and the same count as the chronological search, with as many nodes or
-    fewer, under every cell order that reads the state alone (dom-wdeg learns from the
-    contradictions it meets, and a search that meets fewer learns other weights: the same
-    solutions and count, maybe in another order). Conflict sets are defined for ``none``
-    and ``forward`` (the other levels' eliminations would need an explanation each):
-    another level is a ValueError.
-    The compiled core does not backjump (a ValueError: the reference's search only).
-
-Two ways to stop a search early
-    ``deadline`` (seconds on ``time.perf_counter``) is read every 256 guesses: where it
-    stops the search depends on the machine's speed and load. Forced placements do not
-    read it: between two guesses there are fewer of them than cells (each goes a frame
-    deeper; going back places nothing), so it is still read at least once in every 256
-    guesses and 256 x cells forced placements. ``max_guesses`` (None: no
-    budget) is a budget of work that does not: a search with ``max_guesses=n`` stops
-    where it would make guess number ``n + 1`` (a branching cell still has an untried
-    candidate and ``n`` guesses are made). It then has ``complete=False`` and
-    ``budget_spent=True``, and its solutions and counters are those of the work done up
-    to there: ``guesses == n``, and the frames abandoned on the way to that candidate
-    count as backtracks as usual. A search that ends without needing guess ``n + 1`` (it
-    exhausts the space, or finds ``limit`` solutions) is not stopped by the budget, even
-    with exactly ``n`` guesses. Forced placements spend none of it. ``max_guesses=0``
-    solves by propagation alone (and under ``forward`` by forced placements, each a node
-    past the root), and a puzzle that needs a guess stops where it would make one. So the
-    same budget stops the same search at the same point on every machine, in every
-    implementation (the compiled core, and its bitboard solver, too). The deadline is
-    read after the guess is counted and before it is placed, the budget before the guess
-    is counted; when both apply, whichever comes first stops the search. Under ``sac`` the
-    deadline is also read after every probe (one node's shaving can take seconds on a
-    large grid), in both implementations.
-
-Statistics (defined so that another implementation can match them exactly)
-    ``nodes``       states reached without contradiction: the root (when its propagation
-                    succeeds) plus every guess and every forced placement whose
-                    propagation succeeds.
-    ``guesses``     candidate values tried at branching cells (cells chosen with two
-                    candidates or more), whether their propagation succeeded or not. A
-                    forced placement is no guess, nor counts against ``max_guesses``.
-    ``backtracks``  branching cells abandoned after all their candidates were tried: each
-                    time the search returns past a cell to the choice before it. A forced
-                    cell left (its one candidate failed, or everything below it was
-                    tried) is no backtrack: it was no choice.
-    ``backjumps``   (backjumping) dead ends that jumped back over a branching level.
-    ``skipped``     (backjumping) the branching levels those jumps passed over (a forced
-                    level has no other candidate to skip).
-    Solutions are grids, returned in the order the search finds them.
-
-Tracing (for the classroom, see :mod:`sudokulab.classroom.trace`)
-    ``Engine(..., trace=tracer)`` reports every step to ``tracer``, from the code paths
-    that count: ``place(cell, bit, reason, unit)`` (reason ``"given"``, ``"naked"`` or
-    ``"hidden"``, with the unit index that made a hidden single), ``eliminate(cell, bit,
-    cells)`` (``bit`` removed from ``cells`` by the placement in ``cell``),
-    ``node(depth)``, ``guess(cell, bit, candidates, depth)``, ``forced(cell, bit, depth)``
-    (a forced placement, see Search), ``contradiction(kind, cell, unit, bit)`` (kind
-    ``"empty"``: a cell without candidates; ``"noplace"``: a value without a place in a
-    unit; ``"clash"``: a value a cell cannot take), ``backtrack(cell, depth)`` (a
-    branching cell's), ``solution(masks)`` and, when backjumping,
-    ``backjump(from_depth, to_depth, conflict_set)``; with cages also
-    ``prune_cage(cage, allowed, removed)`` (``removed``: (cell, mask) pairs, the values
-    the cage's value sets no longer allow there) and ``contradiction("cage", cell, -1,
-    bits, cage)`` (no value set of the cage fits: ``cell`` and ``bits`` are the refused
-    placement under ``none``, else -1 and the cage's placed values). Under ``ac3``,
-    ``revise(x, y, bit)`` (the arc (x, y) removed ``bit``, the value y holds, from x; a
-    cell so left with one value is reported as a naked ``place``); under ``gac`` and
-    ``sac``, ``gac(unit, matching, removed)`` (a filtering that removed something:
-    ``matching`` the (cell, bit) pairs of a maximum matching, ``removed`` (cell, mask)
-    pairs) and ``contradiction("nomatch", -1, unit, 0)``; under ``sac``, ``probe(cell,
-    bit, failed)`` for each probe (its own propagation is not traced). With ``trace=None``
-    (the default) the checks sit outside the per-peer loops, so the search is not
-    measurably slower.
+solution for solution and count for count. What the engine does, exactly (its state, the
+propagation levels, cages and rules, the cell and value orders, dom-wdeg's blame, pencil
+marks, the search, backjumping, deadlines and budgets, the counters and the tracer's
+protocol), is specified in docs/engine.md, "The native engine's semantics".
 """
 
 from __future__ import annotations
@@ -334,7 +19,7 @@ from typing import Any
 
 from .options import DEFAULTS, check
 
-#: The levels named as constraint programming names them (their own root, see the docstring).
+#: The levels named as constraint programming names them (their own root: docs/engine.md).
 _CP_LEVELS = ("ac3", "gac", "sac")
 
 #: Solutions kept by default: a count may run into millions, the grids are kept only up
@@ -549,7 +234,7 @@ def combinations_of(size: int, cells: int, total: int) -> tuple[int, ...]:
 
 #: The compiled rule kinds (the compiled core's codes are their indexes).
 PAIR, SUM, RUN, SANDWICH = 0, 1, 2, 3
-#: The rule kinds the engine propagates (see "Rules" in the module docstring).
+#: The rule kinds the engine propagates (see "Rules" in docs/engine.md).
 RULE_KINDS = frozenset(
     {"less", "lessequal", "difference", "notdifference", "mindifference", "ratio"}
     | {"notratio", "pairsum", "notequal", "sumequals", "consecutive", "parity"}
@@ -748,7 +433,7 @@ def _value_sets(values: list[int], k: int, total: int) -> list[int]:
 
 def prune_rule(rule: CompiledRule, masks: list[int], size: int) -> list[int] | None:
     """One pass of a rule's pruning: the new masks of its cells (in its order), or None
-    when it leaves one empty or cannot hold (see "Rules" in the module docstring)."""
+    when it leaves one empty or cannot hold (see "Rules" in docs/engine.md)."""
     cells = rule.cells
     if rule.kind == PAIR:
         a, b = cells
@@ -1015,15 +700,8 @@ def tables(
 
 
 class Engine:
-    """Propagate-and-backtrack search over one grid shape with fixed knobs.
-
-    >>> from sudokulab.models import geometry
-    >>> units = tuple(u.cells for u in geometry(4).units)
-    >>> engine = Engine(4, units, propagation="hidden", order="mrv")
-    >>> out = engine.search([1, 2, 0, 0, 0, 0, 1, 0, 3, 1, 0, 0, 0, 0, 0, 1], limit=2)
-    >>> out.solutions, out.complete
-    (((1, 2, 4, 3, 4, 3, 1, 2, 3, 1, 2, 4, 2, 4, 3, 1),), True)
-    """
+    """Propagate-and-backtrack search over one grid shape with fixed knobs (docs/engine.md
+    has an example, with a tracer)."""
 
     def __init__(
         self,
@@ -1043,7 +721,7 @@ class Engine:
         self._rules = tuple(rules)
         #: The compiled rules to prune again in the fixpoint under way (see "Rules").
         self._rdirty: set[int] = set()
-        self.trace = trace  # None, or an object with the methods in the module docstring
+        self.trace = trace  # None, or an object with the methods docs/engine.md lists
         self.propagation = propagation
         self.order = order
         self._deadline: float | None = None  # the search's, for sac's probes
@@ -1078,7 +756,7 @@ class Engine:
         )
         self._locked = propagation == "locked"
         # Under none every unplaced cell keeps all its candidates: mrv (and mrv-degree, see
-        # the module docstring) picks the first unplaced cell, so skip the scan.
+        # docs/engine.md) picks the first unplaced cell, so skip the scan.
         if order == "dom-wdeg":
             self._choose = self._choose_wdeg
         elif propagation == "none" or order == "first":
@@ -1452,7 +1130,7 @@ class Engine:
         self, masks: list[int], givens: list[int] | tuple[int, ...], marks: bool
     ) -> tuple[list[int], bytearray] | None:
         """The root under ac3, gac or sac: every given set at once, then one fixpoint
-        (see the module docstring); None on a contradiction."""
+        (see docs/engine.md); None on a contradiction."""
         t = self.tables
         trace = self.trace
         placed = bytearray(len(masks))
@@ -1670,8 +1348,8 @@ class Engine:
         return self._place_gac(masks, placed, cell, bit) and self._shave(masks, placed)
 
     def _shave(self, masks: list[int], placed: bytearray) -> bool:
-        """Singleton arc consistency over a gac fixpoint, probing in the module
-        docstring's order; False on a contradiction, or (``_stopped``) when the deadline
+        """Singleton arc consistency over a gac fixpoint, probing in the order
+        docs/engine.md gives; False on a contradiction, or (``_stopped``) when the deadline
         passes: the clock is read after every probe, a node's shaving can take seconds."""
         t = self.tables
         trace = self.trace
@@ -1799,7 +1477,7 @@ class Engine:
         self, givens: list[int] | tuple[int, ...], candidates: Any = None
     ) -> tuple[list[int], bytearray] | None:
         """The state with every given placed and propagated (from the pencil marks
-        ``candidates`` when given, see the module docstring), or None on a contradiction."""
+        ``candidates`` when given, see docs/engine.md), or None on a contradiction."""
         t = self.tables
         trace = self.trace
         placed = bytearray(len(givens))
@@ -1930,7 +1608,7 @@ class Engine:
         candidates: Any = None,
     ) -> Outcome:
         """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)
-        and within ``max_guesses`` guesses (None: no budget; see the module docstring),
+        and within ``max_guesses`` guesses (None: no budget; see docs/engine.md),
         from the pencil marks ``candidates`` (one mask per cell) when given.
 
         The first ``keep`` solutions are returned as grids; all are counted. A dead end
@@ -1956,7 +1634,7 @@ class Engine:
         # A frame is [masks, placed, cell, candidates not yet tried, culprits, conflict
         # set, forced] of the cell chosen at a node (culprits and conflict set are
         # backjumping's, see _Backjumping); forced: the cell has one candidate, so placing
-        # it is propagation, not a guess (see Statistics in the module docstring).
+        # it is propagation, not a guess (see Statistics in docs/engine.md).
         stack: list[list] = []
         dead_ends = (_Backjumping if self.backjump else _Backtracking)(self, stack)
         place, dead_end, choose = dead_ends.place, dead_ends.dead_end, self._choose
@@ -2176,7 +1854,7 @@ class _Backtracking:
 
 
 class _Backjumping(_Backtracking):
-    """Conflict-directed backjumping (FC-CBJ, see the module docstring): at a dead end,
+    """Conflict-directed backjumping (FC-CBJ, see docs/engine.md): at a dead end,
     back to the deepest level its conflict set names. Each state's cells have culprits
     (bit k for level k, the k-th frame; the root is level 0 and never blamed: nothing above
     it to undo), kept in the frame beside the state, and each frame a conflict set."""
@@ -2243,7 +1921,7 @@ def _ignore(*args: Any) -> None:
 
 class _Blame:
     """The tracer a dom-wdeg search runs behind: each contradiction raises the weight of
-    the constraint the module docstring blames it on; every event goes on to ``inner``
+    the constraint docs/engine.md blames it on; every event goes on to ``inner``
     (the caller's tracer, or None)."""
 
     def __init__(self, tables: Tables, weights: list[int], inner: Any) -> None:

@@ -1,51 +1,16 @@
 """The generator: random solved grids from the native engine, then clues removed.
 
-1. A solved grid: n random cells get the values 1..n in random order (they cannot clash:
-   they are all different) and the native engine completes them; a seeding it cannot
-   complete within :data:`SEEDING_GUESSES` guesses is redrawn (see :func:`solved_grid`).
-   Jigsaw regions are the boxes reshaped by random swaps of border cells that keep every
-   region contiguous.
-2. Clues removed, in random order (pairs of cells opposite through the centre with
-   ``symmetry="rotational"``), each removal kept only while the puzzle stays unique:
-   the engine's count with limit 2 is 1, settled within :data:`CHECK_GUESSES` guesses.
-   A check that needs more keeps the clue: the puzzle stays provably unique, and the
-   work stays bounded (on 25x25 grids some checks would run to millions of guesses;
-   within the budget a puzzle keeps about as many blanks: see docs/results.md, "Figures
-   behind the defaults"). A difficulty below ``extreme`` makes the test stricter: a removal is kept
-   only if the logic solver, climbing only the techniques of that grade and easier (see
-   :mod:`sudokulab.logic`), still solves the puzzle, which also proves it unique; a
-   technique keeps a removal only if the ladder up to that technique solves it. For a
-   grade above ``easy`` (singles, checked by the engine's propagation at little cost) the
-   first attempts (:data:`DRAWN_SHARE`) skip that test and keep the puzzle if it rates
-   so: far faster, since such puzzles are common among minimal ones.
-3. The grade is the logic solver's rating (:data:`DIFFICULTIES`: ``easy`` singles,
-   ``medium`` locked candidates and subsets, ``hard`` fish, wings and colouring,
-   ``expert`` chains, ``extreme`` needs search). A puzzle whose grade misses the asked
-   difficulty, or whose hardest technique is not the asked one, is dropped and a new
-   grid drawn.
-
-Killer puzzles: random cages grown over the solved grid (distinct values in each, sizes
-1-4) are the clues. Uniqueness is checked with the native engine's count (limit 2, the
-cages pruned as its docstring says, within the same guess budget); while two solutions
-exist, a given is added at a cell where they differ (at a random blank cell when the
-budget ran out first). The ladder knows no sums, so they are graded by what the engine
-needs, cages included: ``easy`` (naked and hidden singles), ``extreme`` (search).
-
-Variant rules (``anti-knight``, ``thermometer``, ``kropki``): the solved grid keeps the
-rules (an anti-knight grid is completed by the engine from a random seeding, as a classic
-one; thermometers, random increasing paths of orthogonal neighbours, and kropki dots,
-every white and black dot between orthogonal neighbours, are read off a classic solved
-grid), then clues are removed as for classic puzzles while the engine, propagating the
-rules, proves the puzzle unique within :data:`CHECK_GUESSES`. The ladder knows no rules:
-these puzzles are not graded.
-
-Everything random comes from one ``random.Random(seed)``, and the search is steered by
-counts of guesses, never by a clock, so the same seed gives the same puzzles on every
-run and machine. A request that cannot be met quickly (a rare technique, a large grid)
-is bounded twice: at most ``attempts`` grids per puzzle (:data:`ATTEMPTS`), and, when
-asked, at most ``timeout`` seconds per puzzle; either ends it with a GenerateError. The
-clock only decides when to give up: a puzzle found in time is the one the seed gives.
-A ``progress`` callback hears where each puzzle's search stands (:class:`Tried`).
+A solved grid (a random seeding the engine completes, :func:`solved_grid`), then clues
+removed in random order while the puzzle stays unique, graded by the logic solver's
+rating (:data:`DIFFICULTIES`); killer puzzles get random cages as their clues, rule
+puzzles (anti-knight, thermometer, kropki) a solved grid that keeps the rules. Unique
+means the engine's count with limit 2 is 1, settled within :data:`CHECK_GUESSES`
+guesses: a check that needs more keeps the clue, so the puzzle stays provably unique and
+the work bounded. Everything random comes from one ``random.Random(seed)`` and the
+search is steered by counts of guesses, never by a clock, so the same seed gives the
+same puzzles on every run and machine; ``attempts`` and ``timeout`` bound a request (a
+GenerateError past either). docs/guides/variants.md, "Generating puzzles", says how each
+step goes.
 """
 
 from __future__ import annotations
@@ -88,8 +53,8 @@ DRAWN_SHARE = 0.5
 #: (255: where the generator's former cut-off, a deadline already past read at the 256th
 #: guess, stopped; so a seed still gives the grids it gave.)
 SEEDING_GUESSES = 255
-#: Guesses one uniqueness check may spend (see the module docstring): checks on 9x9
-#: grids take tens, on 16x16 a few in a hundred take more; on 25x25 the ones beyond it
+#: Guesses one uniqueness check may spend (a check that needs more keeps its clue): 9x9
+#: checks take tens, on 16x16 a few in a hundred take more; on 25x25 the ones beyond it
 #: mostly run on for millions while the puzzle gains almost no blanks from them.
 CHECK_GUESSES = 10_000
 

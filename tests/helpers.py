@@ -8,6 +8,8 @@ import json
 import os
 import random
 import re
+import subprocess
+import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -15,9 +17,10 @@ from itertools import combinations, product
 from pathlib import Path
 
 import lzstring
+import pytest
 
 from sudokulab import is_solution, solve
-from sudokulab.models import geometry
+from sudokulab.models import Puzzle, geometry
 
 #: The repository's root folder.
 REPO = Path(__file__).resolve().parent.parent
@@ -91,6 +94,120 @@ def wait_for(condition: Callable[[], object], timeout: float = 30.0, every: floa
         time.sleep(every)
 
 
+# --- processes (the Ctrl-C and signal tests) ---------------------------------------
+
+
+def live_processes() -> dict[int, tuple[int, int]]:
+    """Every live (not zombie) process: pid -> (parent pid, process group). Linux's /proc."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
+        if fields[0] != "Z":
+            found[int(entry.name)] = (int(fields[1]), int(fields[2]))
+    return found
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid``."""
+    return [pid for pid, (_, group) in live_processes().items() if group == pgid]
+
+
+def descendants(pid: int) -> set[int]:
+    """The live processes started by ``pid``, at any depth, whatever their group (solver
+    children have a group of their own)."""
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in live_processes().items():
+        children.setdefault(parent, []).append(child)
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time process ``pid`` has used (user and system)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Job:
+    """The ``script`` with ``args`` in a process group of its own, as a terminal runs a job;
+    its standard output and error read, a line at a time, as they come."""
+
+    #: Seconds a wait for the command may take before the test fails.
+    patience = 120.0
+
+    def __init__(self, script: str, args: list[str], *, stdin=subprocess.DEVNULL, **popen) -> None:
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self.proc = subprocess.Popen(
+            [script, *args],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group, as a terminal's job
+            **popen,
+        )
+        self.readers = [
+            threading.Thread(target=self._read, args=(stream, lines), daemon=True)
+            for stream, lines in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))
+        ]
+        for reader in self.readers:
+            reader.start()
+
+    @staticmethod
+    def _read(stream, lines: list[str]) -> None:
+        for raw in stream:
+            lines.append(raw.decode(errors="replace").rstrip("\n"))
+
+    def wait_for(self, ready: Callable[[], bool], what: str) -> None:
+        """Return once ``ready()``; fail when the command ends first or it takes too long."""
+        deadline = time.monotonic() + self.patience
+        while not ready():
+            if self.proc.poll() is not None:
+                pytest.fail(f"the command ended ({self.proc.returncode}) before {what}: {self}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"no {what} within {self.patience:g} s: {self}")
+            time.sleep(0.01)
+
+    def __str__(self) -> str:
+        return "\n".join(["stderr:", *self.err[-40:], "stdout:", *self.out[:5]])
+
+
+def holding_import(held: str, seconds: float) -> str:
+    """Python source that holds the first import of the module named by the expression
+    ``held`` (when it names one): a line on stderr says so, then the import waits
+    ``seconds``, as a slow import would."""
+    return f"""
+import os, sys, time
+
+held = {held}
+
+
+class Hold:
+    def find_spec(self, name, path=None, target=None):
+        if name == held:
+            sys.meta_path.remove(self)
+            os.write(2, b"loading " + name.encode() + b"\\n")
+            time.sleep({seconds})
+        return None
+
+
+if held:
+    sys.meta_path.insert(0, Hold())
+"""
+
+
 def two_solution_grid(solution: tuple[int, ...]) -> tuple[int, ...]:
     """Blank a deadly rectangle (a b / b a over two boxes of one band): two solutions."""
     g = geometry(9)
@@ -108,6 +225,19 @@ def two_solution_grid(solution: tuple[int, ...]) -> tuple[int, ...]:
                 assert g.cell_count == len(grid)
                 return tuple(grid)
     raise AssertionError("no deadly rectangle in this grid")
+
+
+def solved(n: int) -> tuple[int, ...]:
+    """A valid complete grid of size n (the shifted-pattern solution)."""
+    g = geometry(n)
+    br, bc = g.box_rows, g.box_cols
+    return tuple((bc * (r % br) + r // br + c) % n + 1 for r in range(n) for c in range(n))
+
+
+def sample(n: int, seed: int = 1) -> Puzzle:
+    """A puzzle of size n: a valid grid with about half the cells blanked."""
+    rng = random.Random(seed * 100 + n)
+    return Puzzle(geometry(n), tuple(v if rng.random() < 0.5 else 0 for v in solved(n)))
 
 
 def random_solution(size: int, rng: random.Random) -> list[int]:
@@ -211,21 +341,8 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
     """A puzzle with a rule of every kind a setter draws (thermometers, an arrow, lines,
     kropki dots, XV, parity, sandwiches, little killers), each found in a solved grid so
     the grid keeps them; the cells the rules read are blank, the others given."""
-    from sudokulab.models import Puzzle
+    from sudokulab.models import Puzzle, rules
     from sudokulab.models.rule_fields import segments
-    from sudokulab.models.rules import (
-        Consecutive,
-        Difference,
-        Less,
-        LessEqual,
-        LittleKiller,
-        MinDifference,
-        PairSum,
-        Parity,
-        Ratio,
-        Sandwich,
-        SumEquals,
-    )
 
     n, v = geom.size, solution
     used: set[int] = set()
@@ -253,10 +370,10 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
             path.append(min(up, key=lambda d: v[d]))
         return path
 
-    rules: list = []
-    for kind, name in ((Less, "thermometer 1"), (LessEqual, "slow thermometer 1")):
+    stated: list = []
+    for kind, name in ((rules.Less, "thermometer 1"), (rules.LessEqual, "slow thermometer 1")):
         path = next(p for p in map(rising, geom.cells) if len(p) >= 3 and free(*p))
-        rules += [take(kind(a, b, name)) for a, b in zip(path, path[1:], strict=False)]
+        stated += [take(kind(a, b, name)) for a, b in zip(path, path[1:], strict=False)]
     arrow = next(
         (c, a, b)
         for c in geom.cells
@@ -264,19 +381,19 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
         for b in near(a, True)
         if free(c, a, b) and v[a] + v[b] == v[c]
     )
-    rules.append(take(SumEquals(arrow[:1], arrow[1:], "arrow 1")))
+    stated.append(take(rules.SumEquals(arrow[:1], arrow[1:], "arrow 1")))
     pairs = [(a, b) for a in geom.cells for b in near(a) if a < b]
     wide = n // 2 + 1  # German whispers' least difference
     for test, make, args in (
-        (lambda x, y: abs(x - y) == 1, Difference, (1, "white dot 1")),
-        (lambda x, y: 2 * x == y or 2 * y == x, Ratio, (2, "black dot 1")),
-        (lambda x, y: x + y == 10, PairSum, (10, "xv 1")),
-        (lambda x, y: x + y == 5, PairSum, (5, "xv 2")),
-        (lambda x, y: abs(x - y) >= wide, MinDifference, (wide, "whispers 1")),
+        (lambda x, y: abs(x - y) == 1, rules.Difference, (1, "white dot 1")),
+        (lambda x, y: 2 * x == y or 2 * y == x, rules.Ratio, (2, "black dot 1")),
+        (lambda x, y: x + y == 10, rules.PairSum, (10, "xv 1")),
+        (lambda x, y: x + y == 5, rules.PairSum, (5, "xv 2")),
+        (lambda x, y: abs(x - y) >= wide, rules.MinDifference, (wide, "whispers 1")),
     ):
         found = next(((a, b) for a, b in pairs if free(a, b) and test(v[a], v[b])), None)
         if found:
-            rules.append(take(make(*found, *args)))
+            stated.append(take(make(*found, *args)))
     runs = [
         line
         for c in geom.cells
@@ -285,7 +402,7 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
     ]
     run = next((r for r in runs if max(v[c] for c in r) - min(v[c] for c in r) == 2), None)
     if run:
-        rules.append(take(Consecutive(run, "renban 1")))
+        stated.append(take(rules.Consecutive(run, "renban 1")))
     region = next(
         (
             (a, b, c)
@@ -300,24 +417,27 @@ def marked_puzzle(geom, solution: tuple[int, ...]):
     )
     if region:
         parts = segments(region, geom)
-        rules.append(take(SumEquals(parts[0], parts[1], "region-sum line 1")))
+        stated.append(take(rules.SumEquals(parts[0], parts[1], "region-sum line 1")))
     odd = next(c for c in geom.cells if v[c] % 2 and free(c))
     even = next(c for c in geom.cells if not v[c] % 2 and free(c))
-    rules += [take(Parity(odd, "odd", "odd cell")), take(Parity(even, "even", "even cell"))]
+    stated += [
+        take(rules.Parity(odd, "odd", "odd cell")),
+        take(rules.Parity(even, "even", "even cell")),
+    ]
     row, column = tuple(range(n)), tuple(range(1, n * n, n))
 
     def between(line: tuple[int, ...]) -> int:
         i, j = sorted(k for k, c in enumerate(line) if v[c] in (1, n))
         return sum(v[c] for c in line[i + 1 : j])
 
-    rules.append(Sandwich(row, between(row), "row 1 sandwich"))
-    rules.append(Sandwich(column, between(column), "column 2 sandwich"))
+    stated.append(rules.Sandwich(row, between(row), "row 1 sandwich"))
+    stated.append(rules.Sandwich(column, between(column), "column 2 sandwich"))
     down = tuple(i * n + i + 1 for i in range(n - 1))  # from above r1c2, down and right
     up = tuple((n - 1 - i) * n + i for i in range(n))  # from below r{n}c1, up and right
     for k, line in enumerate((down, up), 1):
-        rules.append(LittleKiller(line, sum(v[c] for c in line), f"little killer {k}"))
+        stated.append(rules.LittleKiller(line, sum(v[c] for c in line), f"little killer {k}"))
     givens = tuple(0 if c in used else v[c] for c in geom.cells)
-    return Puzzle(geom, givens, (), None, tuple(rules))
+    return Puzzle(geom, givens, (), None, tuple(stated))
 
 
 # --- the same puzzle as a document, as f-puzzles and as SudokuPad writes it ------------------

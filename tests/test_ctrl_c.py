@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -31,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import Job, cpu_seconds, descendants, holding_import, live_processes
 
 from sudokulab.backends import backend_names, get_backend
 
@@ -87,85 +87,31 @@ def _installed(name: str) -> None:
     pytest.skip(f"{name} cannot run here: {missing}")
 
 
-def _family(pid: int) -> set[int]:
-    """The live processes started by ``pid``, at any depth (a solver's child has a
-    process group of its own)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def _cpu(pid: int) -> float:
-    """The CPU seconds process ``pid`` has used (all its threads)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-class Command:
+class Command(Job):
     """The installed ``sudokulab`` with ``args`` in a process group of its own; its
     output read as it comes."""
 
+    patience = PATIENCE
+
     def __init__(self, args: list[str], env: dict[str, str] | None = None) -> None:
         assert SCRIPT, "the sudokulab console script is not installed"
-        self.out: list[str] = []
-        self.err: list[str] = []
         self.family: set[int] = set()
-        self.proc = subprocess.Popen(
-            [SCRIPT, *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+        super().__init__(
+            SCRIPT,
+            args,
             env=env,
-            start_new_session=True,  # its own process group, as a terminal's job
             # SIGINT heard, as in a terminal's job, even where this runs in the background
             # of a shell without job control (which ignores SIGINT, for its children too)
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
-        self.readers = [
-            threading.Thread(target=self._read, args=(stream, lines), daemon=True)
-            for stream, lines in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))
-        ]
-        for reader in self.readers:
-            reader.start()
-
-    @staticmethod
-    def _read(stream, lines: list[str]) -> None:
-        for raw in stream:
-            lines.append(raw.decode(errors="replace").rstrip("\n"))
-
-    def wait_for(self, ready: Callable[[], bool], what: str) -> None:
-        """Return once ``ready()``; fail when the command ends first or it takes too long."""
-        deadline = time.monotonic() + PATIENCE
-        while not ready():
-            if self.proc.poll() is not None:
-                pytest.fail(f"the command ended ({self.proc.returncode}) before {what}: {self}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"no {what} within {PATIENCE} s: {self}")
-            time.sleep(0.01)
 
     def cpu(self) -> float:
         """The CPU seconds the command and the processes it started have used (a worker
         process, a solver's Java process)."""
         total = 0.0
-        for pid in {self.proc.pid} | _family(self.proc.pid):
+        for pid in {self.proc.pid} | descendants(self.proc.pid):
             with contextlib.suppress(OSError):  # ended meanwhile
-                total += _cpu(pid)
+                total += cpu_seconds(pid)
         return total
 
     def spent(self, seconds: float) -> Callable[[], bool]:
@@ -176,7 +122,7 @@ class Command:
     def interrupt(self) -> float:
         """Ctrl-C, as a terminal sends it: SIGINT to the whole group; the seconds until
         the command exited."""
-        self.family |= _family(self.proc.pid)
+        self.family |= descendants(self.proc.pid)
         sent = time.monotonic()
         os.killpg(self.proc.pid, signal.SIGINT)
         try:
@@ -188,8 +134,7 @@ class Command:
 
     def left(self) -> set[int]:
         """The processes the command started that still run."""
-        alive = {int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()}
-        return {pid for pid in self.family if pid in alive and pid not in _zombies(alive)}
+        return self.family & set(live_processes())
 
     def close(self) -> None:
         """Kill whatever is left of the group (after a failure); read the rest."""
@@ -199,20 +144,6 @@ class Command:
             self.proc.wait()
         for reader in self.readers:
             reader.join(PATIENCE)
-
-    def __str__(self) -> str:
-        return "\n".join(["stderr:", *self.err[-40:], "stdout:", *self.out[:5]])
-
-
-def _zombies(pids: set[int]) -> set[int]:
-    """Those of ``pids`` that are zombies (ended, not yet reaped)."""
-    found = set()
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            stat = Path(f"/proc/{pid}/stat").read_text()
-            if stat[stat.rindex(")") + 2] == "Z":
-                found.add(pid)
-    return found
 
 
 def assert_stopped(command: Command, took: float, noise: str | None = None) -> None:
@@ -243,24 +174,7 @@ def test_ctrl_c_stops_every_backend_in_its_search(name):
 #: Put in place by a ``sitecustomize`` module (Python imports it as it starts, the
 #: script's process and any it starts alike): the first import of the module named by
 #: $SUDOKULAB_TEST_HOLD says so on stderr, then waits, as a slow import would.
-HOLD = f"""
-import os, sys, time
-
-held = os.environ.get("SUDOKULAB_TEST_HOLD")
-
-
-class Hold:
-    def find_spec(self, name, path=None, target=None):
-        if name == held:
-            sys.meta_path.remove(self)
-            os.write(2, b"loading " + name.encode() + b"\\n")
-            time.sleep({PATIENCE})
-        return None
-
-
-if held:
-    sys.meta_path.insert(0, Hold())
-"""
+HOLD = holding_import('os.environ.get("SUDOKULAB_TEST_HOLD")', PATIENCE)
 
 #: Backends, and a module their package imports when the backend first solves: Ctrl-C
 #: comes while that module is being imported. OR-Tools at four points: its start, the

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import doctest
 import importlib
@@ -150,6 +151,24 @@ def test_docstring_examples(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+#: A module docstring says what the module is for; specifications live in docs/.
+MODULE_DOCSTRING_LINES = 40
+
+
+def test_no_module_docstring_is_over_40_lines():
+    long = {}
+    for name in _modules():
+        path = Path(importlib.import_module(name).__file__)
+        if path.suffix != ".py":  # the compiled core
+            continue
+        first = ast.parse(path.read_text()).body[:1]
+        if first and isinstance(first[0], ast.Expr) and isinstance(first[0].value, ast.Constant):
+            lines = first[0].end_lineno - first[0].lineno + 1  # the quotes' lines included
+            if lines > MODULE_DOCSTRING_LINES:
+                long[name] = lines
+    assert long == {}
 
 
 # --- the CLI reference -------------------------------------------------------------------

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pickle
-import random
 from pathlib import Path
 
 import pytest
+from helpers import sample, solved
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,19 +50,6 @@ COUNTS = {
 def puzzles(data_dir: Path, name: str) -> list[Puzzle]:
     """The puzzles of one public file."""
     return [e.puzzle for e in read_file(data_dir / name)]
-
-
-def solved(n: int) -> tuple[int, ...]:
-    """A valid complete grid of size n (the shifted-pattern solution)."""
-    g = geometry(n)
-    br, bc = g.box_rows, g.box_cols
-    return tuple((bc * (r % br) + r // br + c) % n + 1 for r in range(n) for c in range(n))
-
-
-def sample(n: int, seed: int = 1) -> Puzzle:
-    """A puzzle of size n: a valid grid with about half the cells blanked."""
-    rng = random.Random(seed * 100 + n)
-    return Puzzle(geometry(n), tuple(v if rng.random() < 0.5 else 0 for v in solved(n)))
 
 
 def numbers_rows(p: Puzzle) -> str:

@@ -6,10 +6,11 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import sample, solved
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sudokulab.models import SIZES, Puzzle, geometry, is_solution
+from sudokulab.models import SIZES, is_solution
 from sudokulab.models.entries import VALUES
 from sudokulab.models.formats import (
     Entry,
@@ -25,19 +26,6 @@ TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5.
 TOP95_SOLUTION = "417369825632158947958724316825437169791586432346912758289643571573291684164875293"
 PUZZLE = parse_puzzle(TOP95_FIRST)
 SOLUTION = tuple(map(int, TOP95_SOLUTION))
-
-
-def solved(n: int) -> tuple[int, ...]:
-    """A valid complete grid of size n (the shifted-pattern solution)."""
-    g = geometry(n)
-    br, bc = g.box_rows, g.box_cols
-    return tuple((bc * (r % br) + r // br + c) % n + 1 for r in range(n) for c in range(n))
-
-
-def sample(n: int, seed: int = 1) -> Puzzle:
-    """A puzzle of size n: a valid grid with about half the cells blanked."""
-    rng = random.Random(seed * 100 + n)
-    return Puzzle(geometry(n), tuple(v if rng.random() < 0.5 else 0 for v in solved(n)))
 
 
 def read(text: str, **kwargs: object) -> tuple[list[Entry], list[ParseError]]:

@@ -29,26 +29,9 @@ from sudokulab.classroom.page import viewer_data
 from sudokulab.classroom.trace import trace_puzzle
 from sudokulab.cli import main
 from sudokulab.generate import kropki_dots, thermometers
-from sudokulab.models import Puzzle, geometry
+from sudokulab.models import Puzzle, geometry, rules
 from sudokulab.models.documents import dumps, read_documents
 from sudokulab.models.fpuzzles import encode, read_fpuzzles_text
-from sudokulab.models.rules import (
-    KINDS,
-    Consecutive,
-    Difference,
-    Less,
-    LessEqual,
-    LittleKiller,
-    MinDifference,
-    NotDifference,
-    NotEqual,
-    NotRatio,
-    PairSum,
-    Parity,
-    Ratio,
-    Sandwich,
-    SumEquals,
-)
 from sudokulab.models.variants import with_variant
 
 G9 = geometry(9)
@@ -204,7 +187,7 @@ def test_the_generators_thermometers_and_dots_are_drawn_as_made(size):
     drawn = puzzle_marks(with_rules(*dots, geom=geom))
     assert len(drawn) == len(dots)
     assert {(m.a, m.b, m.colour, m.label) for m in drawn} == {
-        (r.a, r.b, "white" if isinstance(r, Difference) else "black", "") for r in dots
+        (r.a, r.b, "white" if isinstance(r, rules.Difference) else "black", "") for r in dots
     }
 
 
@@ -225,34 +208,43 @@ def test_the_shipped_variant_sets_are_drawn(name):
 
 #: A rule of each kind and the marks it gives (one case a kind; more below).
 CASES = {
-    "less": (Less(0, 1, "thermometer 1"), Thermometer("thermometer 1", 0, ((0, 1),))),
-    "lessequal": (LessEqual(1, 0, "t"), Thermometer("t", 1, ((1, 0),), True)),
-    "difference": (Difference(0, 9, 2, "d"), Dot("d", 0, 9, "white", "2")),
-    "notdifference": (NotDifference(0, 1, 1, "nonconsecutive"), Caption("nonconsecutive", "")),
-    "mindifference": (MinDifference(0, 10, 5, "w"), Line("w", "whispers", ((0, 10),))),
-    "ratio": (Ratio(3, 4, 3, "r"), Dot("r", 3, 4, "black", "3")),
-    "notratio": (NotRatio(0, 1, 2, "no black dot"), Caption("no black dot", "")),
-    "pairsum": (PairSum(0, 1, 7, "s"), EdgeText("s", 0, 1, "7")),
-    "notequal": (NotEqual(0, 11, "anti-knight"), Caption("anti-knight", "")),
-    "sumequals": (SumEquals((40,), (30, 20), "arrow 3"), Arrow("arrow 3", (40,), (40, 30, 20))),
-    "consecutive": (Consecutive((0, 1, 11), "renban 2"), Line("renban 2", "renban", ((0, 1, 11),))),
-    "parity": (Parity(80, "even", "even cell"), ParityMark("even cell", 80, "even")),
+    "less": (rules.Less(0, 1, "thermometer 1"), Thermometer("thermometer 1", 0, ((0, 1),))),
+    "lessequal": (rules.LessEqual(1, 0, "t"), Thermometer("t", 1, ((1, 0),), True)),
+    "difference": (rules.Difference(0, 9, 2, "d"), Dot("d", 0, 9, "white", "2")),
+    "notdifference": (
+        rules.NotDifference(0, 1, 1, "nonconsecutive"),
+        Caption("nonconsecutive", ""),
+    ),
+    "mindifference": (rules.MinDifference(0, 10, 5, "w"), Line("w", "whispers", ((0, 10),))),
+    "ratio": (rules.Ratio(3, 4, 3, "r"), Dot("r", 3, 4, "black", "3")),
+    "notratio": (rules.NotRatio(0, 1, 2, "no black dot"), Caption("no black dot", "")),
+    "pairsum": (rules.PairSum(0, 1, 7, "s"), EdgeText("s", 0, 1, "7")),
+    "notequal": (rules.NotEqual(0, 11, "anti-knight"), Caption("anti-knight", "")),
+    "sumequals": (
+        rules.SumEquals((40,), (30, 20), "arrow 3"),
+        Arrow("arrow 3", (40,), (40, 30, 20)),
+    ),
+    "consecutive": (
+        rules.Consecutive((0, 1, 11), "renban 2"),
+        Line("renban 2", "renban", ((0, 1, 11),)),
+    ),
+    "parity": (rules.Parity(80, "even", "even cell"), ParityMark("even cell", 80, "even")),
     "sandwich": (
-        Sandwich(tuple(range(80, -1, -9)), 5, "column 9 sandwich"),  # read upwards
+        rules.Sandwich(tuple(range(80, -1, -9)), 5, "column 9 sandwich"),  # read upwards
         Clue("column 9 sandwich", "sandwich", 5, 9, 8, (-1, 0)),
     ),
     "littlekiller": (
-        LittleKiller((8, 16, 24), 12, "little killer 1"),
+        rules.LittleKiller((8, 16, 24), 12, "little killer 1"),
         Clue("little killer 1", "little killer", 12, -1, 9, (1, -1)),
     ),
 }
 
 
 def test_the_cases_cover_every_kind():
-    assert set(CASES) == set(KINDS)
+    assert set(CASES) == set(rules.KINDS)
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(rules.KINDS))
 def test_each_kind_gives_its_mark(kind):
     rule, mark = CASES[kind]
     assert rule.kind == kind
@@ -267,19 +259,19 @@ def test_each_kind_gives_its_mark(kind):
 @pytest.mark.parametrize(
     "rule",
     [
-        Less(0, 40, "thermometer 1"),  # cells that do not touch: no thermometer between
-        MinDifference(0, 2, 5, "whispers 1"),
-        Difference(0, 10, 1, "white dot 1"),  # diagonal neighbours: no edge for a dot
-        Ratio(0, 2, 2, "black dot 1"),  # not neighbours
-        PairSum(0, 40, 10, "X 1"),
-        NotEqual(0, 1, "not equal"),  # a pair of a board-wide kind, not a board-wide rule
-        NotDifference(0, 1, 2, "no difference"),
-        SumEquals((0,), (40, 41), "arrow 1"),  # a shaft away from its circle
-        SumEquals((0,), (1, 3), "arrow 2"),  # a shaft that jumps
-        SumEquals((0, 1), (2,), "equal sums"),  # a sum that is neither arrow nor line
-        LittleKiller((40, 50), 9, "little killer 1"),  # a diagonal inside the grid
-        LittleKiller((40,), 5, "little killer 2"),  # one cell, not a corner
-        Sandwich((0, 2, 4, 6, 8, 10, 12, 14, 16), 0, "odd sandwich"),  # steps of two
+        rules.Less(0, 40, "thermometer 1"),  # cells that do not touch: no thermometer between
+        rules.MinDifference(0, 2, 5, "whispers 1"),
+        rules.Difference(0, 10, 1, "white dot 1"),  # diagonal neighbours: no edge for a dot
+        rules.Ratio(0, 2, 2, "black dot 1"),  # not neighbours
+        rules.PairSum(0, 40, 10, "X 1"),
+        rules.NotEqual(0, 1, "not equal"),  # a pair of a board-wide kind, not a board-wide rule
+        rules.NotDifference(0, 1, 2, "no difference"),
+        rules.SumEquals((0,), (40, 41), "arrow 1"),  # a shaft away from its circle
+        rules.SumEquals((0,), (1, 3), "arrow 2"),  # a shaft that jumps
+        rules.SumEquals((0, 1), (2,), "equal sums"),  # a sum that is neither arrow nor line
+        rules.LittleKiller((40, 50), 9, "little killer 1"),  # a diagonal inside the grid
+        rules.LittleKiller((40,), 5, "little killer 2"),  # one cell, not a corner
+        rules.Sandwich((0, 2, 4, 6, 8, 10, 12, 14, 16), 0, "odd sandwich"),  # steps of two
     ],
     ids=lambda rule: rule.name,
 )
@@ -289,16 +281,16 @@ def test_what_cannot_be_drawn_gives_no_mark(rule):
 
 def test_chains_that_branch_loop_or_jump_are_still_walked():
     # a cycle has no bulb: it is walked once from its first cell, and the walk ends
-    loop = [Less(0, 1, "t"), Less(1, 10, "t"), Less(10, 0, "t")]
+    loop = [rules.Less(0, 1, "t"), rules.Less(1, 10, "t"), rules.Less(10, 0, "t")]
     assert puzzle_marks(with_rules(*loop)) == (Thermometer("t", 0, ((0, 1, 10, 0),)),)
     # rules of one name that are two chains (generic records) are two thermometers
-    two = [Less(0, 1, "less"), Less(40, 41, "less"), Less(1, 2, "less")]
+    two = [rules.Less(0, 1, "less"), rules.Less(40, 41, "less"), rules.Less(1, 2, "less")]
     assert puzzle_marks(with_rules(*two)) == (
         Thermometer("less", 0, ((0, 1, 2),)),
         Thermometer("less", 40, ((40, 41),)),
     )
     # a renban whose cells do not touch in turn is drawn in touching pieces
-    jump = Consecutive((0, 1, 30, 31), "renban 1")
+    jump = rules.Consecutive((0, 1, 30, 31), "renban 1")
     assert puzzle_marks(with_rules(jump)) == (Line("renban 1", "renban", ((0, 1), (30, 31))),)
 
 

@@ -16,23 +16,7 @@ from test_variant_kinds import CASES, G4, all_4x4, brute, case, miracle
 
 import sudokulab
 from sudokulab.backends.native import rules_of, shape_of
-from sudokulab.models import Puzzle, build_model, geometry
-from sudokulab.models.rules import (
-    Consecutive,
-    Difference,
-    Less,
-    LessEqual,
-    LittleKiller,
-    MinDifference,
-    NotDifference,
-    NotEqual,
-    NotRatio,
-    PairSum,
-    Parity,
-    Ratio,
-    Sandwich,
-    SumEquals,
-)
+from sudokulab.models import Puzzle, build_model, geometry, rules
 from sudokulab.native import compiled, reference
 from sudokulab.native.options import ORDERS, PROPAGATIONS, VALUES
 from sudokulab.native.reference import SUM_TUPLES, prune_rule
@@ -97,7 +81,7 @@ def test_each_kind_counts_as_cpsat_does(kind):
 
 def test_the_rules_prune_at_the_root_before_any_guess():
     # a 4-cell thermometer along row 1 of a 4x4 grid is 1 2 3 4: no guess at all
-    thermo = tuple(Less(a, a + 1, "thermometer") for a in range(3))
+    thermo = tuple(rules.Less(a, a + 1, "thermometer") for a in range(3))
     puzzle = Puzzle(G4, (0,) * 16, (), None, thermo)
     root = engine(puzzle, "hidden", "mrv").root(puzzle.givens)
     assert root is not None and root[0][:4] == [1, 2, 4, 8] and all(root[1][:4])
@@ -219,7 +203,7 @@ def test_a_block_of_puzzles_with_rules_counts_as_one_by_one():
 
 def test_backjumping_refuses_rules_by_name():
     with pytest.raises(ValueError, match="variant rules"):
-        reference.Engine(4, G4_UNITS, "forward", "mrv", backjump=True, rules=(Less(0, 1),))
+        reference.Engine(4, G4_UNITS, "forward", "mrv", backjump=True, rules=(rules.Less(0, 1),))
 
 
 G4_UNITS = tuple(u.cells for u in G4.units)
@@ -232,27 +216,27 @@ def rules_4x4(draw):
     pair = st.tuples(cell, cell).filter(lambda p: p[0] != p[1])
     small = st.integers(1, 3)
     makers = [
-        lambda: Less(*draw(pair)),
-        lambda: LessEqual(*draw(pair)),
-        lambda: Difference(*draw(pair), draw(small)),
-        lambda: NotDifference(*draw(pair), draw(small)),
-        lambda: MinDifference(*draw(pair), draw(small)),
-        lambda: Ratio(*draw(pair), draw(st.integers(2, 3))),
-        lambda: NotRatio(*draw(pair), 2),
-        lambda: PairSum(*draw(pair), draw(st.integers(3, 7))),
-        lambda: NotEqual(*draw(pair)),
-        lambda: SumEquals(
+        lambda: rules.Less(*draw(pair)),
+        lambda: rules.LessEqual(*draw(pair)),
+        lambda: rules.Difference(*draw(pair), draw(small)),
+        lambda: rules.NotDifference(*draw(pair), draw(small)),
+        lambda: rules.MinDifference(*draw(pair), draw(small)),
+        lambda: rules.Ratio(*draw(pair), draw(st.integers(2, 3))),
+        lambda: rules.NotRatio(*draw(pair), 2),
+        lambda: rules.PairSum(*draw(pair), draw(st.integers(3, 7))),
+        lambda: rules.NotEqual(*draw(pair)),
+        lambda: rules.SumEquals(
             tuple(draw(st.lists(cell, min_size=1, max_size=2, unique=True))),
             tuple(draw(st.lists(cell, min_size=1, max_size=3, unique=True))),
             digits=draw(st.booleans()),
         ),
-        lambda: Consecutive(tuple(draw(st.lists(cell, min_size=2, max_size=4, unique=True)))),
-        lambda: Parity(draw(cell), draw(st.sampled_from(["odd", "even"]))),
-        lambda: Sandwich(
+        lambda: rules.Consecutive(tuple(draw(st.lists(cell, min_size=2, max_size=4, unique=True)))),
+        lambda: rules.Parity(draw(cell), draw(st.sampled_from(["odd", "even"]))),
+        lambda: rules.Sandwich(
             draw(st.sampled_from([tuple(range(r * 4, r * 4 + 4)) for r in range(4)])),
             draw(st.integers(0, 5)),
         ),
-        lambda: LittleKiller(
+        lambda: rules.LittleKiller(
             tuple(draw(st.lists(cell, min_size=2, max_size=3, unique=True))),
             draw(st.integers(3, 10)),
         ),
@@ -292,29 +276,38 @@ def test_property_the_core_counts_as_the_reference_on_random_rules(rules, givens
     assert core == ref
 
 
+def solved_6x6() -> tuple[int, ...]:
+    """The reference's first 6x6 grid (the properties' rules are drawn to fit it)."""
+    units = tuple(u.cells for u in geometry(6).units)
+    return reference.Engine(6, units).search([0] * 36).solutions[0]
+
+
+def puzzle_6x6(drawn: list, kept: set[int]) -> Puzzle:
+    """A 6x6 puzzle stating ``drawn``, its givens the values of :func:`solved_6x6` at the
+    ``kept`` cells: givens from one solved grid keep every search small, under every
+    level."""
+    givens = tuple(v if i in kept else 0 for i, v in enumerate(solved_6x6()))
+    return Puzzle(geometry(6), givens, (), None, tuple(drawn))
+
+
 @settings(max_examples=12, deadline=None)
 @given(st.data(), st.sampled_from(CORE_KNOBS))
 def test_property_the_core_counts_as_the_reference_on_6x6_rules(data, knobs):
-    from sudokulab.models import geometry
-
-    g6 = geometry(6)
     cell = st.integers(0, 35)
     pair = st.tuples(cell, cell).filter(lambda p: p[0] != p[1])
-    rules = data.draw(st.lists(st.one_of(
-        pair.map(lambda p: Less(*p)),
-        pair.map(lambda p: NotDifference(*p, 1)),
-        pair.map(lambda p: Ratio(*p, 2)),
+    drawn = data.draw(st.lists(st.one_of(
+        pair.map(lambda p: rules.Less(*p)),
+        pair.map(lambda p: rules.NotDifference(*p, 1)),
+        pair.map(lambda p: rules.Ratio(*p, 2)),
         st.lists(cell, min_size=2, max_size=4, unique=True).map(
-            lambda c: SumEquals((c[0],), tuple(c[1:]))
+            lambda c: rules.SumEquals((c[0],), tuple(c[1:]))
         ),
-        st.lists(cell, min_size=2, max_size=3, unique=True).map(lambda c: Consecutive(tuple(c))),
-        cell.map(lambda c: Parity(c, "even")),
+        st.lists(cell, min_size=2, max_size=3, unique=True).map(
+            lambda c: rules.Consecutive(tuple(c))
+        ),
+        cell.map(lambda c: rules.Parity(c, "even")),
     ), min_size=1, max_size=5))  # fmt: skip
-    # givens from one solved grid keep every search small, under every level
-    solved = reference.Engine(6, tuple(u.cells for u in g6.units)).search([0] * 36).solutions[0]
-    kept = data.draw(st.sets(st.integers(0, 35), min_size=14, max_size=24))
-    givens = tuple(v if i in kept else 0 for i, v in enumerate(solved))
-    puzzle = Puzzle(g6, givens, (), None, tuple(rules))
+    puzzle = puzzle_6x6(drawn, data.draw(st.sets(st.integers(0, 35), min_size=14, max_size=24)))
     ref, core = both(puzzle, *knobs, limit=3)
     assert core == ref
 
@@ -339,13 +332,13 @@ def test_a_sandwich_sum_places_its_crusts_before_any_guess(propagation):
     row = tuple(range(9))
     # 2 + 3 + ... + 8 = 35: every value but the crusts lies between them, so the crusts
     # are the ends of the row and nothing between is a crust
-    puzzle = Puzzle(G9, (0,) * 81, (), None, (Sandwich(row, 35, "row 1 sandwich"),))
+    puzzle = Puzzle(G9, (0,) * 81, (), None, (rules.Sandwich(row, 35, "row 1 sandwich"),))
     masks = engine(puzzle, propagation, "mrv").root(puzzle.givens)[0]
     crusts = 1 | 1 << 8
     assert masks[0] | crusts == crusts and masks[8] | crusts == crusts
     assert not any(masks[c] & crusts for c in range(1, 8))
     # a sum of 2 is a lone 2 between the crusts: the 2 is at neither end of the row
-    puzzle = Puzzle(G9, (0,) * 81, (), None, (Sandwich(row, 2, "row 1 sandwich"),))
+    puzzle = Puzzle(G9, (0,) * 81, (), None, (rules.Sandwich(row, 2, "row 1 sandwich"),))
     masks = engine(puzzle, propagation, "mrv").root(puzzle.givens)[0]
     assert not masks[0] & 2 and not masks[8] & 2 and masks[4] & 2
 
@@ -353,7 +346,7 @@ def test_a_sandwich_sum_places_its_crusts_before_any_guess(propagation):
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(1, 63), min_size=6, max_size=6), st.integers(0, 15))
 def test_property_a_sandwich_keeps_every_value_some_filling_of_its_row_keeps(masks, total):
-    rule = Sandwich(tuple(range(6)), total, "row 1 sandwich")
+    rule = rules.Sandwich(tuple(range(6)), total, "row 1 sandwich")
     compiled = compiled_rule(G6, rule)
     assert compiled.exact
     fillings = [
@@ -373,7 +366,7 @@ def test_property_a_sandwich_keeps_every_value_some_filling_of_its_row_keeps(mas
 
 def test_a_sandwich_on_a_line_that_may_repeat_a_value_is_checked_only():
     line = tuple(range(0, 12, 2))  # r1c1 r1c3 r1c5 r2c1 r2c3 r2c5: not all peers
-    compiled = compiled_rule(G6, Sandwich(line, 14, "s"))
+    compiled = compiled_rule(G6, rules.Sandwich(line, 14, "s"))
     assert not compiled.exact
     assert prune_rule(compiled, [63] * 36, 6) == [63] * 6
 
@@ -385,10 +378,10 @@ def few_candidate_sums(draw):
     cells = draw(st.lists(st.integers(0, 35), min_size=2, max_size=5, unique=True))
     shape = draw(st.sampled_from(["arrow", "digits", "killer"]))
     if shape == "killer":
-        rule = LittleKiller(tuple(cells), draw(st.integers(2, 30)), "little killer")
+        rule = rules.LittleKiller(tuple(cells), draw(st.integers(2, 30)), "little killer")
     else:
         split = 2 if shape == "digits" and len(cells) > 2 else 1
-        rule = SumEquals(tuple(cells[:split]), tuple(cells[split:]), "arrow", split == 2)
+        rule = rules.SumEquals(tuple(cells[:split]), tuple(cells[split:]), "arrow", split == 2)
     masks = {c: draw(st.integers(1, 63)) for c in cells}
     return rule, masks
 
@@ -426,7 +419,7 @@ def test_property_a_sum_of_few_candidates_keeps_exactly_its_assignments_values(c
 def test_a_sum_of_few_candidates_counts_its_peers_distinct():
     # an arrow of two shaft cells in one box, each 1, 2 or 3: they differ, so the circle
     # is 3, 4 or 5; were they free to repeat, 2 and 6 too (bounds keep all five)
-    arrow = SumEquals((27,), (0, 1), "arrow")
+    arrow = rules.SumEquals((27,), (0, 1), "arrow")
     masks = [0b111 if c in (0, 1) else 0b111111111 for c in range(81)]
     kept = prune_rule(compiled_rule(G9, arrow), masks, 9)
     assert kept == [0b11100, 0b111, 0b111]
@@ -438,19 +431,16 @@ def test_property_the_core_counts_as_the_reference_on_6x6_sandwiches_and_sums(da
     lines = [tuple(range(r * 6, r * 6 + 6)) for r in range(6)]
     lines += [tuple(range(c, 36, 6)) for c in range(6)]
     cell = st.integers(0, 35)
-    rules = data.draw(st.lists(st.one_of(
-        st.tuples(st.sampled_from(lines), st.integers(0, 14)).map(lambda p: Sandwich(*p)),
+    drawn = data.draw(st.lists(st.one_of(
+        st.tuples(st.sampled_from(lines), st.integers(0, 14)).map(lambda p: rules.Sandwich(*p)),
         st.lists(cell, min_size=2, max_size=4, unique=True).map(
-            lambda c: SumEquals((c[0],), tuple(c[1:]))
+            lambda c: rules.SumEquals((c[0],), tuple(c[1:]))
         ),
         st.lists(cell, min_size=2, max_size=6, unique=True).map(
-            lambda c: LittleKiller(tuple(c), 3 * len(c))
+            lambda c: rules.LittleKiller(tuple(c), 3 * len(c))
         ),
     ), min_size=1, max_size=5))  # fmt: skip
-    solved = reference.Engine(6, tuple(u.cells for u in G6.units)).search([0] * 36).solutions[0]
-    kept = data.draw(st.sets(st.integers(0, 35), min_size=8, max_size=20))
-    givens = tuple(v if i in kept else 0 for i, v in enumerate(solved))
-    puzzle = Puzzle(G6, givens, (), None, tuple(rules))
+    puzzle = puzzle_6x6(drawn, data.draw(st.sets(st.integers(0, 35), min_size=8, max_size=20)))
     ref, core = both(puzzle, *knobs, limit=3)
     assert core == ref
 
@@ -473,7 +463,7 @@ def test_the_core_refuses_rule_tables_that_do_not_fit_its_buffers():
     from sudokulab.native.compiled import _core
 
     units = tuple(u.cells for u in G9.units)
-    sandwich = compiled_rule(G9, Sandwich(tuple(range(9)), 35, "s"))
+    sandwich = compiled_rule(G9, rules.Sandwich(tuple(range(9)), 35, "s"))
     fields = (sandwich.kind, sandwich.cells, sandwich.coefs, 35, sandwich.supports, True)
     _core.Tables(9, units, (), rules=(fields,), unary=(511,) * 81)
     short = (*fields[:2], (*sandwich.coefs[:-1], sandwich.coefs[-1] - 1), *fields[3:])
@@ -575,7 +565,7 @@ def test_the_long_arrow_circle_is_bounded_by_its_distinct_shaft():
 
 def test_three_cells_of_a_row_adding_up_to_6_are_1_2_3():
     # plain bounds keep 4 (the others could both be 1); three distinct values cannot
-    killer = LittleKiller((0, 1, 2), 6, "little killer")
+    killer = rules.LittleKiller((0, 1, 2), 6, "little killer")
     rule = compiled_rule(G4, killer)
     full = [0b1111] * 16
     assert prune_rule(alone(rule), full, 4) == [0b1111] * 3
@@ -596,10 +586,12 @@ def bounded_sums(draw):
     cells = draw(st.lists(pool, min_size=2, max_size=most, unique=True))
     shape = draw(st.sampled_from(["arrow", "digits", "killer"]))
     if shape == "killer":
-        rule = LittleKiller(tuple(cells), draw(st.integers(2, n * len(cells))), "little killer")
+        rule = rules.LittleKiller(
+            tuple(cells), draw(st.integers(2, n * len(cells))), "little killer"
+        )
     else:
         split = 2 if shape == "digits" and len(cells) > 2 else 1
-        rule = SumEquals(tuple(cells[:split]), tuple(cells[split:]), "arrow", split == 2)
+        rule = rules.SumEquals(tuple(cells[:split]), tuple(cells[split:]), "arrow", split == 2)
     masks = [draw(st.integers(1, (1 << n) - 1)) if c in cells else (1 << n) - 1
              for c in range(n * n)]  # fmt: skip
     return geom, rule, masks
@@ -629,17 +621,16 @@ def test_property_the_core_counts_as_the_reference_on_6x6_long_sums(data, knobs)
     # long sums along a row and a column (little killers adding up to a solved grid's
     # values, an arrow with a two-digit circle): too many candidates for exact support,
     # pruned on their groups' bounds
-    solved = reference.Engine(6, tuple(u.cells for u in G6.units)).search([0] * 36).solutions[0]
+    solved = solved_6x6()
     row, column = data.draw(st.integers(0, 5)), data.draw(st.integers(0, 5))
     bent = [row * 6 + c for c in range(6)] + [r * 6 + column for r in range(6) if r != row]
     line = st.lists(st.sampled_from(bent), min_size=4, max_size=9, unique=True)
-    rules = data.draw(st.lists(st.one_of(
-        line.map(lambda c: LittleKiller(tuple(c), sum(solved[x] for x in c))),
-        line.map(lambda c: SumEquals(tuple(c[:2]), tuple(c[2:]), digits=True)),
+    drawn = data.draw(st.lists(st.one_of(
+        line.map(lambda c: rules.LittleKiller(tuple(c), sum(solved[x] for x in c))),
+        line.map(lambda c: rules.SumEquals(tuple(c[:2]), tuple(c[2:]), digits=True)),
     ), min_size=1, max_size=2))  # fmt: skip
-    kept = data.draw(st.sets(st.integers(0, 35), max_size=10))
-    givens = tuple(v if i in kept else 0 for i, v in enumerate(solved))
-    puzzle = Puzzle(G6, givens, (), None, tuple(rules))
+    puzzle = puzzle_6x6(drawn, data.draw(st.sets(st.integers(0, 35), max_size=10)))
+    givens = puzzle.givens
     model = build_model(puzzle)
     units, cages = shape_of(model)
     # a budget (the same stopping point in both) keeps the weak levels' thrashing short

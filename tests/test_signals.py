@@ -27,7 +27,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
+from helpers import (
+    Job,
+    cpu_seconds,
+    descendants,
+    group_members,
+    holding_import,
+    live_processes,
+    wait_for,
+)
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="process groups, pipe sizes and /proc are Linux's"
@@ -75,83 +83,22 @@ def fake_backends_env() -> dict[str, str]:
     return {**os.environ, "SUDOKULAB_BACKENDS": "fake_backends:SlowBackend", "PYTHONPATH": path}
 
 
-def _processes() -> dict[int, tuple[int, int]]:
-    """Every live (not zombie) process: pid -> (parent pid, process group)."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
-        if fields[0] != "Z":
-            found[int(entry.name)] = (int(fields[1]), int(fields[2]))
-    return found
+class Command(Job):
+    """`sudokulab ARGS` in a process group of its own; its output read as it comes, its
+    standard input fed from ``stdin``."""
 
-
-def group_members(pgid: int) -> list[int]:
-    """The live processes of process group ``pgid``."""
-    return [pid for pid, (_, group) in _processes().items() if group == pgid]
-
-
-def descendants(pid: int) -> set[int]:
-    """The live processes started by ``pid``, at any depth, whatever their group (solver
-    children have a group of their own)."""
-    children: dict[int, list[int]] = {}
-    for child, (parent, _) in _processes().items():
-        children.setdefault(parent, []).append(child)
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU time process ``pid`` has used (user and system)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-class Command:
-    """`sudokulab ARGS` in a process group of its own; its output read as it comes."""
+    patience = PATIENCE
 
     def __init__(
         self, args: list[str], cwd: Path, env: dict[str, str] | None = None, stdin: str = ""
     ) -> None:
         assert SCRIPT, "the sudokulab command is not installed"
-        self.out: list[str] = []
-        self.err: list[str] = []
         self.mark: int | None = None  # how many stderr lines had come when SIGINT was sent
         self.family: set[int] = set()  # the processes it was seen to start
         self._stdin_read, stdin_write = os.pipe()
-        self.proc = subprocess.Popen(
-            [SCRIPT, *args],
-            stdin=self._stdin_read,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,  # its own process group, as a terminal's job
-        )
-        self.readers = [
-            threading.Thread(target=self._read, args=(self.proc.stdout, self.out), daemon=True),
-            threading.Thread(target=self._read, args=(self.proc.stderr, self.err), daemon=True),
-            threading.Thread(target=self._write, args=(stdin_write, stdin), daemon=True),
-        ]
-        for thread in self.readers:
-            thread.start()
-        self.fed = self.readers.pop()
-
-    @staticmethod
-    def _read(stream, lines: list[str]) -> None:
-        for raw in stream:
-            lines.append(raw.decode(errors="replace").rstrip("\n"))
+        super().__init__(SCRIPT, args, stdin=self._stdin_read, cwd=cwd, env=env)
+        self.fed = threading.Thread(target=self._write, args=(stdin_write, stdin), daemon=True)
+        self.fed.start()
 
     @staticmethod
     def _write(fd: int, text: str) -> None:
@@ -164,16 +111,6 @@ class Command:
             return False
         left = fcntl.ioctl(self._stdin_read, termios.FIONREAD, b"\0\0\0\0")
         return int.from_bytes(left, sys.byteorder) == 0
-
-    def wait_for(self, ready: Callable[[], bool], what: str) -> None:
-        """Return once ``ready()``; fail when the command ends first or it takes too long."""
-        deadline = time.monotonic() + PATIENCE
-        while not ready():
-            if self.proc.poll() is not None:
-                pytest.fail(f"the command ended ({self.proc.returncode}) before {what}: {self}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"no {what} within {PATIENCE} s: {self}")
-            time.sleep(0.01)
 
     def line(self, pattern: str, stream: str = "err") -> Callable[[], bool]:
         """A readiness test: a line of ``stream`` matches ``pattern``."""
@@ -192,7 +129,7 @@ class Command:
 
     def left(self) -> list[int]:
         """The processes of the command's group, and those it started, still running."""
-        alive = _processes()
+        alive = live_processes()
         family = {pid for pid in self.family if pid in alive}
         return sorted(family | set(group_members(self.proc.pid)))
 
@@ -233,9 +170,6 @@ class Command:
         assert self.mark is not None
         return [line for line in self.err[self.mark :] if not PROGRESS.match(line)]
 
-    def __str__(self) -> str:
-        return "\n".join(["stderr:", *self.err[-40:], "stdout:", *self.out[:5]])
-
 
 def assert_stopped_cleanly(command: Command, line: str = INTERRUPTED) -> None:
     """Exit status 130, the one line, no traceback on either stream, nothing left running."""
@@ -251,23 +185,9 @@ def assert_stopped_cleanly(command: Command, line: str = INTERRUPTED) -> None:
 #: Runs the command line as the `sudokulab` script does, with the import of one module
 #: (argv[1]) held: once it is asked for, a line on stderr says so and the import waits.
 #: The command now loads only what it runs, too little for a full pipe to hold it there.
-HOLD_IMPORT = f"""
-import os, sys, time
-
-held = sys.argv.pop(1)
-
-class Hold:
-    def find_spec(self, name, path=None, target=None):
-        if name == held:
-            sys.meta_path.remove(self)
-            os.write(2, b"loading " + name.encode() + b"\\n")
-            time.sleep({PATIENCE})
-        return None
-
-sys.meta_path.insert(0, Hold())
-from sudokulab.cli import main
-sys.exit(main())
-"""
+HOLD_IMPORT = holding_import("sys.argv.pop(1)", PATIENCE) + (
+    "from sudokulab.cli import main\nsys.exit(main())\n"
+)
 
 
 @pytest.mark.parametrize(

@@ -14,28 +14,10 @@ import sudokulab
 from sudokulab.backends import get_backend
 from sudokulab.backends.base import Unsupported, admit
 from sudokulab.cli import main
-from sudokulab.models import Puzzle, build_model, geometry, is_solution, read_file, read_text
+from sudokulab.models import Puzzle, build_model, geometry, is_solution, read_file, read_text, rules
 from sudokulab.models.documents import dumps, read_documents
 from sudokulab.models.fpuzzles import encode
 from sudokulab.models.grids import Grids
-from sudokulab.models.rules import (
-    KINDS,
-    Consecutive,
-    Difference,
-    Less,
-    LessEqual,
-    LittleKiller,
-    MinDifference,
-    NotDifference,
-    NotEqual,
-    NotRatio,
-    PairSum,
-    Parity,
-    Ratio,
-    Sandwich,
-    SumEquals,
-    broken,
-)
 from sudokulab.models.variants import board_rules, with_variant
 
 G4 = geometry(4)
@@ -75,20 +57,32 @@ def col(c: int) -> tuple[int, ...]:
 
 #: One hand-made 4x4 puzzle per kind: its rules and givens (0 blank).
 CASES = {
-    "less": ((Less(0, 1, "thermometer 1"), Less(1, 2, "thermometer 1")), {}),
-    "lessequal": ((LessEqual(0, 5, "slow"), LessEqual(5, 10, "slow")), {}),
-    "difference": ((Difference(0, 1, 1, "white"), Difference(4, 8, 2, "two apart")), {}),
-    "notdifference": (tuple(NotDifference(a, a + 1, 1, "nc") for a in (0, 4, 8)), {}),
-    "mindifference": ((MinDifference(0, 1, 3, "whispers"), MinDifference(1, 5, 2, "w")), {}),
-    "ratio": ((Ratio(0, 1, 2, "black"), Ratio(6, 7, 2, "black")), {}),
-    "notratio": (tuple(NotRatio(a, a + 4, 2, "nr") for a in (0, 1, 2, 3)), {}),
-    "pairsum": ((PairSum(0, 4, 5, "V"), PairSum(1, 6, 7, "xv")), {}),
+    "less": ((rules.Less(0, 1, "thermometer 1"), rules.Less(1, 2, "thermometer 1")), {}),
+    "lessequal": ((rules.LessEqual(0, 5, "slow"), rules.LessEqual(5, 10, "slow")), {}),
+    "difference": (
+        (rules.Difference(0, 1, 1, "white"), rules.Difference(4, 8, 2, "two apart")),
+        {},
+    ),
+    "notdifference": (tuple(rules.NotDifference(a, a + 1, 1, "nc") for a in (0, 4, 8)), {}),
+    "mindifference": (
+        (rules.MinDifference(0, 1, 3, "whispers"), rules.MinDifference(1, 5, 2, "w")),
+        {},
+    ),
+    "ratio": ((rules.Ratio(0, 1, 2, "black"), rules.Ratio(6, 7, 2, "black")), {}),
+    "notratio": (tuple(rules.NotRatio(a, a + 4, 2, "nr") for a in (0, 1, 2, 3)), {}),
+    "pairsum": ((rules.PairSum(0, 4, 5, "V"), rules.PairSum(1, 6, 7, "xv")), {}),
     "notequal": (board_rules(G4, "anti-knight"), {}),
-    "sumequals": ((SumEquals((0,), (1, 4), "arrow 1"), SumEquals((15,), (0,), "eq")), {}),
-    "consecutive": ((Consecutive((0, 5, 10), "renban 1"),), {3: 4}),
-    "parity": ((Parity(0, "odd"), Parity(5, "even"), Parity(10, "odd")), {}),
-    "sandwich": ((Sandwich(row(0), 5, "row 1"), Sandwich(col(0), 0, "column 1")), {}),
-    "littlekiller": ((LittleKiller((1, 6, 11), 6, "lk"), LittleKiller((4, 9, 14), 9, "lk2")), {}),
+    "sumequals": (
+        (rules.SumEquals((0,), (1, 4), "arrow 1"), rules.SumEquals((15,), (0,), "eq")),
+        {},
+    ),
+    "consecutive": ((rules.Consecutive((0, 5, 10), "renban 1"),), {3: 4}),
+    "parity": ((rules.Parity(0, "odd"), rules.Parity(5, "even"), rules.Parity(10, "odd")), {}),
+    "sandwich": ((rules.Sandwich(row(0), 5, "row 1"), rules.Sandwich(col(0), 0, "column 1")), {}),
+    "littlekiller": (
+        (rules.LittleKiller((1, 6, 11), 6, "lk"), rules.LittleKiller((4, 9, 14), 9, "lk2")),
+        {},
+    ),
 }
 
 
@@ -99,7 +93,7 @@ def case(kind: str) -> Puzzle:
 
 
 def test_every_kind_has_a_case():
-    assert set(CASES) == set(KINDS)
+    assert set(CASES) == set(rules.KINDS)
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
@@ -110,7 +104,7 @@ def test_each_kind_narrows_the_grids_and_the_verifier_names_what_breaks_it(kind)
     assert kept and kept < every  # the rule is used: some grids go, some stay
     wrong = sorted(every - kept)[0]
     assert not is_solution(puzzle, wrong)
-    assert broken(puzzle.rules, wrong).kind == kind
+    assert rules.broken(puzzle.rules, wrong).kind == kind
     block = Grids.of([puzzle, puzzle])
     right = sorted(kept)[0]
     assert block.verify(np.array([right, wrong], dtype=np.uint8)).tolist() == [True, False]
@@ -141,16 +135,18 @@ def test_a_region_sum_line_that_comes_back_into_a_box_starts_a_new_segment():
 
 
 def test_a_two_digit_arrow_circle_reads_as_a_number():
-    arrow = SumEquals((0, 1), (2, 3, 4), "arrow", digits=True)
+    arrow = rules.SumEquals((0, 1), (2, 3, 4), "arrow", digits=True)
     assert arrow.holds((1, 2, 3, 4, 5)) and not arrow.holds((2, 1, 3, 4, 5))
-    assert not SumEquals((0, 1), (2, 3, 4), "sum").holds((1, 2, 3, 4, 5))  # 3 != 12
+    assert not rules.SumEquals((0, 1), (2, 3, 4), "sum").holds((1, 2, 3, 4, 5))  # 3 != 12
 
 
 def test_a_sandwich_needs_both_crusts_and_counts_either_order():
     line = (0, 1, 2, 3)
-    assert Sandwich(line, 5, "s").holds((4, 2, 3, 1)) and Sandwich(line, 5, "s").holds((1, 2, 3, 4))
-    assert Sandwich(line, 0, "s").holds((2, 1, 4, 3))
-    assert not Sandwich(line, 5, "s").holds((2, 3, 1, 2))
+    assert rules.Sandwich(line, 5, "s").holds((4, 2, 3, 1)) and rules.Sandwich(line, 5, "s").holds(
+        (1, 2, 3, 4)
+    )
+    assert rules.Sandwich(line, 0, "s").holds((2, 1, 4, 3))
+    assert not rules.Sandwich(line, 5, "s").holds((2, 3, 1, 2))
 
 
 MIRACLE_GIVENS = {(5, 3): 1, (6, 7): 2}
@@ -191,7 +187,7 @@ def test_board_rules_skip_pairs_a_unit_already_separates():
     knights = board_rules(geometry(9), "anti-knight")
     peers = geometry(9).peers
     assert all(r.b not in peers[r.a] for r in knights)
-    assert all(isinstance(r, NotEqual) for r in knights)
+    assert all(isinstance(r, rules.NotEqual) for r in knights)
     # r1c1's knight moves r2c3 (same box) and r3c2 (same box) are left out
     assert not {(0, 11), (0, 19)} & {(r.a, r.b) for r in knights}
     assert len(board_rules(geometry(9), "nonconsecutive")) == 2 * 9 * 8
@@ -238,7 +234,7 @@ def test_document_fields_become_rules_and_round_trip():
     }
     entry = read_documents(json.dumps(doc))[0]
     kinds = {rule.kind for rule in entry.puzzle.rules}
-    assert kinds == set(KINDS) - {"notdifference", "notratio"}
+    assert kinds == set(rules.KINDS) - {"notdifference", "notratio"}
     again = read_documents(dumps(entry.puzzle))[0]
     assert again.puzzle == entry.puzzle
     negative = read_documents(json.dumps({**doc, "kropki_negative": True}))[0]
@@ -402,24 +398,24 @@ def test_explain_tells_rules_and_the_logic_solver_refuses_them(capsys):
 def random_rule(rng) -> object:
     """A rule of a random kind over random 4x4 cells."""
     a, b, c = rng.sample(range(16), 3)
-    kind = rng.choice(sorted(KINDS))
+    kind = rng.choice(sorted(rules.KINDS))
     if kind in ("less", "lessequal", "notequal"):
-        return KINDS[kind](a, b)
+        return rules.KINDS[kind](a, b)
     if kind in ("difference", "notdifference", "mindifference"):
-        return KINDS[kind](a, b, rng.randint(1, 3))
+        return rules.KINDS[kind](a, b, rng.randint(1, 3))
     if kind in ("ratio", "notratio"):
-        return KINDS[kind](a, b, 2)
+        return rules.KINDS[kind](a, b, 2)
     if kind == "pairsum":
-        return PairSum(a, b, rng.randint(3, 7))
+        return rules.PairSum(a, b, rng.randint(3, 7))
     if kind == "sumequals":
-        return SumEquals((a,), (b, c))
+        return rules.SumEquals((a,), (b, c))
     if kind == "consecutive":
-        return Consecutive((a, b, c))
+        return rules.Consecutive((a, b, c))
     if kind == "parity":
-        return Parity(a, rng.choice(("odd", "even")))
+        return rules.Parity(a, rng.choice(("odd", "even")))
     if kind == "sandwich":
-        return Sandwich(rng.choice((row, col))(rng.randrange(4)), rng.randint(0, 5))
-    return LittleKiller((a, b, c), rng.randint(4, 10))
+        return rules.Sandwich(rng.choice((row, col))(rng.randrange(4)), rng.randint(0, 5))
+    return rules.LittleKiller((a, b, c), rng.randint(4, 10))
 
 
 @pytest.mark.parametrize("seed", range(12))

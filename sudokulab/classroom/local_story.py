@@ -231,6 +231,15 @@ def _conflicts(k: int) -> str:
     return f"{k} conflict" + ("" if k == 1 else "s")
 
 
+def _taken_or_refused(what: str, event: Swap | Rotate) -> str:
+    """An annealing move's words: the cost it made and how, or why it was refused."""
+    heat = f"temperature {event.temperature:.3g}"
+    if event.accepted:
+        change = "worse, taken by chance" if event.delta > 0 else "taken"
+        return f"{what}: cost {event.cost - event.delta} -> {event.cost}, {heat} ({change})"
+    return f"{what}: refused, the cost would rise by {event.delta} ({heat})"
+
+
 def describe_local(event: LocalEvent, geom: Geometry, method: str) -> str:
     """The line for one local-search step."""
     if isinstance(event, Propagation):
@@ -277,22 +286,14 @@ def describe_local(event: LocalEvent, geom: Geometry, method: str) -> str:
     if isinstance(event, Swap):
         i, j = geom.cell_name(event.i), geom.cell_name(event.j)
         what = f"box {event.box}: swap {i} ({symbol(event.a)}) and {j} ({symbol(event.b)})"
-        heat = f"temperature {event.temperature:.3g}"
-        if event.accepted:
-            change = "worse, taken by chance" if event.delta > 0 else "taken"
-            return f"{what}: cost {event.cost - event.delta} -> {event.cost}, {heat} ({change})"
-        return f"{what}: refused, the cost would rise by {event.delta} ({heat})"
+        return _taken_or_refused(what, event)
     if isinstance(event, Rotate):
         ring = " -> ".join(
             f"{geom.cell_name(c)} ({symbol(v)})"
             for c, v in zip(event.cells, event.values, strict=True)
         )
         what = f"box {event.box}: rotate {ring}, each taking the next one's value"
-        heat = f"temperature {event.temperature:.3g}"
-        if event.accepted:
-            change = "worse, taken by chance" if event.delta > 0 else "taken"
-            return f"{what}: cost {event.cost - event.delta} -> {event.cost}, {heat} ({change})"
-        return f"{what}: refused, the cost would rise by {event.delta} ({heat})"
+        return _taken_or_refused(what, event)
     if isinstance(event, Reheat):
         return (
             f"reheat: no new best cost for a while; temperature back to "
