@@ -11,7 +11,7 @@ from .formats import (
 )
 from .geometry import BOX_SHAPES, SIZES, Geometry, Unit, geometry, make_geometry
 from .model import AllDifferent, Constraint, Model, Sum, build_model
-from .puzzle import Cage, Clash, Grid, Puzzle, is_solution
+from .puzzle import Cage, Clash, Grid, Puzzle, fault, is_solution
 
 __all__ = [
     "BOX_SHAPES",
@@ -29,6 +29,7 @@ __all__ = [
     "Sum",
     "Unit",
     "build_model",
+    "fault",
     "format_candidates",
     "format_grid",
     "format_line",

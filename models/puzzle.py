@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from .display import Displayed
 from .geometry import Geometry, Unit, geometry, size_for_cell_count
@@ -186,22 +187,80 @@ def is_solution(puzzle: Puzzle, grid: Grid | list[int] | None) -> bool:
     each cell of a pencil-mark puzzle one of its candidates, and every variant rule hold.
     This is the independent verifier: it trusts no solver and knows only the rules.
     """
-    if grid is None:
-        return False
+    return grid is not None and not fault(puzzle, grid)
+
+
+def fault(puzzle: Puzzle, grid: Sequence[int]) -> str:
+    """What keeps ``grid`` from being a solution of the puzzle, naming the first cell at
+    fault and the given, candidate, unit, cage or rule it breaks; "" when it is one.
+
+    The checks of :func:`is_solution`, in the model's order (cells, units, cages, rules).
+
+    >>> fault(Puzzle.from_grid([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 0]),
+    ...       [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 1, 1])
+    'r4c3 holds 1 but its given is 2'
+    """
+    if _holds(puzzle, grid):  # the common case, in a few C-level passes
+        return ""
     geom = puzzle.geometry
     n = geom.size
     if len(grid) != n * n:
+        return f"the grid has {len(grid)} cells, not {n * n}"
+    marks = puzzle.candidates
+    for cell, value in enumerate(grid):
+        if not 1 <= value <= n:
+            name = geom.cell_name(cell)
+            return f"{name} holds {value}, not a value of 1..{n}" if value else f"{name} is empty"
+        given = puzzle.givens[cell] or (single(marks[cell]) if marks is not None else 0)
+        if given and value != given:
+            return f"{geom.cell_name(cell)} holds {symbol(value)} but its given is {symbol(given)}"
+        if marks is not None and not marks[cell] >> (value - 1) & 1:
+            return f"{geom.cell_name(cell)} holds {symbol(value)}, not one of its candidates"
+    named = [(unit.cells, unit.name, None) for unit in geom.units]
+    named += [(cage.cells, f"cage {i}", cage.total) for i, cage in enumerate(puzzle.cages, 1)]
+    for cells, name, total in named:
+        if len({grid[c] for c in cells}) < len(cells):  # a repeat: name its two cells
+            seen: dict[int, int] = {}
+            for cell in cells:
+                if grid[cell] in seen:
+                    a, b = geom.cell_name(seen[grid[cell]]), geom.cell_name(cell)
+                    return f"{a} and {b} both hold {symbol(grid[cell])} ({name})"
+                seen[grid[cell]] = cell
+        added = sum(grid[c] for c in cells) if total is not None else total
+        if added != total:
+            return f"{name} (from {geom.cell_name(cells[0])}) adds up to {added}, not {total}"
+    rule = broken(puzzle.rules, grid)
+    if rule is not None:
+        cells = ", ".join(geom.cell_name(c) for c in rule.cells)
+        return f"{rule.name} ({rule.kind}) is broken at {cells}"
+    return ""
+
+
+def _holds(puzzle: Puzzle, grid: Sequence[int]) -> bool:
+    """Whether ``grid`` is a solution: :func:`fault`'s checks, naming nothing (a backend's
+    answers are verified one by one, up to a thousand grids of a count)."""
+    geom = puzzle.geometry
+    n = geom.size
+    if len(grid) != n * n or min(grid) < 1 or max(grid) > n:
         return False
-    if any(g and g != v for g, v in zip(puzzle.givens, grid, strict=True)):
+    if not all(v == g for g, v in zip(puzzle.givens, grid, strict=True) if g):
         return False
-    marks = puzzle.candidates or ()
-    if any(not (0 < v <= n and m >> (v - 1) & 1) for m, v in zip(marks, grid, strict=False)):
+    marks = puzzle.candidates
+    if marks is not None and not all(m >> (v - 1) & 1 for m, v in zip(marks, grid, strict=True)):
         return False
-    full = set(range(1, n + 1))
-    if not all({grid[c] for c in unit.cells} == full for unit in geom.units):
+    if not all(len(set(values(grid))) == n for values in _unit_getters(geom)):
         return False
     for cage in puzzle.cages:
-        values = [grid[c] for c in cage.cells]
-        if len(set(values)) != len(values) or sum(values) != cage.total:
+        cells = [grid[c] for c in cage.cells]
+        if len(set(cells)) < len(cells) or sum(cells) != cage.total:
             return False
     return broken(puzzle.rules, grid) is None
+
+
+def _unit_getters(geom: Geometry) -> tuple[itemgetter, ...]:
+    """Each unit's values of a grid, as one C call (kept on the shared geometry)."""
+    cached = geom.__dict__.get("_unit_getters")
+    if cached is None:
+        cached = tuple(itemgetter(*unit.cells) for unit in geom.units)
+        object.__setattr__(geom, "_unit_getters", cached)
+    return cached

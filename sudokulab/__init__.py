@@ -37,6 +37,7 @@ _HOMES = {
             "ParseError",
             "Puzzle",
             "build_model",
+            "fault",
             "format_candidates",
             "format_grid",
             "format_line",

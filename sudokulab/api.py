@@ -22,7 +22,7 @@ from .backends.base import (
     warm_up,
 )
 from .backends.result import ERROR, INVALID, Answers
-from .models import Model, Puzzle, build_model, parse_puzzle
+from .models import Model, Puzzle, build_model, fault, parse_puzzle
 
 if TYPE_CHECKING:  # numpy: imported by the block path alone (solve FILE, the bench)
     import numpy as np
@@ -54,7 +54,9 @@ def solve(
     backend's own form of it are inside it, and a verdict reached after it is a
     ``timeout``. Givens that break the rules give status ``invalid`` naming the clash; an
     unsolvable puzzle is a status, not an exception; a bad option, limit or timeout is a
-    ValueError naming it.
+    ValueError naming it. Every solution is verified here (:func:`~sudokulab.models.fault`):
+    one that breaks a rule or a given makes the result an ``error`` naming what it breaks
+    (the grids kept, to be shown), so a caller need not verify.
     With ``isolate`` the backend runs in a child process killed at the deadline; by
     default only a backend that cannot stop itself is isolated (and only with a timeout),
     or one that may not run in this process (on this grid: ``in_process_cells``).
@@ -90,7 +92,8 @@ def solve_model(
 ) -> Result:
     """Run one backend on a model, in this process or, isolated, in a worker: the
     request admitted here, once (ValueError for a bad one; a constraint kind the
-    backend does not take is an ``error`` result).
+    backend does not take is an ``error`` result), and every solution verified, as
+    :func:`solve` says.
 
     ``start`` (``time.perf_counter``, default now) is when the request began. The given
     ``worker`` is used when the call is isolated (else a new one is started and stopped
@@ -98,6 +101,20 @@ def solve_model(
     the request's time, nor, in this process, is warming the backend up (its solver
     package imported, once) before a request with a timeout.
     """
+    result = _run_model(model, spec, limit, timeout, isolate, worker, start)
+    return _checked(result, model.puzzle)
+
+
+def _run_model(
+    model: Model,
+    spec: BackendSpec,
+    limit: int | None,
+    timeout: float | None,
+    isolate: bool | None,
+    worker: Worker | None,
+    start: float | None,
+) -> Result:
+    """:func:`solve_model` but for the verification (a block verifies its rows in bulk)."""
     if start is None:
         start = time.perf_counter()
     chosen = get_backend(spec.backend)
@@ -120,6 +137,40 @@ def solve_model(
                 worker = stack.enter_context(Worker())
             result = worker.run(chosen.name, model, _prepared(worker, chosen, request))
     return dataclasses.replace(result, backend=label)
+
+
+def _wrong(backend: str, why: str) -> str:
+    """The message of an answer whose solution fails verification (``why``: its fault)."""
+    return f"{backend} gave a solution that breaks the rules or the givens: {why}"
+
+
+def _checked(result: Result, puzzle: Puzzle) -> Result:
+    """The result once each of its solutions is verified: an ``error`` naming the first
+    fault (its solutions kept) when one breaks a rule or a given (a backend's bug)."""
+    for grid in result.solutions:
+        wrong = fault(puzzle, grid)
+        if wrong:
+            message = _wrong(result.backend, wrong)
+            return dataclasses.replace(result, status=Status.ERROR, exact=False, message=message)
+    return result
+
+
+def _checked_block(answers: Answers, grids: Grids, verified: np.ndarray | None = None) -> Answers:
+    """:func:`_checked` of every row, in bulk (:meth:`~sudokulab.models.grids.Grids.verify`,
+    or ``verified`` when that was computed already): the answers' ``verified`` column set,
+    each row with a solution that fails made an ``error`` naming its fault. In place."""
+    import numpy as np
+
+    if verified is None:
+        verified = grids.verify(answers.solution)
+    answers.verified = verified
+    wrong = answers.solution.any(axis=1) & ~verified
+    for i in np.flatnonzero(wrong).tolist():
+        why = fault(grids.puzzle(i), answers.solution[i].tolist())
+        answers.messages[i] = _wrong(answers.backend, why)
+    answers.status[wrong] = ERROR
+    answers.exact[wrong] = False
+    return answers
 
 
 def _isolated(backend: Backend, request: Request, isolate: bool | None, model: Model) -> bool:
@@ -178,9 +229,10 @@ def solve_grids(
     it. A block whose worker was killed (or died) is solved again one puzzle at a time,
     so that each row's answer and time are its own. ``progress(k)`` is told each time
     ``k`` more rows are done; once ``stop`` is set, puzzles not yet run are ``error``
-    rows saying so. When the clashes were checked after the search, the answers'
-    ``verified`` column says which solutions verify (it is what that check needed:
-    :meth:`~sudokulab.models.grids.Grids.verify`); else it is None.
+    rows saying so. Every row's solution is verified here, in bulk, as :func:`solve`
+    verifies: the answers' ``verified`` column says which verify
+    (:meth:`~sudokulab.models.grids.Grids.verify`), and a row whose solution fails is an
+    ``error`` naming its fault.
     """
     import numpy as np
 
@@ -190,7 +242,7 @@ def solve_grids(
     label, cells = str(spec), grids.geometry.cell_count
     out = Answers.empty(label, len(grids), cells)
     if not len(grids):
-        return out
+        return _checked_block(out, grids)
     chosen = get_backend(spec.backend)
     try:
         refusal = "" if chosen.available() else _missing(chosen)
@@ -209,8 +261,8 @@ def solve_grids(
         # only the rest are checked for clashes, after the search instead of before it
         answers = chosen.run_grids(grids, request.at(time.perf_counter()))
         answers.backend = label
-        answers.verified = grids.verify(answers.solution)
-        suspects = np.flatnonzero(~answers.verified)
+        verified = grids.verify(answers.solution)
+        suspects = np.flatnonzero(~verified)
         clashing = suspects[grids.take(suspects).clashing()]
         if len(clashing):
             answers.put(clashing, Answers.empty(label, len(clashing), cells))
@@ -219,21 +271,21 @@ def solve_grids(
                 answers.common = {}
         if progress is not None:
             progress(len(grids))
-        return answers
+        return _checked_block(answers, grids, verified)
     clashing = grids.clashing()
     _invalid(out, grids, np.flatnonzero(clashing))
     valid = np.flatnonzero(~clashing)
     if progress is not None and len(valid) < len(grids):
         progress(len(grids) - len(valid))
     if not len(valid):
-        return out
+        return _checked_block(out, grids)
     block = grids if len(valid) == len(grids) else grids.take(valid)
     if refusal:
         out.status[valid] = ERROR
         out.messages.update(dict.fromkeys(valid.tolist(), refusal))
         if progress is not None:
             progress(len(valid))
-        return out
+        return _checked_block(out, grids)
     isolated = _isolated(chosen, request, isolate, first)
     with contextlib.ExitStack() as stack:
         if isolated and worker is None:
@@ -253,7 +305,7 @@ def solve_grids(
         progress(len(valid))
     answers.backend = label
     out.put(valid, answers)
-    return out
+    return _checked_block(out, grids)
 
 
 def _invalid(answers: Answers, grids: Grids, rows: np.ndarray) -> None:
@@ -273,7 +325,8 @@ def _one_by_one(
     progress: Callable[[int], None] | None,
     stop: threading.Event | None,
 ) -> Answers:
-    """Each puzzle of the block as its own request, as :func:`solve` runs it."""
+    """Each puzzle of the block as its own request, as :func:`solve` runs it (verified
+    with the block's rows)."""
     results = []
     for puzzle in block.puzzles():
         if stop is not None and stop.is_set():
@@ -281,7 +334,7 @@ def _one_by_one(
             continue
         start = time.perf_counter()
         model = build_model(puzzle)
-        results.append(solve_model(model, spec, limit, timeout, isolated, worker, start))
+        results.append(_run_model(model, spec, limit, timeout, isolated, worker, start))
         if progress is not None:
             progress(1)
     return Answers.from_results(str(spec), results, block.geometry.cell_count)

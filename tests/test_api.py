@@ -6,9 +6,12 @@ import subprocess
 import sys
 
 import pytest
+from helpers import fake_backends
 
 import sudokulab
-from sudokulab import Puzzle, Status, count, is_solution, parse_puzzle, solve
+from sudokulab import Puzzle, Status, count, fault, is_solution, parse_puzzle, solve
+from sudokulab.api import solve_grids
+from sudokulab.models import Cage
 
 pytestmark = pytest.mark.seam
 
@@ -104,3 +107,54 @@ def test_a_missing_backend_package_is_an_error_naming_it(monkeypatch):
     result = solve(EXAMPLE, "cpsat")
     assert result.status is Status.ERROR
     assert result.message == "backend 'cpsat' is not installed: pip install ortools"
+
+
+@pytest.fixture
+def wrong(monkeypatch):
+    """The ``wrong`` backend: every puzzle "solved" with a grid of ones."""
+    yield from fake_backends(monkeypatch, "WrongBackend")
+
+
+#: What the API says of the ``wrong`` backend's grid on EXAMPLE (its first given: r1c5 5).
+WRONG = "wrong gave a solution that breaks the rules or the givens: r1c5 holds 1 but its given is 5"
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_a_solution_that_fails_verification_is_an_error_naming_its_fault(wrong, isolate):
+    result = solve(EXAMPLE, "wrong", isolate=isolate)
+    assert result.status is Status.ERROR and not result.exact
+    assert result.message == WRONG
+    assert result.solution == (1,) * 81  # kept, for a caller to show
+    assert solve(EXAMPLE).status is Status.SOLVED  # the right answer passes
+
+
+def test_a_block_verifies_every_row_as_one_puzzle_does(wrong):
+    from sudokulab.backends.result import ERROR, SOLVED
+    from sudokulab.models.grids import Grids
+
+    grids = Grids.of([parse_puzzle(EXAMPLE)] * 3)
+    for isolate in (False, True):
+        answers = solve_grids(grids, "wrong", isolate=isolate)
+        assert answers.status.tolist() == [ERROR] * 3 and answers.verified.tolist() == [False] * 3
+        assert answers.messages == dict.fromkeys(range(3), WRONG) and not answers.exact.any()
+        assert answers.result(0).status is solve(EXAMPLE, "wrong").status
+    for backend in ("native", "native-py"):  # one engine call for the block
+        answers = solve_grids(grids, backend)
+        assert answers.status.tolist() == [SOLVED] * 3 and answers.verified.all()
+
+
+def test_fault_names_the_first_cell_at_fault_and_what_it_breaks():
+    puzzle = parse_puzzle(EXAMPLE)
+    grid = tuple(int(c) for c in ANSWER)
+    assert fault(puzzle, grid) == ""
+    swapped = list(grid)
+    swapped[0], swapped[1] = swapped[1], swapped[0]  # two blanks: a column breaks
+    assert fault(puzzle, swapped) == "r1c1 and r4c1 both hold 8 (column 1)"
+    assert fault(puzzle, grid[:-1]) == "the grid has 80 cells, not 81"
+    assert fault(puzzle, (0,) + grid[1:]) == "r1c1 is empty"
+    assert fault(puzzle, (10,) + grid[1:]) == "r1c1 holds 10, not a value of 1..9"
+    blank = Puzzle.from_grid([0] * 16)
+    caged = Puzzle(blank.geometry, blank.givens, (Cage((0, 1), 3), Cage((2, 3), 6)))
+    assert fault(caged, [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1]) == (
+        "cage 2 (from r1c3) adds up to 7, not 6"
+    )

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import two_solution_grid
+from helpers import fake_backends, two_solution_grid
 
 import sudokulab
 from sudokulab import is_solution, parse_puzzle
@@ -181,6 +181,28 @@ ONE_BY_ONE_CASES = [
     ["solve", "." * 81, "--variant", "x", "--format", "grid"],
     ["solve", "12..............", "--size", "4", "--stats", "--format", "grid"],
 ]
+
+
+@pytest.fixture
+def wrong(monkeypatch):
+    """The ``wrong`` backend: every puzzle "solved" with a grid of ones."""
+    yield from fake_backends(monkeypatch, "WrongBackend")
+
+
+@pytest.mark.parametrize("few", [True, False])
+@pytest.mark.parametrize("how", [[], ["--unique"], ["--count"], ["--format", "grid"]])
+def test_a_wrong_solution_is_an_error_naming_its_fault(capsys, monkeypatch, wrong, few, how):
+    import sudokulab.cli.solve as solve_command
+
+    if not few:  # the block path
+        monkeypatch.setattr(solve_command, "FEW", 0)
+    code, out, err = run(capsys, "solve", EXAMPLE, "--backend", "wrong", *how)
+    assert code == 1 and out == ""  # --count too: it printed 1 before the API verified
+    said = "error after 1 solution" if how == ["--count"] else "error"
+    assert err == (
+        f"sudokulab: puzzle: {said} (wrong gave a solution that breaks the rules or the"
+        " givens: r1c5 holds 1 but its given is 5)\n"
+    )
 
 
 @pytest.mark.parametrize("args", ONE_BY_ONE_CASES, ids=lambda args: " ".join(args[2:]) or "one")

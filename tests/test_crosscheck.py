@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import fake_backends
 
 from sudokulab.backends import (
     PRESETS,
@@ -87,6 +88,21 @@ def test_cross_check_frame_agrees_and_verifies():
     assert empty["verified"].all()
     summary = summarize(frame)
     assert list(summary["puzzles"]) == [2, 2, 2]
+
+
+@pytest.fixture
+def wrong(monkeypatch):
+    """The ``wrong`` backend: every puzzle "solved" with a grid of ones."""
+    yield from fake_backends(monkeypatch, "WrongBackend")
+
+
+def test_a_solution_that_fails_verification_is_an_error_row_naming_its_fault(wrong):
+    frame = cross_check([EXAMPLE, EXAMPLE], ["native", "wrong"])
+    right, bad = frame[frame["backend"] == "native"], frame[frame["backend"] == "wrong"]
+    assert right["verified"].all() and right["ok"].all()
+    assert bad["status"].tolist() == ["error"] * 2 and bad["verified"].tolist() == [False] * 2
+    assert bad["solution"].tolist() == ["1" * 81] * 2 and not bad["ok"].any()
+    assert bad["message"].str.endswith(": r1c5 holds 1 but its given is 5").all()
 
 
 def test_a_wrong_known_solution_and_a_timeout_are_reported(tmp_path, capsys):

@@ -1,9 +1,9 @@
 """Cross-checking: every backend on every puzzle, verified and compared.
 
-Each answer is checked by the independent verifier, against a known solution when the
-input has one, and against the other backends' answers: they must agree on whether the
-puzzle has no solution, one (and which), or several. Disagreements are reported, never
-hidden.
+Each answer is checked by the independent verifier (the API's, on every answer), against
+a known solution when the input has one, and against the other backends' answers: they
+must agree on whether the puzzle has no solution, one (and which), or several.
+Disagreements are reported, never hidden.
 """
 
 from __future__ import annotations
@@ -98,6 +98,7 @@ def _answers(
     except Exception:  # noqa: BLE001 - retried one by one below, to name the culprit
         pass
     out = Answers.empty(label, len(grids), grids.geometry.cell_count)
+    out.verified = np.zeros(len(grids), dtype=bool)
     for i in range(len(grids)):
         try:
             one = solve_grids(grids.take(slice(i, i + 1)), spec, 2, timeout, worker=worker)
@@ -105,6 +106,7 @@ def _answers(
             out.messages[i] = f"{type(err).__name__}: {err}"
         else:
             out.put(np.array([i]), one)
+            out.verified[i] = one.verified[0]  # put leaves the column out
         if tick is not None:
             tick(1)
     return out
@@ -148,8 +150,8 @@ def cross_check(
     deadline. ``solutions`` gives known solutions in puzzle order (default: the ones an
     :class:`Entry` carries). With ``progress``, a bar (or periodic lines) on stderr.
     Puzzles of one shape go to each backend as one block
-    (:func:`~sudokulab.api.solve_grids`: one engine call for the native engine) and are
-    verified in bulk.
+    (:func:`~sudokulab.api.solve_grids`: one engine call for the native engine), which
+    verifies them in bulk: a solution that fails is an ``error`` row, ``verified`` False.
     """
     import pandas as pd
 
@@ -192,8 +194,8 @@ def _rows(
     solutions: Sequence[Grid | None] | None,
     refused: Sequence[str],
 ) -> list[dict[str, Any]]:
-    """The rows of one block: each backend's answer, verified, compared with what is
-    known and with the other backends'; a backend that ``refused`` the block's kinds
+    """The rows of one block: each backend's answer (verified by the API), compared with
+    what is known and with the other backends'; a backend that ``refused`` the block's kinds
     (the reason, else "") has rows ``skipped`` saying why, which fail nothing."""
     grids = block.grids
     if grids.candidates is None:
@@ -201,7 +203,9 @@ def _rows(
     else:  # pencil marks: each puzzle's line says them (its givens alone would not)
         puzzles = [str(puzzle) for puzzle in grids.puzzles()]
     has = [a.solution.any(axis=1) for a in answers]
-    verified = [grids.verify(a.solution) for a in answers]
+    # the API verified every answer (a failing solution made its row an error); a backend
+    # that refused the block has neither solutions nor that column
+    verified = [np.zeros(len(a), bool) if a.verified is None else a.verified for a in answers]
     texts = [format_lines(a.solution).splitlines() for a in answers]
     statuses = [
         np.full(len(entries), SKIPPED, dtype=object) if why else a.status_names()

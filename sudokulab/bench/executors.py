@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..api import solve, solve_grids
+from ..api import solve_grids
 from ..backends import BackendSpec, Worker, get_backend
 from ..backends.isolation import Usage
 from ..backends.result import INVALID, Answers
@@ -210,12 +210,13 @@ def solve_chunk(
     timeout: float | None,
     stop: threading.Event | None = None,
 ) -> tuple[Answers, Measured] | None:
-    """A chunk's answers from ``worker``, and what each row used: in one request when
-    ``whole`` (clashing puzzles are ``invalid`` rows without a request; a block killed at
-    its hard deadline is asked again one puzzle at a time), else one request per puzzle,
-    as :func:`~sudokulab.api.solve` answers it with a hard deadline. Each row's time is
-    its own request's, from its start (the worker's start-up is no part of it). None
-    when ``stop`` is set before the chunk is done.
+    """A chunk's answers from ``worker`` (:func:`~sudokulab.api.solve_grids`, isolated),
+    and what each row used: in one request when ``whole`` (a block killed at its hard
+    deadline is asked again one puzzle at a time), else each puzzle as a block of one,
+    one request each, as :func:`~sudokulab.api.solve` answers it with a hard deadline
+    (clashing puzzles are ``invalid`` rows without a request). Each row's time is its
+    own request's, from its start (the worker's start-up is no part of it). None when
+    ``stop`` is set before the chunk is done.
 
     CPU time is the worker process's (its threads and waited-for subprocesses included)
     over each request; the rows of a block solved in one request share the block's in
@@ -230,15 +231,18 @@ def solve_chunk(
         )
         _share(measured, answers, worker.take_usage())
     else:
-        results = []
-        for i, puzzle in enumerate(chunk.grids.puzzles()):
+        answers = Answers.empty(str(spec), k, chunk.grids.geometry.cell_count)
+        answers.verified = np.zeros(k, dtype=bool)
+        for i in range(k):
             if stopped():
                 return None
-            results.append(solve(puzzle, spec, limit, timeout, isolate=True, worker=worker))
+            one = solve_grids(chunk.grids.take(slice(i, i + 1)), spec, limit, timeout,
+                              isolate=True, worker=worker)  # fmt: skip
+            answers.put(np.array([i]), one)
+            answers.verified[i] = one.verified[0]  # put leaves the column out
             used = worker.take_usage()
             if len(used) == 1 and used[0] is not None:  # none: an invalid puzzle, a kill
                 measured.cpu_s[i], measured.peak_mb[i] = used[0].cpu_s, used[0].peak_mb
-        answers = Answers.from_results(str(spec), results, chunk.grids.geometry.cell_count)
     # a row the stop's kill cut short is no answer
     return None if stopped() else (answers, measured)
 

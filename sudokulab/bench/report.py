@@ -431,7 +431,7 @@ class Outcome:
         counts = rows.query(
             f"SELECT COUNT(*), TOTAL(status = 'solved' {right}),"
             f" TOTAL(status = 'unsolvable' {right}), TOTAL(status = 'multiple' {right}),"
-            f" TOTAL(status = 'timeout'), TOTAL(status = 'error'), TOTAL({WRONG_SQL}),"
+            f" TOTAL(status = 'timeout'), TOTAL(status = 'error' {right}), TOTAL({WRONG_SQL}),"
             f" TOTAL(status = 'invalid' {right}) FROM {{rows}}"
         )[0]
         (pairs,) = rows.query(

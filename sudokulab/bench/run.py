@@ -1,12 +1,12 @@
 """The bench: run backend specs over puzzle sets and keep every result.
 
 Sets x specs x repeats become chunks of work (:mod:`.plan`: puzzles of one shape from one
-set, for one repeat), an executor runs them (:mod:`.executors`), and each chunk's rows
-are built from its answers column by column, verified in bulk and committed to the store
-in one transaction, in the plan's order, as soon as the chunk and those before it are
-in; ``resume`` finishes an interrupted run without repeating any row. Once every row is
-in, each row's agreement with the other backends is computed in SQL for the whole run at
-once and written.
+set, for one repeat), an executor runs them (:mod:`.executors`, through the API, which
+verifies every answer), and each chunk's rows are built from its answers column by
+column and committed to the store in one transaction, in the plan's order, as soon as
+the chunk and those before it are in; ``resume`` finishes an interrupted run without
+repeating any row. Once every row is in, each row's agreement with the other backends is
+computed in SQL for the whole run at once and written.
 
 Memory is bounded by the chunks in flight, not by the run: a set is read as a stream of
 blocks (a first pass counts it), the executor takes chunks as it has room for them, and
@@ -84,8 +84,9 @@ def chunk_rows(
     chunk: Chunk, answers: Answers, worker: str | None = None, measured: Measured | None = None
 ) -> ChunkRows:
     """The store's rows of a chunk (:class:`~.store.ChunkRows`), built column by column
-    from its answers: solutions formatted and verified in bulk; ``worker`` is where the
-    chunk ran, and ``measured`` what each row used (CPU time, peak memory), when the
+    from its answers: solutions formatted in bulk, each row's ``verified`` as
+    :func:`sudokulab.solve_grids` found it (NULL where nothing says); ``worker`` is where
+    the chunk ran, and ``measured`` what each row used (CPU time, peak memory), when the
     executor says (else, and where a row was not measured, NULL).
 
     An ``invalid`` row (clashing givens: no backend ran) has no counters or stats.
@@ -97,9 +98,10 @@ def chunk_rows(
     solutions: list[str | None] = [None] * k
     verified: list[int | None] = [None] * k
     texts = format_lines(answers.solution[has]).splitlines()
-    checks = chunk.grids.verify(answers.solution)[has].tolist()
+    said = answers.verified  # the API verified every row (a failing one is an error row)
+    checks = [None] * len(where) if said is None else said[has].tolist()
     for i, text, ok in zip(where, texts, checks, strict=True):
-        solutions[i], verified[i] = text, int(ok)
+        solutions[i], verified[i] = text, None if ok is None else int(ok)
     errors: list[str | None] = [None] * k
     for i, message in answers.messages.items():
         errors[i] = message or None

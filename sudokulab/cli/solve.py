@@ -32,7 +32,6 @@ from ..models import (
     ParseError,
     format_grid,
     format_line,
-    is_solution,
     read_file,
 )
 from ..models.formats import counted
@@ -50,9 +49,7 @@ from .common import (
     seconds,
 )
 
-if TYPE_CHECKING:  # blocks are numpy arrays: numpy is imported when a block is read
-    import numpy as np
-
+if TYPE_CHECKING:
     from ..backends.isolation import Worker
     from ..models.stream import Block
 
@@ -235,8 +232,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def cmd_solve(args: argparse.Namespace) -> int:
     """Solve every puzzle given; print solutions on stdout, problems on stderr.
 
-    The input is read, solved, verified and printed a block at a time (one engine call
-    per block for the native engine), so output streams and memory stays bounded. A few
+    The input is read, solved and printed a block at a time (one engine call per block
+    for the native engine), so output streams and memory stays bounded. A few
     puzzles given as text are solved one at a time instead, as :func:`sudokulab.solve`
     does: the same answers, without starting what a block needs (numpy, threads).
     """
@@ -294,12 +291,11 @@ def _solve_few(
         if reason and not warned:
             _warn(reason)
             warned = True
-        result = solve_puzzle(puzzle, spec, limit, timeout, worker=worker)
-        has = result.solution is not None
-        good = has and is_solution(puzzle, result.solution)
+        result = solve_puzzle(puzzle, spec, limit, timeout, worker=worker)  # verified there
         printer.seen += 1
         label = f"{item.source} line {item.line}" if printer.many else "puzzle"
-        printer.one(label, result, puzzle.geometry, good, has and not good)
+        good = result.solution is not None and result.status is not Status.ERROR
+        printer.one(label, result, puzzle.geometry, good)
 
 
 def _solve_blocks(
@@ -309,17 +305,15 @@ def _solve_blocks(
     worker: Worker | None,
     args: argparse.Namespace,
 ) -> _Printer:
-    """Solve the input a block at a time, blocks side by side; verify and print them."""
+    """Solve the input a block at a time, blocks side by side; print them."""
     head, many = _peek(items)
     printer = _Printer(args, many)
     threads = (os.cpu_count() or 1) if _parallel(spec) else 1
 
-    def answer(block: Block) -> tuple[Answers, np.ndarray]:
-        """The block's answers, and which of its solutions verify (in bulk)."""
+    def answer(block: Block) -> Answers:
+        """The block's answers (verified by :func:`sudokulab.solve_grids`)."""
         timeout = _block_timeout(spec, block, args)[0]
-        answers = solve_grids(block.grids, spec, limit, timeout, worker=worker)
-        verified = answers.verified  # checked already when the clashes were checked after
-        return answers, block.grids.verify(answers.solution) if verified is None else verified
+        return solve_grids(block.grids, spec, limit, timeout, worker=worker)
 
     warned = _warned(itertools.chain(head, items), spec, args)
     for item, answered in _in_order(warned, answer, threads):
@@ -327,7 +321,7 @@ def _solve_blocks(
             error(item)
             printer.worst = max(printer.worst, EXIT_BAD_INPUT)
         else:
-            printer.show(item, *answered)
+            printer.show(item, answered)
     return printer
 
 
@@ -456,59 +450,51 @@ class _Printer:
     def label(self, block: Block, i: int) -> str:
         return f"{block.source} line {block.lines[i]}" if self.many else "puzzle"
 
-    def show(self, block: Block, answers: Answers, verified: np.ndarray) -> None:
+    def show(self, block: Block, answers: Answers) -> None:
         """A block's answers: the plain lines in bulk, anything else puzzle by puzzle."""
         import numpy as np
 
-        from ..backends.result import INVALID
+        from ..backends.result import ERROR
         from ..models.grids import format_lines
 
         args = self.args
         self.seen += len(block)
-        has = answers.solution.any(axis=1)
-        wrong = has & ~verified
-        good = has & verified
+        # a solution that fails verification made its row an error (sudokulab.solve_grids)
+        good = answers.solution.any(axis=1) & (answers.status != ERROR)
         if args.format == "line" and not (args.unique or args.count or args.stats):
-            fine = good & (answers.status != INVALID)
-            sys.stdout.write(format_lines(answers.solution[fine]))
-            for i in np.flatnonzero(~fine).tolist():
-                self.problem(self.label(block, i), answers.result(i), bool(wrong[i]))
+            sys.stdout.write(format_lines(answers.solution[good]))
+            for i in np.flatnonzero(~good).tolist():
+                self.problem(self.label(block, i), answers.result(i))
             return
         for i in range(len(block)):
-            result = answers.result(i)
-            self.one(
-                self.label(block, i), result, block.grids.geometry, bool(good[i]), bool(wrong[i])
-            )
+            self.one(self.label(block, i), answers.result(i), block.grids.geometry, bool(good[i]))
 
-    def problem(self, label: str, result: Result, wrong: bool) -> None:
+    def problem(self, label: str, result: Result) -> None:
         """Report a puzzle without a (right) solution; raise the exit status."""
         if result.status is Status.INVALID:
             print(f"sudokulab: {label}: invalid puzzle: {result.message}", file=sys.stderr)
             self.worst = max(self.worst, EXIT_BAD_INPUT)
             return
-        if wrong:
-            reason = f"{result.backend} gave a solution that breaks the rules or the givens"
-        elif result.status is Status.UNSOLVABLE:
-            reason = "no solution"
-        else:
-            reason = str(result.status)
+        reason = "no solution" if result.status is Status.UNSOLVABLE else str(result.status)
         detail = f" ({result.message})" if result.message else ""
         print(f"sudokulab: {label}: {reason}{detail}", file=sys.stderr)
         self.worst = max(self.worst, EXIT_FAILED)
 
-    def one(self, label: str, result: Result, geometry: Geometry, good: bool, wrong: bool) -> None:
-        """One puzzle's answer in the chosen form (--stats, --count, --unique, --format)."""
+    def one(self, label: str, result: Result, geometry: Geometry, good: bool) -> None:
+        """One puzzle's answer in the chosen form (--stats, --count, --unique, --format);
+        ``good``: it has a solution and is no error (which a wrong solution is)."""
         args = self.args
         if args.stats:
             print(_stats_line(label, result), file=sys.stderr)
         status = result.status
         if status is Status.INVALID or (not args.count and not good):
-            self.problem(label, result, wrong)
+            self.problem(label, result)
             return
         if args.count:
             if status is Status.TIMEOUT or status is Status.ERROR:
+                why = f" ({result.message})" if status is Status.ERROR and result.message else ""
                 print(
-                    f"sudokulab: {label}: {status} after {counted(result.count, 'solution')}",
+                    f"sudokulab: {label}: {status} after {counted(result.count, 'solution')}{why}",
                     file=sys.stderr,
                 )
                 self.worst = max(self.worst, EXIT_FAILED)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..models import Grid, Model, ParseError
+from ..models import Grid, Model, ParseError, fault
 from ..models.puzzle import symbol
 
 
@@ -81,39 +81,9 @@ def decode(model: Model, pairs: list[tuple[int, int]]) -> Grid:
 
 def verify(model: Model, grid: Grid) -> Grid:
     """``grid``, when it keeps every given and candidate and meets every constraint; else
-    WrongSolution naming the first cell at fault and the rule it breaks."""
-    geom = model.geometry
-    n = model.size
-    for cell, (value, domain) in enumerate(zip(grid, model.domains, strict=True)):
-        name = geom.cell_name(cell)
-        if not 1 <= value <= n:
-            raise WrongSolution(f"{name} holds {value}, not a value of 1..{n}")
-        if value not in domain:
-            if len(domain) == 1:
-                raise WrongSolution(
-                    f"{name} holds {symbol(value)} but its given is {symbol(domain[0])}"
-                )
-            raise WrongSolution(f"{name} holds {symbol(value)}, not one of its candidates")
-    for constraint in model.constraints:
-        if constraint.kind not in ("alldifferent", "sum"):  # a variant rule: its own test
-            if not constraint.holds(grid):
-                cells = ", ".join(geom.cell_name(c) for c in constraint.cells)
-                raise WrongSolution(f"{constraint.name} ({constraint.kind}) is broken at {cells}")
-            continue
-        seen: dict[int, int] = {}
-        for cell in constraint.cells:
-            value = grid[cell]
-            if value in seen:
-                raise WrongSolution(
-                    f"{geom.cell_name(seen[value])} and {geom.cell_name(cell)} both hold "
-                    f"{symbol(value)} ({constraint.name})"
-                )
-            seen[value] = cell
-        if constraint.kind == "sum":
-            total = sum(grid[c] for c in constraint.cells)
-            if total != constraint.total:
-                first = geom.cell_name(constraint.cells[0])
-                raise WrongSolution(
-                    f"{constraint.name} (from {first}) adds up to {total}, not {constraint.total}"
-                )
+    WrongSolution naming the first cell at fault and the rule it breaks (the one verifier,
+    :func:`~sudokulab.models.fault`)."""
+    wrong = fault(model.puzzle, grid)
+    if wrong:
+        raise WrongSolution(wrong)
     return grid
