@@ -133,3 +133,25 @@ def test_no_proof_is_accepted_for_a_satisfiable_cnf(seed, lemmas):
 def test_unreadable_files_are_named_with_the_line(cnf, proof, message):
     with pytest.raises(ProofError, match=re.escape(message)):
         check_proof(cnf, proof)
+
+
+def test_check_proof_on_the_command_line(tmp_path, capsys):
+    from sudokulab.cli import main
+
+    php = PHP(4)
+    cnf, good, bad = tmp_path / "php.cnf", tmp_path / "good.drat", tmp_path / "bad.drat"
+    cnf.write_text(dimacs(php.nv, php.clauses))
+    proof = proof_of(Glucose4, php.clauses)
+    good.write_bytes(binary(proof))
+    bad.write_text("1 0\n" + proof)
+    assert main(["check-proof", str(cnf), str(good)]) == 0
+    assert capsys.readouterr().out.startswith(f"accepted: {cnf} has no model (")
+    assert main(["check-proof", str(cnf), str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"rejected: {bad}: line 1: lemma 1 does not follow by unit propagation")
+    cnf.write_text("p cnf 1 1\n1 y 0\n")
+    assert main(["check-proof", str(cnf), str(good)]) == 2
+    err = capsys.readouterr().err
+    assert f"{cnf}: line 2: 'y' is not a literal" in err and "Traceback" not in err
+    assert main(["check-proof", str(tmp_path / "none.cnf"), str(good)]) == 2
+    assert "cannot read" in capsys.readouterr().err

@@ -21,6 +21,7 @@ GROUPS = {
     "rate": ("rate",),
     "generate": ("generate",),
     "export": ("export", "import-solution"),
+    "certify": ("check-proof",),
     "serve": ("serve",),
 }
 
