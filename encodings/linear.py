@@ -8,7 +8,8 @@ upper``: each cell one value, then each constraint's rows in the model's order
 (:attr:`Program.spans`). A primitive becomes:
 
 - :class:`.Distinct`: per value, at most one of its cells holds it (exactly one in a
-  whole unit, as many cells as values); with a total, one row of ``v * x(cell, v)``;
+  whole unit, as many cells as values; the same cells' rows made once); with a total,
+  one row of ``v * x(cell, v)``;
 - :class:`.Linear`: one row, a value term as ``coef * v * x(cell, v)`` over the cell's
   values, a literal as ``coef * x(cell, v)`` over its listed values;
 - :class:`.Table`: a one-cell table removes columns; a pair table gets support rows,
@@ -136,11 +137,16 @@ def program(model: Any, step: Callable[[], None] | None = None) -> Program:
             prog.fixed.append(prog.x[cell][domain[0]])
     for values in prog.x:
         prog._row(((i, 1) for i in values.values()), 1, 1)
+    seen: set[frozenset[int]] = set()  # a sandwich's line is a unit: its rows are there
     for constraint, primitives in parts:
         if step is not None:
             step()
         before = len(prog.rows)
         for p in primitives:
+            if isinstance(p, Distinct) and p.total is None:
+                if frozenset(p.cells) in seen:
+                    continue
+                seen.add(frozenset(p.cells))
             _translate(prog, p, size, constraint)
         prog.spans.append((constraint, len(prog.rows) - before))
     return prog
