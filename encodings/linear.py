@@ -104,15 +104,18 @@ class Program:
         columns = tuple(self.x[c][grid[c]] for c in open_cells)
         return Row(-INF, len(open_cells) - 1, columns, (1.0,) * len(columns))
 
-    def _row(
-        self, terms: Iterable[tuple[int, float]], lower: float, upper: float, label=""
-    ) -> None:
+    def _row(self, terms: Iterable[tuple[int, float]], lower: float, upper: float) -> None:
         """Add ``lower <= sum(coef * x) <= upper``, a column's terms added together."""
         merged: dict[int, float] = {}
         for column, coef in terms:
             merged[column] = merged.get(column, 0) + coef
         merged = {c: a for c, a in merged.items() if a}
         self.rows.append(Row(lower, upper, tuple(merged), tuple(merged.values())))
+        self.labels.append("")
+
+    def _ones(self, columns: tuple[int, ...], lower: float, label: str = "") -> None:
+        """Add ``lower <= sum(x[columns]) <= 1`` over distinct columns (no merging)."""
+        self.rows.append(Row(lower, 1, columns, (1.0,) * len(columns)))
         self.labels.append(label)
 
 
@@ -136,7 +139,7 @@ def program(model: Any, step: Callable[[], None] | None = None) -> Program:
         if len(domain) == 1 and prog.x[cell]:
             prog.fixed.append(prog.x[cell][domain[0]])
     for values in prog.x:
-        prog._row(((i, 1) for i in values.values()), 1, 1)
+        prog._ones(tuple(values.values()), 1)
     seen: set[frozenset[int]] = set()  # a sandwich's line is a unit: its rows are there
     for constraint, primitives in parts:
         if step is not None:
@@ -157,12 +160,13 @@ def _translate(prog: Program, p: Primitive, size: int, constraint: Any) -> None:
     if isinstance(p, Distinct):
         whole = len(p.cells) == size
         for v in range(1, size + 1):
-            held = [(x[c][v], 1) for c in p.cells if v in x[c]]
+            held = tuple(x[c][v] for c in p.cells if v in x[c])
             if held and (whole or len(held) > 1 or p.total is not None):
-                prog._row(held, 1 if whole else 0, 1, f"v{v}")
+                prog._ones(held, 1 if whole else 0, f"v{v}")
         if p.total is not None:
             terms = [(i, v) for c in p.cells for v, i in x[c].items()]
-            prog._row(terms, p.total, p.total, "total")
+            prog._row(terms, p.total, p.total)
+            prog.labels[-1] = "total"
     elif isinstance(p, Linear):
         prog._row(_terms(x, p), _bound(p.low, -INF), _bound(p.high, INF))
     elif isinstance(p, Table):
@@ -224,7 +228,7 @@ def _table(prog: Program, p: Table) -> None:
     for _ in tuples:
         chosen.append(len(prog.columns))
         prog.columns.append(None)
-    prog._row(((i, 1) for i in chosen), 1, 1)
+    prog._ones(tuple(chosen), 1)
     for k, cell in enumerate(p.cells):
         for u, column in x[cell].items():
             picks = [(i, -1) for i, t in zip(chosen, tuples, strict=True) if t[k] == u]
