@@ -159,10 +159,13 @@ def _translate(prog: Program, p: Primitive, size: int, constraint: Any) -> None:
     x = prog.x
     if isinstance(p, Distinct):
         whole = len(p.cells) == size
-        for v in range(1, size + 1):
-            held = tuple(x[c][v] for c in p.cells if v in x[c])
-            if held and (whole or len(held) > 1 or p.total is not None):
-                prog._ones(held, 1 if whole else 0, f"v{v}")
+        held: dict[int, list[int]] = {}
+        for c in p.cells:
+            for v, i in x[c].items():
+                held.setdefault(v, []).append(i)
+        for v in sorted(held):
+            if whole or len(held[v]) > 1 or p.total is not None:
+                prog._ones(tuple(held[v]), 1 if whole else 0, f"v{v}")
         if p.total is not None:
             terms = [(i, v) for c in p.cells for v, i in x[c].items()]
             prog._row(terms, p.total, p.total)
