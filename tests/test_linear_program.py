@@ -15,7 +15,11 @@ from sudokulab.models.rules import Sandwich
 def rows_hold(prog, grid) -> bool:
     """Whether every row holds at the 0-1 point of ``grid`` (no auxiliary column)."""
     assert None not in prog.columns
-    point = [float(grid[cell] == value) for cell, value in prog.columns]
+    return holds_at(prog, [float(grid[cell] == value) for cell, value in prog.columns])
+
+
+def holds_at(prog, point: list[float]) -> bool:
+    """Whether every row holds at a point (one value per column)."""
     for row in prog.rows:
         total = sum(a * point[i] for i, a in zip(row.columns, row.coefs, strict=True))
         if not row.lower - 1e-9 <= total <= row.upper + 1e-9:
@@ -64,3 +68,29 @@ def test_an_empty_9x9_is_the_classrooms_729_columns_and_324_rows():
         "729 binary x(cell, value) (0 fixed to 1 by a given), 324 linear rows "
         "(81 one value per cell, 243 each value once per unit)"
     )
+
+
+def test_a_table_of_three_cells_selects_one_allowed_tuple():
+    # no kind makes one today: a new kind's decomposition may (one auxiliary column each)
+    from itertools import product
+
+    from sudokulab.encodings import Table
+    from sudokulab.encodings.linear import Program, _translate
+
+    allowed = frozenset({(1, 2, 3), (2, 3, 1), (3, 3, 3)})
+    prog = Program()
+    for cell in range(3):
+        prog.x.append({})
+        for value in (1, 2, 3):
+            prog.x[cell][value] = len(prog.columns)
+            prog.columns.append((cell, value))
+    _translate(prog, Table((0, 1, 2), allowed), 3, None)
+    aux = [i for i, pair in enumerate(prog.columns) if pair is None]
+    assert len(aux) == len(allowed)
+    for values in product((1, 2, 3), repeat=3):
+        cells = [float(prog.columns[i] == (i // 3, values[i // 3])) for i in range(9)]
+        fits = []
+        for chosen in aux:
+            point = cells + [float(i == chosen) for i in aux]
+            fits.append(holds_at(prog, point))
+        assert any(fits) == (values in allowed)
