@@ -58,7 +58,8 @@ class Program:
     """The 0-1 program of a model: each column's (cell, value) (None for an auxiliary
     column), the columns fixed to 1 (a given's), the rows, each constraint with the number
     of rows it made (in the model's order, after the cells' rows) and each row's label
-    (``v<value>`` or ``total`` for a distinct row, else "")."""
+    (``v<value>`` or ``total`` for a distinct row, else ""); ``x[cell][value]`` is the
+    column of x(cell, value)."""
 
     columns: list[tuple[int, int] | None] = field(default_factory=list)
     fixed: list[int] = field(default_factory=list)
