@@ -1,12 +1,14 @@
-"""Gurobi through gurobipy as a backend: the MIP backend's 0-1 program
-(:func:`.highs_backend.program`, the program the MPS export writes) handed to Gurobi.
+"""Gurobi through gurobipy as a backend: the model's 0-1 program
+(:mod:`sudokulab.encodings.linear`, the program of ``mip`` and of the MPS export) handed
+to Gurobi.
 
 The pip wheel of gurobipy comes with a size-limited licence: at most
-:data:`LICENCE_LIMIT` variables and as many constraints. A 9x9 program fits (at most 729
-binaries and 324 rows); a larger grid's does not, and with that licence it is refused
-before solving, naming the limit and the model's size. Whether the licence here is the
-size-limited one is found once per process, by a probe (a program one variable over the
-limit, which such a licence will not optimize).
+:data:`LICENCE_LIMIT` variables and as many constraints. A classic 9x9 program fits (at
+most 729 binaries and 324 rows); a larger grid's does not, nor do some 9x9 variants'
+(their rules add rows), and with that licence such a program is refused before solving,
+naming the limit and the model's size. Whether the licence here is the size-limited one
+is found once per process, by a probe (a program one variable over the limit, which such
+a licence will not optimize).
 
 Solutions are counted with no-good cuts, one Gurobi solve each
 (:func:`~sudokulab.backends.base.count_by_blocking`); the deadline is Gurobi's
@@ -31,10 +33,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..encodings import Distinct, Implies, Linear, Table, accepted_kinds
+from ..encodings.linear import Program, Row, program
 from ..models import Grid, Model
 from . import interrupt
-from .base import Backend, Request, Unanswered, count_by_blocking
-from .highs_backend import Program, Row, program
+from .base import Backend, Request, Unanswered, check_deadline, count_by_blocking
 from .result import Result, Status
 
 #: What gurobipy's size-limited licence holds: variables, and linear constraints.
@@ -45,7 +48,7 @@ class GurobiBackend(Backend):
     """Gurobi (gurobipy) on the 0-1 program of the model; no options."""
 
     name = "gurobi"
-    kinds = frozenset({"alldifferent", "sum"})
+    kinds = accepted_kinds((Distinct, Linear, Table, Implies))
     options: dict = {}
     stops_itself = True  # Gurobi's TimeLimit, set to the time left before each solve
     requires = "gurobipy"
@@ -76,7 +79,7 @@ class GurobiBackend(Backend):
         import gurobipy as gp
         from gurobipy import GRB
 
-        prog = program(model, request.deadline)
+        prog = program(model, lambda: check_deadline(request.deadline))
         refused = _licence_refusal(model, prog)
         if refused:
             return Result(self.name, Status.ERROR, message=refused)
@@ -122,10 +125,7 @@ class GurobiBackend(Backend):
     def describe(self, model: Model) -> str:
         """The program handed to Gurobi, counted off it (and the licence's refusal)."""
         prog = program(model)
-        line = (
-            f"gurobi: {len(prog.columns)} binary x(cell, value) ({len(prog.fixed)} fixed to 1 "
-            f"by a given), {len(prog.rows)} linear constraints; no objective"
-        )
+        line = f"gurobi: {prog.summary('linear constraints')}; no objective"
         refused = _licence_refusal(model, prog)
         return f"{line} (refused here: {refused})" if refused else line
 

@@ -1,13 +1,10 @@
-"""HiGHS through highspy, its own Python interface, as a backend: the MIP backend's 0-1
-program (:mod:`.mip`, the program the MPS export writes) handed to HiGHS directly, not
-through OR-Tools.
+"""HiGHS through highspy, its own Python interface, as a backend: the model's 0-1 program
+(:mod:`sudokulab.encodings.linear`, the program of ``mip`` and of the MPS export) handed
+to HiGHS directly, not through OR-Tools.
 
-The program (:func:`program`): a binary x(cell, value) for each value a cell's domain
-allows (a given's one fixed to 1), one row per cell (its x add up to 1), one row per unit
-and value (1 in a whole unit, at most 1 in a smaller one), and for a killer cage its
-values' rows and its total. There is no objective. Solutions are counted with no-good
-cuts (:func:`~sudokulab.backends.base.count_by_blocking`): a found grid is cut off over
-the open cells and HiGHS is asked again, up to the limit. The deadline is HiGHS's own
+There is no objective. Solutions are counted with no-good cuts
+(:func:`~sudokulab.backends.base.count_by_blocking`): a found grid is cut off over the
+open cells and HiGHS is asked again, up to the limit. The deadline is HiGHS's own
 ``time_limit`` option, set to the time left before each solve; a solve it stops is a
 timeout (HiGHS says ``kTimeLimit``, never "infeasible", when its clock ran out).
 
@@ -28,79 +25,14 @@ import importlib.util
 import os
 import threading
 import time
-from typing import Any, NamedTuple
+from typing import Any
 
+from ..encodings import Distinct, Implies, Linear, Table, accepted_kinds
+from ..encodings.linear import Program, Row, program
 from ..models import Grid, Model
 from . import interrupt
 from .base import Backend, Request, Unanswered, check_deadline, count_by_blocking
 from .result import Result
-
-
-class Row(NamedTuple):
-    """One linear row of the program: ``lower <= sum(coefs * x[columns]) <= upper``."""
-
-    lower: float
-    upper: float
-    columns: tuple[int, ...]
-    coefs: tuple[float, ...]
-
-
-class Program(NamedTuple):
-    """The 0-1 program of a model: each column's (cell, value), the columns fixed to 1
-    (a given's), the rows, and how many rows each kind of constraint gave."""
-
-    columns: list[tuple[int, int]]
-    fixed: list[int]
-    rows: list[Row]
-    kinds: dict[str, int]
-
-    def grid(self, values: Any, cells: int) -> Grid:
-        """The grid a solution's column values spell (a column above 0.5 is set)."""
-        grid = [0] * cells
-        for (cell, value), x in zip(self.columns, values, strict=True):
-            if x > 0.5:
-                grid[cell] = value
-        return tuple(grid)
-
-    def cut(self, grid: Grid, open_cells: list[int]) -> Row:
-        """The no-good row that forbids ``grid``: at most all but one of its open cells'
-        x(cell, value) set."""
-        index = {pair: i for i, pair in enumerate(self.columns)}
-        columns = tuple(index[(c, grid[c])] for c in open_cells)
-        return Row(-float("inf"), len(open_cells) - 1, columns, (1.0,) * len(columns))
-
-
-def program(model: Model, deadline: float | None = None) -> Program:
-    """The MIP backend's 0-1 program of ``model`` (alldifferent and sum constraints), as
-    plain rows any MIP solver takes; :class:`.base.Late` once ``deadline`` has passed."""
-    columns: list[tuple[int, int]] = []
-    x: list[dict[int, int]] = []
-    for cell, domain in enumerate(model.domains):
-        x.append({})
-        for value in domain:
-            x[cell][value] = len(columns)
-            columns.append((cell, value))
-    fixed = [x[c][d[0]] for c, d in enumerate(model.domains) if len(d) == 1]
-    rows = [Row(1, 1, tuple(values.values()), (1.0,) * len(values)) for values in x]
-    kinds = {"one value per cell": len(rows), "each value once per unit": 0, "cage": 0}
-    size = model.size
-    for constraint in model.constraints:
-        check_deadline(deadline)
-        cells = constraint.cells
-        whole = len(cells) == size and constraint.kind == "alldifferent"
-        kind = "cage" if constraint.kind == "sum" else "each value once per unit"
-        for v in range(1, size + 1):
-            held = tuple(x[c][v] for c in cells if v in x[c])
-            if held:
-                rows.append(Row(1 if whole else 0, 1, held, (1.0,) * len(held)))
-                kinds[kind] += 1
-        if constraint.kind == "sum":
-            pairs = [(i, float(v)) for c in cells for v, i in x[c].items()]
-            total = constraint.total
-            rows.append(Row(total, total, *map(tuple, zip(*pairs, strict=True))))
-            kinds["cage"] += 1
-    return Program(columns, fixed, rows, kinds)
-
 
 _BANNER = threading.Lock()
 _QUIET: list[bool] = []
@@ -146,7 +78,7 @@ class HighsBackend(Backend):
     """HiGHS (highspy) on the 0-1 program of the model; no options."""
 
     name = "highs"
-    kinds = frozenset({"alldifferent", "sum"})
+    kinds = accepted_kinds((Distinct, Linear, Table, Implies))
     options: dict = {}
     stops_itself = True  # HiGHS's time_limit, set to the time left before each solve
     requires = "highspy"
@@ -168,7 +100,7 @@ class HighsBackend(Backend):
         import highspy
         import numpy as np
 
-        prog = program(model, deadline)
+        prog = program(model, lambda: check_deadline(deadline))
         highs = quiet_highs()
         count = len(prog.columns)
         lower = np.zeros(count)
@@ -225,9 +157,4 @@ class HighsBackend(Backend):
 
     def describe(self, model: Model) -> str:
         """The program handed to HiGHS, counted off it."""
-        prog = program(model)
-        parts = ", ".join(f"{count} {what}" for what, count in prog.kinds.items() if count)
-        return (
-            f"highs: {len(prog.columns)} binary x(cell, value) ({len(prog.fixed)} fixed to 1 "
-            f"by a given), {len(prog.rows)} linear rows ({parts}); no objective"
-        )
+        return f"highs: {program(model).summary()}; no objective"

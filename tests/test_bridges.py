@@ -20,6 +20,7 @@ from sudokulab import Puzzle, build_model, is_solution, read_file
 from sudokulab.backends import get_backend
 from sudokulab.backends.base import Unsupported, admit
 from sudokulab.cli import main
+from sudokulab.encodings import DECOMPOSITIONS
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = read_file(REPO / "data" / "seeds.csv")
@@ -138,11 +139,18 @@ def test_xcsp3s_solver_dies_with_a_parent_killed_outright():
     assert not alive, "the JVM outlived its killed parent"
 
 
-@pytest.mark.parametrize("name", ["highs", "xcsp3", "gurobi"])
+@pytest.mark.parametrize("name", ["xcsp3"])
 def test_bridges_without_the_variant_kinds_refuse_them_by_name(name):
     model = build_model(case("less"))
     with pytest.raises(Unsupported, match=f"{name} does not support less constraints"):
         admit(get_backend(name), model)
+
+
+def test_highs_and_gurobi_take_every_kind_mip_takes():
+    # one 0-1 program (encodings.linear) for the three: every kind a model can hold
+    every = get_backend("mip").kinds
+    assert every == set(DECOMPOSITIONS)
+    assert get_backend("highs").kinds == get_backend("gurobi").kinds == every
 
 
 def test_gurobi_refuses_what_its_size_limited_licence_cannot_hold():
@@ -166,7 +174,7 @@ def test_gurobi_refuses_what_its_size_limited_licence_cannot_hold():
 
 
 def test_the_program_is_the_issues_729_binaries_and_324_rows():
-    from sudokulab.backends.highs_backend import program
+    from sudokulab.encodings.linear import program
 
     prog = program(build_model(Puzzle.from_grid([0] * 81)))
     assert (len(prog.columns), len(prog.rows), prog.fixed) == (729, 324, [])

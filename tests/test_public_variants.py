@@ -336,9 +336,6 @@ SPECS = {"mip": "mip:solver=highs"}
 #: Left out: ``constraint`` (python-constraint's generic search takes minutes on an
 #: arrow puzzle without givens) and incomplete backends (they prove nothing unique).
 SLOW = {"constraint"}
-#: Left out on UNSOLVED as well: the MIP program (HiGHS takes 47 s to prove Timwi's
-#: sandwich sudoku unique).
-SLOW_UNSOLVED = SLOW | {"mip"}
 
 
 def _read(name: str) -> tuple[Puzzle, tuple[int, ...]]:
@@ -347,11 +344,11 @@ def _read(name: str) -> tuple[Puzzle, tuple[int, ...]]:
     return puzzle, solution
 
 
-def _accepting(puzzle: Puzzle, slow: set[str] = SLOW) -> list[str]:
+def _accepting(puzzle: Puzzle) -> list[str]:
     model, names = build_model(puzzle), []
     for name in backend_names():
         backend = get_backend(name)
-        if name in slow or not backend.complete or not backend.available():
+        if name in SLOW or not backend.complete or not backend.available():
             continue
         try:
             admit(backend, model)
@@ -371,7 +368,7 @@ def test_the_published_solution_keeps_every_rule(name):
 def test_every_accepting_backend_finds_the_published_solution_and_proves_it_unique(name):
     puzzle, solution = _read(name)
     backends = _accepting(puzzle)
-    assert {"native", "native-py", "cpsat", "sat", "mip", "smt"} <= set(backends)
+    assert {"native", "native-py", "cpsat", "sat", "mip", "smt", "highs"} <= set(backends)
     for backend in backends:
         spec = SPECS.get(backend, backend)
         found = sudokulab.solve(puzzle, backend=spec, limit=2, timeout=120)
@@ -390,8 +387,8 @@ def test_without_their_rules_the_givens_have_many_solutions(name):
 def test_every_accepting_backend_finds_one_and_the_same_solution_of_an_unsolved_puzzle(name):
     puzzle, listed = puzzle_of(UNSOLVED[name])
     assert listed is None and puzzle.rules
-    backends = _accepting(puzzle, SLOW_UNSOLVED)
-    assert {"native", "native-py", "cpsat", "sat", "smt"} <= set(backends)
+    backends = _accepting(puzzle)
+    assert {"native", "native-py", "cpsat", "sat", "mip", "smt", "highs"} <= set(backends)
     found = {}
     for backend in backends:
         result = sudokulab.solve(puzzle, backend=backend, limit=2, timeout=120)

@@ -1,6 +1,6 @@
-"""The SAT and MIP translations of the variant rules: each kind, on each SAT encoding and
-on MIP, counts what CP-SAT counts; hand-made puzzles unique with the rule have several
-solutions without it (the translation uses the rule)."""
+"""The SAT and 0-1 program translations of the variant rules: each kind, on each SAT
+encoding, on MIP and on HiGHS, counts what CP-SAT counts; hand-made puzzles unique with
+the rule have several solutions without it (the translation uses the rule)."""
 
 from __future__ import annotations
 
@@ -36,10 +36,14 @@ UNIQUE = {
     "sumequals": ".1........4.....",
 }
 
-#: The backends under test: each SAT encoding, and MIP (SCIP, its default solver; the
-#: program is the same on the others, HiGHS solves the Miracle Sudoku below).
-SPECS = [("sat", {"encoding": e}) for e in sat.ENCODINGS] + [("mip", {"solver": "scip"})]
-IDS = [f"{name}-{next(iter(options.values()))}" for name, options in SPECS]
+#: The backends under test: each SAT encoding, the 0-1 program on MIP (SCIP, its default
+#: solver; the program is the same on the others, HiGHS solves the Miracle Sudoku below)
+#: and on highs (the same program, loaded through highspy).
+SPECS = [("sat", {"encoding": e}) for e in sat.ENCODINGS] + [
+    ("mip", {"solver": "scip"}),
+    ("highs", {}),
+]
+IDS = ["-".join([name, *map(str, options.values())]) for name, options in SPECS]
 
 
 def with_givens(puzzle: Puzzle, line: str, rules: bool = True) -> Puzzle:
@@ -226,14 +230,14 @@ VARIANT_SETS = ["gen-anti-knight", "gen-thermometer", "gen-kropki"]
 
 
 @pytest.mark.parametrize("name", VARIANT_SETS)
-def test_the_generated_variant_sets_are_unique_on_cpsat_and_sat(name):
+def test_the_generated_variant_sets_are_unique_on_cpsat_sat_and_the_0_1_program(name):
     from sudokulab.catalog import load
 
     entries = load(name).entries
     assert len(entries) == 8
     for entry in entries:
         assert entry.puzzle.rules
-        for backend in ("cpsat", "sat"):
+        for backend in ("cpsat", "sat", "mip", "highs"):
             found = sudokulab.solve(entry.puzzle, backend=backend, limit=2)
             assert found.count == 1 and found.exact, (name, entry.line, backend)
             assert found.solutions[0] == entry.solution

@@ -1,5 +1,6 @@
-"""The MIP backend's 0-1 program as MPS and LP (OR-Tools' own writers) and as OPB (the
-pseudo-Boolean competition's format), and a MIP or PB solver's answer read back."""
+"""The model's 0-1 program (:mod:`sudokulab.encodings.linear`, the program of mip, highs
+and gurobi) as MPS and LP (OR-Tools' own writers) and as OPB (the pseudo-Boolean
+competition's format), and a MIP or PB solver's answer read back."""
 
 from __future__ import annotations
 
@@ -7,15 +8,17 @@ import math
 import re
 from typing import Any
 
-from ..backends import mip
+from ..encodings import Distinct, Implies, Linear, Table, accepted_kinds
+from ..encodings.linear import program as linear_program
 from ..models import Model
+from ..models.model import AllDifferent, Sum
 from .common import SOLVED, UNKNOWN, UNSOLVABLE, Answer, decode, header_lines, unreadable
 from .dimacs import answer_of, read_competition
 
-#: The program's one encoding (the MIP backend's).
+#: The program's one encoding.
 ENCODINGS = ("binary",)
-#: The constraint kinds written: the MIP backend's.
-KINDS = mip.MipBackend.kinds
+#: The constraint kinds written: those whose primitives the program translates (mip's).
+KINDS = accepted_kinds((Distinct, Linear, Table, Implies))
 
 LP_NUMBERING = (
     "one binary x_rRcC_V per cell and value its domain allows: 1 when cell rRcC holds V "
@@ -26,63 +29,36 @@ LP_NUMBERING = (
 
 
 def program(model: Model) -> tuple[Any, list[tuple[int, int] | None]]:
-    """The MIP backend's program of ``model`` as OR-Tools' ``MPModelProto``, its variables
-    and rows named, and each variable's (cell, value) in the program's order (None for a
-    variant rule's own variable)."""
+    """The 0-1 program of ``model`` as OR-Tools' ``MPModelProto``, its variables and rows
+    named, and each variable's (cell, value) in the program's order (None for a variant
+    rule's own variable)."""
     from ortools.linear_solver import linear_solver_pb2
 
-    spans: list = []
-    solver, x, _ = mip.build(model, spans=spans)
+    prog = linear_program(model)
     proto = linear_solver_pb2.MPModelProto()
-    solver.ExportModelToProto(proto)
     geom = model.geometry
-    of: list[tuple[int, int] | None] = [None] * len(proto.variable)
-    for cell, values in enumerate(x):
-        for value, var in values.items():
-            of[var.index()] = (cell, value)
-            proto.variable[var.index()].name = f"x_{geom.cell_name(cell)}_{value}"
-    for i, pair in enumerate(of):
-        if pair is None:
-            proto.variable[i].name = f"aux{i + 1}"
-    # the rules' rows come last, in the rules' order
-    ruled = sum(count for _, count in spans)
-    names = _row_names(model, proto.constraint[: len(proto.constraint) - ruled], of)
-    for k, (rule, count) in enumerate(spans, 1):
-        names += [f"rule{k}_{_word(rule.name)}_{j}" for j in range(1, count + 1)]
-    for row, name in zip(proto.constraint, names, strict=True):
-        row.name = name
-    return proto, of
-
-
-def _row_names(model: Model, rows: Any, of: list[tuple[int, int] | None]) -> list[str]:
-    """Each row's name from what it holds, in the program's order: a cell's row, then per
-    constraint the row of each value it holds and, for a cage, its total."""
-    geom = model.geometry
-    names: list[str] = []
-    constraints = iter(model.constraints)
-    current, last = None, 0
-    for row in rows:
-        cells = {of[i][0] for i in row.var_index}
-        values = {of[i][1] for i in row.var_index}
-        ones = all(c == 1 for c in row.coefficient)
-        if len(names) < len(model.domains):  # the program starts with a row per cell
-            names.append(f"cell_{geom.cell_name(next(iter(cells)))}")
-            continue
-        if not ones:  # a cage's total closes the cage's rows
-            names.append(f"{_word(current.name)}_total" if current else f"row{len(names) + 1}")
-            continue
-        value = next(iter(values))
-        while current is None or value <= last or not cells <= set(current.cells):
-            current = next(constraints, None)
-            last = 0
-            if current is None:
-                break
-        if current is None:
-            names.append(f"row{len(names) + 1}")
-            continue
-        last = value
-        names.append(f"{_word(current.name)}_v{value}")
-    return names
+    fixed = set(prog.fixed)
+    for i, pair in enumerate(prog.columns):
+        name = f"aux{i + 1}" if pair is None else f"x_{geom.cell_name(pair[0])}_{pair[1]}"
+        proto.variable.add(lower_bound=int(i in fixed), upper_bound=1, is_integer=True, name=name)
+    names = [f"cell_{geom.cell_name(c)}" for c in range(len(prog.x))]
+    rules = 0
+    for constraint, count in prog.spans:
+        labels = prog.labels[len(names) : len(names) + count]
+        if isinstance(constraint, AllDifferent | Sum):
+            names += [f"{_word(constraint.name)}_{label}" for label in labels]
+        else:
+            rules += 1
+            names += [f"rule{rules}_{_word(constraint.name)}_{j}" for j in range(1, count + 1)]
+    for row, name in zip(prog.rows, names, strict=True):
+        proto.constraint.add(
+            lower_bound=row.lower,
+            upper_bound=row.upper,
+            var_index=row.columns,
+            coefficient=row.coefs,
+            name=name,
+        )
+    return proto, prog.columns
 
 
 def _word(name: str) -> str:
@@ -92,7 +68,7 @@ def _word(name: str) -> str:
 def _solver_of(model: Model, proto: Any) -> Any:
     from ortools.linear_solver import pywraplp
 
-    solver = pywraplp.Solver.CreateSolver(mip.SOLVERS[mip.DEFAULT].pywraplp)
+    solver = pywraplp.Solver.CreateSolver("SCIP")  # any solver: it only writes the program
     error = solver.LoadModelFromProtoKeepNames(proto)
     assert not error, error
     return solver
