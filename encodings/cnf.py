@@ -155,8 +155,9 @@ def _template(size: int, cells: int, constraints: tuple) -> _Template:
     ]
     for constraint in constraints:
         name = f"{constraint.name} ({constraint.kind})"
-        for primitive in decompose(constraint, n):
-            writer.primitive(primitive, name)
+        primitives = decompose(constraint, n)
+        for primitive in primitives:
+            writer.primitive(primitive, name, len(primitives) > 1)
     groups = {key: tuple(group) for key, group in writer.groups.items()}
     return _Template(
         writer.top,
@@ -194,38 +195,42 @@ class _Writer:
         """The variable of ``cell`` taking ``value``."""
         return cell * self.n + value
 
-    def primitive(self, p: Primitive, name: str) -> None:
-        """Write one primitive (``name`` names its constraint in errors)."""
+    def primitive(self, p: Primitive, name: str, part: bool = False) -> None:
+        """Write one primitive (``name`` names its constraint in errors; ``part``: one of
+        several a rule decomposes into)."""
         if isinstance(p, Distinct):
-            self.distinct(p)
+            self.distinct(p, part)
         elif isinstance(p, Linear):
             self.linear(p, name, (), self.groups[RULES])
         elif isinstance(p, Table):
-            self.table(p.cells, p.allowed, (), self.groups[RULES])
+            self.table(*_distinct_cells(p.cells, p.allowed, self.n), (), self.groups[RULES])
         elif isinstance(p, Implies):
             self.implies(p, name)
         else:
             raise ValueError(f"{name}: no CNF for {type(p).__name__}")
 
-    def distinct(self, p: Distinct) -> None:
+    def distinct(self, p: Distinct, part: bool = False) -> None:
         """Pairwise "at most once" per value; a whole unit also "at least once"; a total
-        by value-set selectors."""
+        by value-set selectors. A whole unit that is ``part`` of a rule is the rule's: its
+        "at least once" goes with the rule's clauses, into every encoding (a sandwich
+        needs its 1 and its n in the line, which the minimal encoding does not say)."""
         x, n, cells = self.x, self.n, p.cells
         for c in cells:
             self.peers[c].update(cells)
         if p.total is not None:
             self.cage(cells, p.total)
             return
-        whole = len(cells) == n and len(set(cells)) == n
-        key = frozenset(cells)
-        if whole and key in self.units:  # a unit said again (a sandwich's line)
-            return
         values = range(1, n + 1)
-        out = self.groups[UNIT_AMO] if whole else self.groups[RULES]
-        out += [(-x(a, v), -x(b, v)) for v in values for a, b in combinations(cells, 2)]
+        whole = len(cells) == n and len(set(cells)) == n
+        unit = whole and not part
+        key = frozenset(cells)
+        if not (whole and key in self.units):  # else a unit said again: its pairs are there
+            out = self.groups[UNIT_AMO] if unit else self.groups[RULES]
+            out += [(-x(a, v), -x(b, v)) for v in values for a, b in combinations(cells, 2)]
         if whole:
             self.units.add(key)
-            self.groups[UNIT_ALO] += [tuple(x(c, v) for c in cells) for v in values]
+            at_least = self.groups[UNIT_ALO] if unit else self.groups[RULES]
+            at_least += [tuple(x(c, v) for c in cells) for v in values]
 
     def cage(self, cells: tuple[int, ...], total: int) -> None:
         """One selector per value set adding up to ``total``: exactly one holds, each of
@@ -257,24 +262,23 @@ class _Writer:
         cells = list(weight)
         if len(cells) <= 2:
             inside = _within(row.low, row.high)
-            allowed = frozenset(
-                vs
-                for vs in _product([values] * len(cells))
-                if inside(sum(weight[c][v] for c, v in zip(cells, vs, strict=True)))
-            )
+            sums: dict[tuple[int, ...], int] = {(): 0}
+            for c in cells:
+                sums = {(*t, v): s + weight[c][v] for t, s in sums.items() for v in values}
+            allowed = {t for t, s in sums.items() if inside(s)}
             self.table(tuple(cells), allowed, unless, out)
             return
         groups = [({self.x(c, v): weight[c][v] for v in values}, False) for c in cells]
         out += sum_clauses(groups, row.low, row.high, self, name, unless)
 
     def table(
-        self, cells: tuple[int, ...], allowed: Iterable[tuple[int, ...]], unless: Clause,
+        self, cells: tuple[int, ...], tuples: set[tuple[int, ...]], unless: Clause,
         out: list[Clause],
     ) -> None:  # fmt: skip
-        """The cells' values form an allowed tuple, each clause widened by ``unless``."""
+        """The cells' values (each cell once) form one of ``tuples`` (values 1..n), each
+        clause widened by ``unless``."""
         x, n = self.x, self.n
         values = range(1, n + 1)
-        cells, tuples = _distinct_cells(cells, allowed, n)
         if len(cells) == 0:
             if not tuples:
                 out.append(unless)
@@ -341,23 +345,17 @@ def _within(low: int | None, high: int | None) -> Any:
     return lambda t: (low is None or t >= low) and (high is None or t <= high)
 
 
-def _product(ranges: Sequence[range]) -> list[tuple[int, ...]]:
-    out: list[tuple[int, ...]] = [()]
-    for r in ranges:
-        out = [(*t, v) for t in out for v in r]
-    return out
-
-
 def _distinct_cells(
     cells: tuple[int, ...], allowed: Iterable[tuple[int, ...]], n: int
 ) -> tuple[tuple[int, ...], set[tuple[int, ...]]]:
     """The table over each cell once (a cell read twice keeps the tuples that agree on
     it), its tuples within 1..n."""
+    values = range(1, n + 1)
     first = {c: i for i, c in reversed(list(enumerate(cells)))}
     once = tuple(first)
     tuples = set()
     for t in allowed:
-        if len(t) != len(cells) or not all(1 <= v <= n for v in t):
+        if len(t) != len(cells) or not all(v in values for v in t):
             continue
         if all(t[first[c]] == v for c, v in zip(cells, t, strict=True)):
             tuples.add(tuple(t[first[c]] for c in once))
