@@ -38,7 +38,7 @@ from ..encodings import accepted_kinds
 from ..encodings.cnf import ENCODINGS, RULES, TYPES, encode
 from ..models import Grid, Model
 from . import interrupt
-from .base import Backend, Request, Unanswered, count_by_blocking
+from .base import Backend, Request, Unanswered, check_deadline, count_by_blocking
 from .result import Result, Status
 
 #: PySAT solvers whose binding takes an interrupt (the deadline) and ``propagate``
@@ -100,8 +100,9 @@ class SatBackend(Backend):
             return self._infer(model, encoding, solver_name, options["search"])
         from pysat.solvers import NoSuchSolverError, Solver
 
+        deadline = request.deadline
         try:
-            cnf = encode(model, encoding)
+            cnf = encode(model, encoding, lambda: check_deadline(deadline))
         except ValueError as err:  # a cage with too many value sets, a sum too long
             return Result(self.name, Status.ERROR, message=f"sat: {err}")
         stats: dict[str, Any] = {

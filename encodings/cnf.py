@@ -22,9 +22,8 @@ docs/guides/variants.md lists what each rule becomes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 from math import comb
 from typing import Any
@@ -100,8 +99,12 @@ class Cnf:
         return [-lit for lit in literals if lit > 0 and value[lit] and not fixed[cell[lit]]]
 
 
-def encode(model: Any, encoding: str = ENCODINGS[0]) -> Cnf:
-    """The CNF of ``model`` in one of :data:`ENCODINGS`.
+def encode(
+    model: Any, encoding: str = ENCODINGS[0], check: Callable[[], None] | None = None
+) -> Cnf:
+    """The CNF of ``model`` in one of :data:`ENCODINGS`; ``check`` is called between two
+    constraints while the clauses of a new shape are written (to stop at a deadline, it
+    raises).
 
     ValueError for an unknown encoding, a cage with too many value sets to list or a sum
     too long for its partial sums (naming it).
@@ -113,7 +116,7 @@ def encode(model: Any, encoding: str = ENCODINGS[0]) -> Cnf:
     """
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}: choose one of {', '.join(ENCODINGS)}")
-    template = _template(model.size, len(model.domains), model.constraints)
+    template = _template(model.size, len(model.domains), model.constraints, check)
     if encoding == "optimized":
         return _optimized(model, template)
     groups = [(name, template.groups[name]) for name in _GROUPS[encoding]]
@@ -144,8 +147,29 @@ class _Template:
     blocks: dict[str, tuple[tuple[np.ndarray, np.ndarray], ...]]
 
 
-@lru_cache(maxsize=64)
-def _template(size: int, cells: int, constraints: tuple) -> _Template:
+#: The templates of the shapes (size, cells, constraints) seen last, emptied when full
+#: (killer and sandwich puzzles each have a shape of their own).
+_TEMPLATES: dict[tuple[int, int, tuple], _Template] = {}
+_KEPT = 64
+
+
+def _template(
+    size: int, cells: int, constraints: tuple, check: Callable[[], None] | None = None
+) -> _Template:
+    """The shape's template, built (``check`` between constraints) unless kept."""
+    key = (size, cells, constraints)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        template = _build(size, cells, constraints, check)  # one stopped midway is not kept
+        if len(_TEMPLATES) >= _KEPT:
+            _TEMPLATES.clear()
+        _TEMPLATES[key] = template
+    return template
+
+
+def _build(
+    size: int, cells: int, constraints: tuple, check: Callable[[], None] | None
+) -> _Template:
     n = size
     values = range(1, n + 1)
     writer = _Writer(n, cells)
@@ -154,6 +178,8 @@ def _template(size: int, cells: int, constraints: tuple) -> _Template:
         (-(c * n + a), -(c * n + b)) for c in range(cells) for a, b in combinations(values, 2)
     ]
     for constraint in constraints:
+        if check is not None:
+            check()
         name = f"{constraint.name} ({constraint.kind})"
         primitives = decompose(constraint, n)
         for primitive in primitives:

@@ -180,6 +180,39 @@ def test_a_cage_no_values_can_fill_is_unsolvable(encoding):
     assert (result.status, result.exact) == ("unsolvable", True)
 
 
+def test_the_cnf_build_looks_at_the_deadline_between_constraints(monkeypatch):
+    # A sandwich puzzle's CNF takes a while to write (a guarded chain of partial sums per
+    # pair of crust positions): the build looks at the deadline between constraints, and
+    # one it stops is not kept.
+    import time
+
+    from test_public_variants import PUZZLES
+
+    from sudokulab.backends.base import LATE, Request, check_deadline
+    from sudokulab.encodings import cnf
+    from sudokulab.models.documents import puzzle_of
+
+    puzzle, solution = puzzle_of(PUZZLES["ctc-sandwich"])
+    model = build_model(puzzle)
+    looks = []
+
+    def looking(deadline):
+        looks.append(deadline)
+        check_deadline(deadline)
+
+    monkeypatch.setattr(sat, "check_deadline", looking)
+    monkeypatch.setattr(cnf, "_TEMPLATES", {})  # nothing built yet
+    backend = get_backend("sat")
+    past = Request(1, 1.0, {}, time.perf_counter() - 10.0)
+    result = backend.run(model, past)
+    assert (result.status, result.message, result.solutions) == ("timeout", LATE, ())
+    assert looks == [past.deadline] and not cnf._TEMPLATES
+    looks.clear()
+    result = backend.run(model, Request(2, 600.0, {}, time.perf_counter()))
+    assert (result.status, result.solutions) == ("solved", (solution,))
+    assert len(looks) == len(model.constraints)
+
+
 def test_a_hard_count_stops_at_the_deadline():
     # A verdict, not a time: building the CNF is inside the deadline, and counting
     # every 25x25 grid cannot end, so the count is a timeout wherever it stopped.
