@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import chain, combinations
 from math import comb
 from typing import Any
 
@@ -497,13 +497,16 @@ def sum_clauses(
 
 
 def _blocks(clauses: tuple[Clause, ...]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """Clauses as arrays of variables and of signs, one pair per clause length."""
-    by_length: dict[int, list[Clause]] = {}
-    for clause in clauses:
-        by_length.setdefault(len(clause), []).append(clause)
+    """Clauses as arrays of variables and of signs, one pair per clause length (in the
+    order the lengths first appear, each length's clauses in their order)."""
+    lengths = np.fromiter(map(len, clauses), dtype=np.int64, count=len(clauses))
+    flat = np.fromiter(chain.from_iterable(clauses), dtype=np.int32, count=int(lengths.sum()))
+    starts = np.cumsum(lengths) - lengths
+    _, first = np.unique(lengths, return_index=True)
     out = []
-    for length, rows in by_length.items():
-        literals = np.array(rows, dtype=np.int32).reshape(len(rows), length)
+    for length in lengths[np.sort(first)].tolist():
+        rows = starts[lengths == length]
+        literals = flat[rows[:, None] + np.arange(length)]
         out.append((np.abs(literals), np.sign(literals)))
     return tuple(out)
 
