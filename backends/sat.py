@@ -1,35 +1,21 @@
-"""PySAT (the python-sat package) as a backend: the model as CNF over Boolean x(cell, value).
+"""PySAT (the python-sat package) as a backend: a CDCL SAT solver on the model's CNF.
 
-Three encodings, read off the model's constraints (every unit an ``AllDifferent``,
-whatever the variant, so X, hyper, jigsaw and extra units need nothing here):
+The CNF is :mod:`sudokulab.encodings.cnf`'s, over Boolean x(cell, value), in one of
+three encodings (option ``encoding``):
 
 - ``minimal`` (Lynce and Ouaknine, "Sudoku as a SAT Problem", 2006): each cell takes at
-  least one value, each value at most once per ``AllDifferent`` (pairwise), the givens as
-  unit clauses.
+  least one value, each value at most once per unit (pairwise), the givens as unit
+  clauses.
 - ``extended`` (the same paper): minimal, plus each cell at most one value, and each value
-  at least once per ``AllDifferent`` of as many cells as there are values.
+  at least once per unit.
 - ``optimized`` (Kwon and Jain, "Optimized CNF Encoding for Sudoku Puzzles", 2006):
   extended without what the givens decide: no variable for a given's cell nor for its
   value in its peers, no clause the givens satisfy, no literal they falsify.
 
-A killer cage (``Sum``) is the same in every encoding: its values pairwise different,
-and one selector variable per value set it may use (every set of distinct values of its
-size adding up to its total): exactly one selector holds, each value of the selected set
-appears in the cage, and a value in one of its cells needs a selected set holding it.
-
-The variant rules (:mod:`sudokulab.models.rules`) are the same in every encoding too
-(:func:`rule_clauses`): a pair relation (thermometer step, kropki dot, XV, whisper,
-anti-knight) as one clause per forbidden value pair and, for arc consistency under unit
-propagation, a support clause per value (``x(a, u)`` needs one of ``b``'s values that
-keeps the rule with ``u``); parity as unit clauses; renban as its definition (values
-pairwise different, one selected window of consecutive values holding every cell's
-value); a sum (arrow, region-sum line, little killer) as a chain of partial sums
-(:func:`sum_clauses`): one variable per sum the first k cells can reach and the rest can
-complete, each cell's value leading from one to the next, both ways; a sandwich as the
-same chain over the cells between its crusts, whose positions Tseitin variables track
-along the line. A general pseudo-Boolean encoding of the same sums (pysat.pb) took 5 to
-38 times the clauses and up to 530 times the time, the minimal encoding worst
-(docs/results.md, "Sums in the SAT encodings").
+Killer cages and the variant rules are the same in every encoding: the translation of
+their primitives (docs/guides/variants.md). A sum as a chain of partial sums took 5 to 38
+times fewer clauses than pysat.pb's encoding and up to 530 times less time (docs/results.md,
+"Sums in the SAT encodings").
 
 Solutions are counted with blocking clauses (each found grid is forbidden over its
 non-given cells, then the solver is asked again). The deadline interrupts the solver
@@ -46,26 +32,14 @@ from __future__ import annotations
 import importlib.util
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
-from itertools import combinations
 from typing import Any, NamedTuple
 
-import numpy as np
-
+from ..encodings import accepted_kinds
+from ..encodings.cnf import ENCODINGS, RULES, TYPES, encode
 from ..models import Grid, Model
-from ..models.rules import KINDS, PAIRS
-from ..native.reference import combinations_of
 from . import interrupt
-from .base import Backend, Request, Unanswered, count_by_blocking
-from .cpsat import pair_table
+from .base import Backend, Request, Unanswered, check_deadline, count_by_blocking
 from .result import Result, Status
-
-#: Encodings, default first: ``optimized`` measured fastest on classic and larger grids,
-#: though not on killer puzzles with few givens (little to drop, and a new CNF to
-#: convert): docs/results.md, "Why these defaults".
-ENCODINGS = ("optimized", "extended", "minimal")
 
 #: PySAT solvers whose binding takes an interrupt (the deadline) and ``propagate``
 #: (:func:`infer`), default first. MiniSat 2.2 is the default: as fast as the Glucose
@@ -93,458 +67,12 @@ INFERENCES = ("unit", "failed-literal")
 #: of no guess does: ``timeout``, its message saying how many open cells were decided.
 SEARCHES = ("cdcl", "none", "failed-literal")
 
-# The groups of clauses, in the order they are built and described.
-CELL_ALO = "cell at least one value"
-CELL_AMO = "cell at most one value"
-UNIT_AMO = "value at most once per unit"
-UNIT_ALO = "value at least once per unit"
-CAGES = "cages"
-RULES = "variant rules"
-GIVENS = "givens"
-_GROUPS = {
-    "minimal": (CELL_ALO, UNIT_AMO, CAGES, RULES),
-    "extended": (CELL_ALO, CELL_AMO, UNIT_AMO, UNIT_ALO, CAGES, RULES),
-}
-#: Groups left out of a CNF's counts when empty.
-_OPTIONAL = (CAGES, RULES)
-
-#: The rule kinds encoded as sums.
-SUM_KINDS = frozenset({"sumequals", "littlekiller", "sandwich"})
-#: The most clauses one sum may take (:func:`sum_clauses`): a larger one is refused by
-#: name. A two-digit arrow with a 12-cell shaft on a 9x9 grid takes about 11,000.
-MAX_SUM_CLAUSES = 1_000_000
-
-
-@dataclass(frozen=True)
-class Cnf:
-    """A model as CNF: clauses over variables ``1..variables``, and how to read a grid.
-
-    Variable ``x`` stands for cell ``cell[x]`` taking value ``value[x]`` (value 0: an
-    auxiliary variable, a cage's selector or a rule's). ``fixed`` holds the givens (0
-    elsewhere): the cells the blocking clauses leave out. ``groups`` counts the clauses
-    of each kind, in build order.
-    """
-
-    encoding: str
-    clauses: tuple[Sequence[int], ...]
-    variables: int
-    groups: tuple[tuple[str, int], ...]
-    cell: tuple[int, ...]
-    value: tuple[int, ...]
-    fixed: Grid
-
-    def grid(self, literals: list[int]) -> Grid:
-        """The grid a model (or a partial assignment) decides; 0 where it decides nothing."""
-        grid = list(self.fixed)
-        value, cell = self.value, self.cell
-        for lit in literals:
-            if lit > 0 and value[lit]:
-                grid[cell[lit]] = value[lit]
-        return tuple(grid)
-
-    def blocking(self, literals: list[int]) -> list[int]:
-        """The clause forbidding a model's values in the non-given cells."""
-        value, cell, fixed = self.value, self.cell, self.fixed
-        return [-lit for lit in literals if lit > 0 and value[lit] and not fixed[cell[lit]]]
-
-
-def encode(model: Model, encoding: str = ENCODINGS[0]) -> Cnf:
-    """The CNF of ``model`` in one of :data:`ENCODINGS`.
-
-    ValueError for an unknown encoding or a cage with too many value sets to list.
-
-    >>> from sudokulab import build_model, parse_puzzle
-    >>> cnf = encode(build_model(parse_puzzle("1" + "." * 15)), "minimal")
-    >>> cnf.variables, len(cnf.clauses), dict(cnf.groups)[GIVENS]
-    (64, 305, 1)
-    """
-    if encoding not in ENCODINGS:
-        raise ValueError(f"unknown encoding {encoding!r}: choose one of {', '.join(ENCODINGS)}")
-    size, cells = model.size, len(model.domains)
-    template = _template(size, cells, model.constraints)
-    if encoding == "optimized":
-        return _optimized(model, template)
-    groups = [(name, template.groups[name]) for name in _GROUPS[encoding]]
-    givens = _domain_clauses(model)
-    groups.append((GIVENS, givens))
-    clauses = tuple(c for _, group in groups for c in group)
-    return Cnf(
-        encoding,
-        clauses,
-        template.variables,
-        tuple((name, len(group)) for name, group in groups if name not in _OPTIONAL or group),
-        template.cell,
-        template.value,
-        tuple(d[0] if len(d) == 1 else 0 for d in model.domains),
-    )
-
-
-@dataclass(frozen=True)
-class _Template:
-    """Every clause group of a shape (size, cells, constraints) without its givens."""
-
-    variables: int
-    groups: dict[str, tuple[tuple[int, ...], ...]]
-    cell: tuple[int, ...]
-    value: tuple[int, ...]
-    peers: tuple[frozenset[int], ...]  # the cells sharing a constraint with each cell
-    # each group as arrays of variables and of signs, one row a clause, one pair of
-    # arrays per clause length
-    blocks: dict[str, tuple[tuple[np.ndarray, np.ndarray], ...]]
-
-
-@lru_cache(maxsize=64)
-def _template(size: int, cells: int, constraints: tuple) -> _Template:
-    # x(cell, value) is variable cell * size + value; cage selectors come after them.
-    n = size
-
-    def x(cell: int, value: int) -> int:
-        return cell * n + value
-
-    values = range(1, n + 1)
-    cell_alo = tuple(tuple(x(c, v) for v in values) for c in range(cells))
-    cell_amo = tuple((-x(c, a), -x(c, b)) for c in range(cells) for a, b in combinations(values, 2))
-    units = [c for c in constraints if c.kind == "alldifferent"]
-    unit_amo = tuple(
-        (-x(a, v), -x(b, v)) for u in units for v in values for a, b in combinations(u.cells, 2)
-    )
-    unit_alo = tuple(
-        tuple(x(c, v) for c in u.cells) for u in units if len(u.cells) == n for v in values
-    )
-    cell_of = [-1] + [c for c in range(cells) for _ in values]
-    value_of = [0] + [v for _ in range(cells) for v in values]
-    cages: list[tuple[int, ...]] = []
-    for cage in (c for c in constraints if c.kind == "sum"):
-        sets = combinations_of(n, len(cage.cells), cage.total)
-        first = len(cell_of)
-        selectors = range(first, first + len(sets))
-        cell_of += [-1] * len(sets)
-        value_of += [0] * len(sets)
-        used = [v for v in values if any(m >> (v - 1) & 1 for m in sets)]
-        # values pairwise different within the cage
-        cages += [(-x(a, v), -x(b, v)) for v in used for a, b in combinations(cage.cells, 2)]
-        # exactly one value set
-        cages.append(tuple(selectors))
-        cages += [(-s, -t) for s, t in combinations(selectors, 2)]
-        # a value in a cell needs a selected set holding it
-        for c in cage.cells:
-            for v in values:
-                holding = [s for s, m in zip(selectors, sets, strict=True) if m >> (v - 1) & 1]
-                cages.append((-x(c, v), *holding))
-        # each value of the selected set appears in the cage
-        for s, m in zip(selectors, sets, strict=True):
-            cages += [(-s, *(x(c, v) for c in cage.cells)) for v in values if m >> (v - 1) & 1]
-    rules, top = rule_clauses(
-        [c for c in constraints if c.kind not in ("alldifferent", "sum")], n, len(cell_of) - 1
-    )
-    cell_of += [-1] * (top - len(cell_of) + 1)
-    value_of += [0] * (top - len(value_of) + 1)
-    # peers hold different values: only units and cages say so (a rule's cells may repeat)
-    peers: list[set[int]] = [set() for _ in range(cells)]
-    for constraint in constraints:
-        if constraint.kind not in ("alldifferent", "sum"):
-            continue
-        for c in constraint.cells:
-            peers[c].update(constraint.cells)
-    groups = {
-        CELL_ALO: cell_alo,
-        CELL_AMO: cell_amo,
-        UNIT_AMO: unit_amo,
-        UNIT_ALO: unit_alo,
-        CAGES: tuple(cages),
-        RULES: tuple(rules),
-    }
-    return _Template(
-        len(cell_of) - 1,
-        groups,
-        tuple(cell_of),
-        tuple(value_of),
-        tuple(frozenset(p - {c}) for c, p in enumerate(peers)),
-        {name: _blocks(group) for name, group in groups.items()},
-    )
-
-
-def rule_clauses(rules: Sequence[Any], n: int, top: int) -> tuple[list[tuple[int, ...]], int]:
-    """The clauses of the variant rules over ``x(cell, value) = cell * n + value``, and the
-    last variable they use (their auxiliary variables come after ``top``).
-
-    ValueError naming a sum whose chain of partial sums would take more than
-    :data:`MAX_SUM_CLAUSES` clauses.
-
-    >>> from sudokulab.models.rules import Less
-    >>> clauses, top = rule_clauses([Less(0, 1)], 4, 32)
-    >>> (-4, -8) in clauses, (-3,) in clauses, top
-    (True, False, 32)
-    """
-    aux = _Aux(top)
-
-    def x(cell: int, value: int) -> int:
-        return cell * n + value
-
-    values = range(1, n + 1)
-    clauses: list[tuple[int, ...]] = []
-    for rule in rules:
-        kind = rule.kind
-        if kind in PAIRS:
-            allowed = set(pair_table(rule, n))
-            a, b = rule.a, rule.b
-            clauses += [
-                (-x(a, u), -x(b, v)) for u in values for v in values if (u, v) not in allowed
-            ]
-            # support clauses, where unit propagation on the forbidden pairs and a cell's
-            # "at least one value" would not already find them (two or more values ruled out)
-            for u in values:
-                of_a = [v for v in values if (u, v) in allowed]
-                of_b = [v for v in values if (v, u) in allowed]
-                if len(of_a) < n - 1:
-                    clauses.append((-x(a, u), *(x(b, v) for v in of_a)))
-                if len(of_b) < n - 1:
-                    clauses.append((-x(b, u), *(x(a, v) for v in of_b)))
-        elif kind == "parity":
-            odd = rule.parity == "odd"
-            clauses += [(-x(rule.cell, v),) for v in values if v % 2 != odd]
-        elif kind == "consecutive":
-            line = rule.line
-            clauses += [(-x(a, v), -x(b, v)) for v in values for a, b in combinations(line, 2)]
-            lows = range(1, n - len(line) + 2)
-            window = {low: aux.new() for low in lows}
-            clauses.append(tuple(window.values()))
-            clauses += [(-s, -t) for s, t in combinations(window.values(), 2)]
-            for c in line:
-                for v in values:
-                    holding = [w for low, w in window.items() if low <= v < low + len(line)]
-                    clauses.append((-x(c, v), *holding))
-        elif kind in SUM_KINDS:
-            if kind == "sandwich":
-                positions = _sandwich_inside(rule.line, n, x, aux, clauses)
-                groups = [(dict(terms), True) for terms in positions]
-            else:
-                weight: dict[int, int] = {}  # a cell's coefficient in the sum
-                if kind == "sumequals":  # sum(targets) - sum(terms) == 0
-                    width = len(rule.targets)
-                    for i, c in enumerate(rule.targets):
-                        weight[c] = weight.get(c, 0) + (10 ** (width - 1 - i) if rule.digits else 1)
-                    for c in rule.terms:
-                        weight[c] = weight.get(c, 0) - 1
-                else:
-                    for c in rule.line:
-                        weight[c] = weight.get(c, 0) + 1
-                groups = [({x(c, v): w * v for v in values}, False) for c, w in weight.items()]
-            total = rule.total if kind != "sumequals" else 0
-            clauses += sum_clauses(groups, total, aux, f"{rule.name} ({kind})")
-        else:
-            raise ValueError(f"no CNF for {kind} constraints")
-    return clauses, aux.top
-
-
-class _Aux:
-    """Hands out auxiliary variables after the last one in use."""
-
-    def __init__(self, top: int) -> None:
-        self.top = top
-
-    def new(self) -> int:
-        """A fresh variable."""
-        self.top += 1
-        return self.top
-
-
-def sum_clauses(
-    groups: Sequence[tuple[dict[int, int], bool]], total: int, aux: _Aux, name: str = "a sum"
-) -> list[tuple[int, ...]]:
-    """``sum of the groups' contributions == total`` as clauses over partial sums.
-
-    A group is ``({literal: contribution}, none)``: at most one of its literals holds in
-    a model (a cell's values) and adds its contribution; with ``none`` no literal may
-    hold, adding 0 (a sandwich's cell outside the crusts). Layer k holds the sums the
-    first k groups reach from 0 and from which the rest can still reach ``total``; a
-    layer of several sums has a variable per sum (a layer of one always holds), and
-    ``s(k-1, t) and lit -> s(k, t + a)``, ``s(k, u) and lit -> s(k-1, u - a)``: a value
-    leading out of the layers is forbidden outright. Any model's partial sums are thus
-    the ones its values add up to, and the last is ``total``.
-
-    ValueError naming the sum (``name``) when it would take more than
-    :data:`MAX_SUM_CLAUSES` clauses.
-
-    >>> cells = [({1: 1, 2: 2}, False), ({3: 1, 4: 2}, False)]  # two cells of values 1, 2
-    >>> sum_clauses(cells, 4, _Aux(4))  # both 2: the 1s are ruled out
-    [(-1,), (-3,)]
-    """
-    m = len(groups)
-    if not m and total:
-        raise ValueError(f"{name}: no cell to add up to {total}")
-    steps = [set(options.values()) | ({0} if none else set()) for options, none in groups]
-    reach = [{0}]
-    for step in steps:
-        reach.append({t + a for t in reach[-1] for a in step})
-    layers = [{0}] + [set() for _ in groups]
-    layers[m] = reach[m] & {total}
-    for k in range(m - 1, 0, -1):
-        layers[k] = reach[k] & {t - a for t in layers[k + 1] for a in steps[k]}
-    size = sum((len(layers[k - 1]) + len(layers[k])) * len(steps[k - 1]) for k in range(1, m + 1))
-    if size > MAX_SUM_CLAUSES:
-        raise ValueError(
-            f"{name}: its partial sums would take about {size:,} clauses "
-            f"(more than {MAX_SUM_CLAUSES:,})"
-        )
-    # a sum's variable, or 0 for the one sum of its layer (it always holds)
-    node = [{t: aux.new() if len(layer) > 1 else 0 for t in sorted(layer)} for layer in layers]
-    out: dict[tuple[int, ...], None] = {}  # ordered, without repeats
-    gone = -1  # no such sum: the clause forbids the step
-
-    def step(held: int, lits: list[int], then: int) -> None:
-        """``held and lits' step -> then`` (held 0: always; then 0: always, no clause)."""
-        if then:
-            out[tuple(([-held] if held else []) + lits + ([then] if then != gone else []))] = None
-
-    for k in range(1, m + 1):
-        options, none = groups[k - 1]
-        before, after = node[k - 1], node[k]
-        for t, s in before.items():
-            for lit, a in options.items():
-                step(s, [-lit], after.get(t + a, gone))
-            if none:
-                step(s, list(options), after.get(t, gone))
-        for u, s in after.items():
-            for lit, a in options.items():
-                step(s, [-lit], before.get(u - a, gone))
-            if none:
-                step(s, list(options), before.get(u, gone))
-        if len(after) > 1:
-            out[tuple(after.values())] = None  # some sum of the layer holds
-    return list(out)
-
-
-def _sandwich_inside(
-    line: Sequence[int], n: int, x: Any, aux: _Aux, clauses: list[tuple[int, ...]]
-) -> list[list[tuple[int, int]]]:
-    """The (literal, weight) terms of a sandwich's sum, one list per inner cell of the
-    line: ``y(k, v)``, cell k of the line holding v and lying strictly between the crusts
-    (the 1 and the n), weighted v.
-
-    Along the line, ``seen[k]`` says a crust lies before position k, ``both[k]`` that two
-    do; position k is inside when ``seen[k]`` and not ``both[k]`` (a crust itself holds 1
-    or n, which no term counts)."""
-
-    def define_or(z: int, a: int, b: int) -> None:
-        clauses.extend([(-z, a, b), (z, -a), (z, -b)])
-
-    def define_and(z: int, a: int, b: int) -> None:
-        clauses.extend([(z, -a, -b), (-z, a), (-z, b)])
-
-    false = aux.new()
-    clauses.append((-false,))
-    crust = []
-    for c in line:
-        z = aux.new()
-        define_or(z, x(c, 1), x(c, n))
-        crust.append(z)
-    seen, both = crust[0], false  # before position 1
-    terms: list[list[tuple[int, int]]] = []
-    for k in range(1, len(line) - 1):
-        inside = aux.new()
-        define_and(inside, seen, -both)
-        terms.append([])
-        for v in range(2, n):
-            y = aux.new()
-            define_and(y, x(line[k], v), inside)
-            terms[-1].append((y, v))
-        second = aux.new()
-        define_and(second, seen, crust[k])
-        next_both = aux.new()
-        define_or(next_both, both, second)
-        next_seen = aux.new()
-        define_or(next_seen, seen, crust[k])
-        seen, both = next_seen, next_both
-    return terms
-
-
-def _blocks(clauses: tuple[tuple[int, ...], ...]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """Clauses as arrays of variables and of signs, one pair per clause length."""
-    by_length: dict[int, list[tuple[int, ...]]] = {}
-    for clause in clauses:
-        by_length.setdefault(len(clause), []).append(clause)
-    out = []
-    for rows in by_length.values():
-        literals = np.array(rows, dtype=np.int32).reshape(len(rows), -1)
-        out.append((np.abs(literals), np.sign(literals)))
-    return tuple(out)
-
-
-def _domain_clauses(model: Model) -> tuple[tuple[int, ...], ...]:
-    """A given as a unit clause; a narrowed domain as its values ruled out."""
-    n, full = model.size, range(1, model.size + 1)
-    clauses: list[tuple[int, ...]] = []
-    for c, domain in enumerate(model.domains):
-        if len(domain) == 1:
-            clauses.append((c * n + domain[0],))
-        elif len(domain) < n:
-            clauses += [(-(c * n + v),) for v in full if v not in domain]
-    return tuple(clauses)
-
-
-def _optimized(model: Model, template: _Template) -> Cnf:
-    """Kwon and Jain's reduction of the extended encoding by what the givens decide."""
-    n = model.size
-    state = np.zeros(template.variables + 1, dtype=np.int8)  # 1 true, -1 false, 0 open
-    for c, domain in enumerate(model.domains):
-        if len(domain) == n:
-            continue
-        state[[c * n + v for v in range(1, n + 1) if v not in domain]] = -1
-        if len(domain) == 1:
-            state[[p * n + domain[0] for p in template.peers[c]]] = -1
-    for c, domain in enumerate(model.domains):
-        if len(domain) == 1 and state[c * n + domain[0]] == 0:
-            state[c * n + domain[0]] = 1
-    # a given that another given rules out: two givens clash, nothing satisfies the model
-    clashed = any(state[c * n + d[0]] < 0 for c, d in enumerate(model.domains) if len(d) == 1)
-    kept = np.flatnonzero(state == 0)[1:]  # variable 0 is no variable
-    renumber = np.zeros(template.variables + 1, dtype=np.int32)
-    renumber[kept] = np.arange(1, len(kept) + 1, dtype=np.int32)
-    groups: list[tuple[str, int]] = []
-    clauses: list[list[int]] = []
-    for name in _GROUPS["extended"]:
-        if name in _OPTIONAL and not template.groups[name]:
-            continue
-        reduced = [
-            c for var, sign in template.blocks[name] for c in _reduce(var, sign, state, renumber)
-        ]
-        clauses += reduced
-        groups.append((name, len(reduced)))
-    if clashed:
-        clauses.append([])
-        groups.append((GIVENS, 1))
-    return Cnf(
-        "optimized",
-        tuple(clauses),
-        len(kept),
-        tuple(groups),
-        (-1, *(template.cell[v] for v in kept.tolist())),
-        (0, *(template.value[v] for v in kept.tolist())),
-        tuple(d[0] if len(d) == 1 else 0 for d in model.domains),
-    )
-
-
-def _reduce(
-    var: np.ndarray, sign: np.ndarray, state: np.ndarray, renumber: np.ndarray
-) -> list[list[int]]:
-    """The clauses (rows of variables and of signs) that the assignment ``state`` leaves
-    open, without the literals it falsifies, renumbered."""
-    truth = state[var] * sign  # 1 a true literal, -1 a false one, 0 open
-    open_rows = ~(truth > 0).any(axis=1)
-    var, sign, truth = var[open_rows], sign[open_rows], truth[open_rows]
-    literals = np.where(truth == 0, renumber[var] * sign, 0)
-    out = literals.tolist()
-    for i in np.flatnonzero((literals == 0).any(axis=1)).tolist():
-        out[i] = [lit for lit in out[i] if lit]  # shortened by the givens
-    return out
-
 
 class SatBackend(Backend):
     """A CDCL SAT solver from PySAT on a CNF encoding; options ``encoding`` and ``solver``."""
 
     name = "sat"
-    kinds = frozenset({"alldifferent", "sum"} | set(KINDS))
+    kinds = accepted_kinds(TYPES)
     options = {"encoding": ENCODINGS, "solver": SOLVERS, "search": SEARCHES}
     stops_itself = True  # the solver is interrupted from a timer thread at the deadline
     requires = "python-sat"
@@ -572,8 +100,9 @@ class SatBackend(Backend):
             return self._infer(model, encoding, solver_name, options["search"])
         from pysat.solvers import NoSuchSolverError, Solver
 
+        deadline = request.deadline
         try:
-            cnf = encode(model, encoding)
+            cnf = encode(model, encoding, lambda: check_deadline(deadline))
         except ValueError as err:  # a cage with too many value sets, a sum too long
             return Result(self.name, Status.ERROR, message=f"sat: {err}")
         stats: dict[str, Any] = {

@@ -3,7 +3,7 @@
 Issue 39: a two-digit arrow with a 12-cell shaft took 255,380 clauses under pysat.pb's
 default encoding (on pindakaas), in every encoding, and the minimal encoding, whose cells
 may hold several values until the units say otherwise, was the slowest to solve. The
-backend now writes a sum as a chain of partial sums (``sat.sum_clauses``); here the same
+backend now writes a sum as a chain of partial sums (``encodings.cnf.sum_clauses``); here the same
 groups of literals are also handed to ``pysat.pb.PBEnc.equals`` (needs ``pindakaas``),
 as the backend did before, and both CNFs are solved with a uniqueness check (limit 2).
 
@@ -26,7 +26,7 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 
 
-def pb_sum_clauses(groups, total, aux, name="a sum"):
+def pb_sum_clauses(groups, low, high, aux, name="a sum", unless=()):
     """The same sum by pysat.pb's default encoder over every literal, weighted."""
     from pysat.pb import PBEnc
 
@@ -35,10 +35,20 @@ def pb_sum_clauses(groups, total, aux, name="a sum"):
         for lit, weight in options.items():
             terms[lit] = terms.get(lit, 0) + weight
     lits = [lit for lit, w in terms.items() if w]
-    encoded = PBEnc.equals(lits=lits, weights=[terms[x] for x in lits], bound=total,
-                           top_id=aux.top)  # fmt: skip
-    aux.top = max(aux.top, encoded.nv)
-    return [tuple(c) for c in encoded.clauses]
+    weights = [terms[x] for x in lits]
+    if low == high:
+        parts = [(PBEnc.equals, low)]
+    else:
+        parts = [(PBEnc.atleast, low)] * (low is not None) + [(PBEnc.atmost, high)] * (
+            high is not None
+        )
+    clauses = []
+    for encoder, bound in parts:
+        encoded = encoder(lits=lits, weights=weights, bound=bound, top_id=aux.top)
+        while aux.top < encoded.nv:  # the encoder's variables, numbered by the writer too
+            aux.new()
+        clauses += [(*c, *unless) for c in encoded.clauses]
+    return clauses
 
 
 def main() -> int:
@@ -51,19 +61,19 @@ def main() -> int:
     from test_rules_encodings import LONG_ARROW
 
     from sudokulab import is_solution, parse_puzzle, solve
-    from sudokulab.backends import sat
+    from sudokulab.encodings import cnf
 
     puzzles = {}
     for name in ("gp2023-r7-ib8-arrows", "gp2023-r7-8-arrows"):
         doc = {k: v for k, v in PUZZLES[name].items() if k != "solution"}
         puzzles[name] = parse_puzzle(json.dumps(doc))
     puzzles["long-arrow"] = parse_puzzle(json.dumps(LONG_ARROW))
-    chain = sat.sum_clauses
+    chain = cnf.sum_clauses
     ways = {"pysat.pb": pb_sum_clauses, "chain": chain}
 
     def run(puzzle, way: str, encoding: str) -> tuple[int, float, str]:
-        sat.sum_clauses = ways[way]
-        sat._template.cache_clear()  # the template holds the sums' clauses
+        cnf.sum_clauses = ways[way]
+        cnf._TEMPLATES.clear()  # the template holds the sums' clauses
         start = time.perf_counter()
         result = solve(puzzle, f"sat:encoding={encoding}", limit=2, timeout=args.timeout)
         elapsed = time.perf_counter() - start
@@ -80,7 +90,7 @@ def main() -> int:
     print("|---|---|---:|---:|---:|---:|---:|")
     try:
         for name, puzzle in puzzles.items():
-            for encoding in sat.ENCODINGS:
+            for encoding in cnf.ENCODINGS:
                 best = {way: (0, float("inf"), "") for way in ways}
                 for _ in range(args.repeat):
                     for way in ways:  # interleaved
@@ -92,8 +102,8 @@ def main() -> int:
                 print(f"| {name} | {encoding} | {pc:,} | {cc:,} | {pt:.2f} | {ct:.2f} | "
                       f"{pt / ct:.1f}{note} |", flush=True)  # fmt: skip
     finally:
-        sat.sum_clauses = chain
-        sat._template.cache_clear()
+        cnf.sum_clauses = chain
+        cnf._TEMPLATES.clear()
     return 0
 
 

@@ -11,6 +11,7 @@ from test_variant_kinds import all_4x4, case, miracle
 
 import sudokulab
 from sudokulab.backends import get_backend, sat
+from sudokulab.encodings.cnf import RULES, encode
 from sudokulab.interchange import Refused, WrongSolution, verify
 from sudokulab.models import Puzzle, build_model, geometry, is_solution
 from sudokulab.models.rules import KINDS, LittleKiller, Sandwich, SumEquals
@@ -146,8 +147,8 @@ def test_a_long_arrow_takes_a_bounded_number_of_clauses(encoding):
     # of partial sums takes fewer than 12,000 (14 cells x 9 values x both ways x at most
     # the 89 sums of a layer bound it by 22,428)
     puzzle = sudokulab.parse_puzzle(json.dumps(LONG_ARROW))
-    cnf = sat.encode(build_model(puzzle), encoding)
-    assert dict(cnf.groups)[sat.RULES] < 12_000
+    cnf = encode(build_model(puzzle), encoding)
+    assert dict(cnf.groups)[RULES] < 12_000
     reference = count(puzzle, "cpsat", {}, limit=2)
     answer = count(puzzle, "sat", {"encoding": encoding}, limit=2)
     assert reference.count == 1 and answer.exact
@@ -163,7 +164,7 @@ def test_a_sum_too_long_for_its_partial_sums_is_refused_by_name():
     }
     puzzle = sudokulab.parse_puzzle(json.dumps(doc))
     with pytest.raises(ValueError, match=r"^arrow 1 \(sumequals\): its partial sums would take"):
-        sat.encode(build_model(puzzle), "minimal")
+        encode(build_model(puzzle), "minimal")
     result = sudokulab.solve(puzzle, backend="sat", timeout=60)
     assert result.status == "error" and "arrow 1 (sumequals)" in result.message
     assert "more than 1,000,000" in result.message

@@ -20,6 +20,7 @@ from sudokulab import Puzzle, build_model, is_solution, parse_puzzle, read_file,
 from sudokulab.backends import get_backend, parse_spec, sat
 from sudokulab.catalog import load
 from sudokulab.cli import main
+from sudokulab.encodings.cnf import CELL_ALO, CELL_AMO, GIVENS, UNIT_ALO, UNIT_AMO, encode
 from sudokulab.models import geometry
 from sudokulab.models.puzzle import Cage
 
@@ -111,20 +112,20 @@ def test_the_clause_counts_are_the_papers_formulas(size):
     if n == 9:
         assert (minimal, extended) == (8829, 11988)
     model = build_model(Puzzle.from_grid([0] * n**2))
-    counts = {e: sat.encode(model, e) for e in ENCODINGS}
+    counts = {e: encode(model, e) for e in ENCODINGS}
     assert (counts["minimal"].variables, len(counts["minimal"].clauses)) == (n**3, minimal)
     assert (counts["extended"].variables, len(counts["extended"].clauses)) == (n**3, extended)
     assert (counts["optimized"].variables, len(counts["optimized"].clauses)) == (n**3, extended)
     assert dict(counts["extended"].groups) == {
-        sat.CELL_ALO: n * n,
-        sat.CELL_AMO: n * n * comb(n, 2),
-        sat.UNIT_AMO: 3 * n * n * comb(n, 2),
-        sat.UNIT_ALO: 3 * n * n,
-        sat.GIVENS: 0,
+        CELL_ALO: n * n,
+        CELL_AMO: n * n * comb(n, 2),
+        UNIT_AMO: 3 * n * n * comb(n, 2),
+        UNIT_ALO: 3 * n * n,
+        GIVENS: 0,
     }
     given = build_model(Puzzle.from_grid([1] + [0] * (n**2 - 1)))
-    assert len(sat.encode(given, "minimal").clauses) == minimal + 1
-    assert len(sat.encode(given, "extended").clauses) == extended + 1
+    assert len(encode(given, "minimal").clauses) == minimal + 1
+    assert len(encode(given, "extended").clauses) == extended + 1
 
 
 def test_the_optimized_encoding_has_a_variable_per_open_candidate(data_dir):
@@ -139,14 +140,14 @@ def test_the_optimized_encoding_has_a_variable_per_open_candidate(data_dir):
             set() if givens[c] else set(g.values) - {givens[p] for p in g.peers[c]}
             for c in range(g.cell_count)
         ]
-        cnf = sat.encode(build_model(puzzle), "optimized")
+        cnf = encode(build_model(puzzle), "optimized")
         assert cnf.variables == sum(map(len, candidates))
         groups = dict(cnf.groups)
-        assert groups[sat.CELL_ALO] == sum(1 for v in givens if not v)
-        assert groups[sat.CELL_AMO] == sum(comb(len(c), 2) for c in candidates)
+        assert groups[CELL_ALO] == sum(1 for v in givens if not v)
+        assert groups[CELL_AMO] == sum(comb(len(c), 2) for c in candidates)
         placed = [{givens[c] for c in u.cells} for u in g.units]
-        assert groups[sat.UNIT_ALO] == sum(g.size - len(p - {0}) for p in placed)
-        assert groups[sat.UNIT_AMO] == sum(
+        assert groups[UNIT_ALO] == sum(g.size - len(p - {0}) for p in placed)
+        assert groups[UNIT_AMO] == sum(
             comb(sum(1 for c in u.cells if v in candidates[c]), 2)
             for u in g.units
             for v in g.values
@@ -177,6 +178,39 @@ def test_a_cage_no_values_can_fill_is_unsolvable(encoding):
     puzzle = Puzzle(geometry(4), (0,) * 16, cages)
     result = get_backend("sat").solve(build_model(puzzle), limit=2, encoding=encoding)
     assert (result.status, result.exact) == ("unsolvable", True)
+
+
+def test_the_cnf_build_looks_at_the_deadline_between_constraints(monkeypatch):
+    # A sandwich puzzle's CNF takes a while to write (a guarded chain of partial sums per
+    # pair of crust positions): the build looks at the deadline between constraints, and
+    # one it stops is not kept.
+    import time
+
+    from test_public_variants import PUZZLES
+
+    from sudokulab.backends.base import LATE, Request, check_deadline
+    from sudokulab.encodings import cnf
+    from sudokulab.models.documents import puzzle_of
+
+    puzzle, solution = puzzle_of(PUZZLES["ctc-sandwich"])
+    model = build_model(puzzle)
+    looks = []
+
+    def looking(deadline):
+        looks.append(deadline)
+        check_deadline(deadline)
+
+    monkeypatch.setattr(sat, "check_deadline", looking)
+    monkeypatch.setattr(cnf, "_TEMPLATES", {})  # nothing built yet
+    backend = get_backend("sat")
+    past = Request(1, 1.0, {}, time.perf_counter() - 10.0)
+    result = backend.run(model, past)
+    assert (result.status, result.message, result.solutions) == ("timeout", LATE, ())
+    assert looks == [past.deadline] and not cnf._TEMPLATES
+    looks.clear()
+    result = backend.run(model, Request(2, 600.0, {}, time.perf_counter()))
+    assert (result.status, result.solutions) == ("solved", (solution,))
+    assert len(looks) == len(model.constraints)
 
 
 def test_a_hard_count_stops_at_the_deadline():
@@ -229,7 +263,7 @@ def test_describe_counts_what_is_built():
         "243 value at least once per unit); solver minisat22"
     )
     killer = build_model(load("gen-killer").entries[0].puzzle)
-    cnf = sat.encode(killer, "optimized")
+    cnf = encode(killer, "optimized")
     line = backend.describe(killer)
     assert f", {len(cnf.clauses)} clauses (" in line and " cage selectors, " in line
 

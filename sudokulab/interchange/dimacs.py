@@ -1,9 +1,12 @@
-"""DIMACS CNF (the SAT competitions' format) from the SAT backend's encodings, and the
-answers of a SAT solver (``s``/``v`` lines, or MiniSat's result file) read back."""
+"""DIMACS CNF (the SAT competitions' format) from the shared CNF encodings
+(:mod:`sudokulab.encodings.cnf`, the `sat` backend's), and the answers of a SAT solver
+(``s``/``v`` lines, or MiniSat's result file) read back."""
 
 from __future__ import annotations
 
-from ..backends import sat
+from ..encodings import accepted_kinds
+from ..encodings.cnf import ENCODINGS as ENCODINGS  # the CNF encodings, the default first
+from ..encodings.cnf import RULES, TYPES, Cnf, encode
 from ..models import Model
 from .common import (
     SOLVED,
@@ -18,21 +21,20 @@ from .common import (
     unreadable,
 )
 
-#: The SAT backend's encodings, its default first.
-ENCODINGS = sat.ENCODINGS
-#: The constraint kinds written: the SAT backend's.
-KINDS = sat.SatBackend.kinds
+#: The constraint kinds written: those whose primitives the CNF translates.
+KINDS = accepted_kinds(TYPES)
 
 
-def cnf_of(model: Model, encoding: str) -> sat.Cnf:
-    """The SAT backend's CNF of ``model``; Refused when the encoding cannot be built."""
+def cnf_of(model: Model, encoding: str) -> Cnf:
+    """The CNF of ``model`` (:data:`ENCODINGS`, the default first); Refused when the
+    encoding cannot be built."""
     try:
-        return sat.encode(model, encoding)
-    except ValueError as err:  # a cage with too many value sets to list
+        return encode(model, encoding)
+    except ValueError as err:  # a cage with too many value sets to list, a sum too long
         raise Refused(f"dimacs, encoding {encoding}: {err}") from None
 
 
-def numbering(model: Model, cnf: sat.Cnf) -> str:
+def numbering(model: Model, cnf: Cnf) -> str:
     """How the CNF's variables stand for cells and values, in words (and the map where
     the encoding renumbers them)."""
     n = model.size
@@ -41,9 +43,9 @@ def numbering(model: Model, cnf: sat.Cnf) -> str:
     extra = ""
     if selectors:
         what = (
-            "cage selectors"
-            if not set(model.kinds) - {"alldifferent", "sum"}
-            else ("auxiliary variables (cage selectors, the variant rules' own)")
+            "auxiliary variables (cage selectors, the variant rules' own)"
+            if RULES in dict(cnf.groups)
+            else "cage selectors"
         )
         extra = f";\nvariables {cnf.variables - selectors + 1}..{cnf.variables}: {what}"
     if cnf.encoding != "optimized":
