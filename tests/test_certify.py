@@ -155,3 +155,35 @@ def test_check_proof_on_the_command_line(tmp_path, capsys):
     assert f"{cnf}: line 2: 'y' is not a literal" in err and "Traceback" not in err
     assert main(["check-proof", str(tmp_path / "none.cnf"), str(good)]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_certificates_of_unique_unsolvable_and_refuted_claims(tmp_path):
+    from helpers import two_solution_grid
+
+    from sudokulab import solve
+    from sudokulab.certify.prove import certify
+    from sudokulab.cli import main
+    from sudokulab.models import Puzzle, is_solution
+
+    unique = build_model(parse_puzzle(PUZZLE))
+    answer = solve(PUZZLE, limit=2)
+    assert answer.status == "solved" and answer.exact
+    certificate = certify(unique, answer.solutions)
+    assert certificate.accepted and certificate.claim == "exactly 1 solution"
+    cnf, drat = certificate.write(tmp_path, 1)
+    assert main(["check-proof", str(cnf), str(drat)]) == 0
+
+    stuck = Puzzle.from_grid(list(range(1, 9)) + [0] * 9 + [9] + [0] * 63)
+    assert certify(build_model(stuck), []).accepted
+
+    answer_grid = (
+        "389157264267489153541623978813576492792341586456892731635914827924768315178235649"
+    )
+    two = Puzzle.from_grid(two_solution_grid(tuple(map(int, answer_grid))))
+    first = solve(two, limit=1).solutions[0]
+    refuted = certify(build_model(two), [first])
+    assert not refuted.accepted and refuted.refuted != first and is_solution(two, refuted.refuted)
+    both = solve(two, limit=3)
+    assert certify(build_model(two), both.solutions).accepted
+    with pytest.raises(ValueError, match="writes no proof here"):
+        certify(unique, [], solver="minisat22")

@@ -24,9 +24,10 @@ from sudokulab.models.grids import Grids
 FOLDERS = package_dirs()
 #: Layers, lowest first: a module may import from its own layer's package and below.
 LAYERS = [
-    ("sudokulab.models", "sudokulab.certify"),
-    ("sudokulab.native", "sudokulab.logic", "sudokulab.catalog"),
+    ("sudokulab.models",),
     ("sudokulab.encodings",),
+    ("sudokulab.certify",),
+    ("sudokulab.native", "sudokulab.logic", "sudokulab.catalog"),
     ("sudokulab.backends",),
     ("sudokulab.interchange",),
     ("sudokulab.api",),
