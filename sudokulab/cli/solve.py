@@ -30,6 +30,7 @@ from ..models import (
     Entry,
     Geometry,
     ParseError,
+    build_model,
     format_grid,
     format_line,
     read_file,
@@ -63,6 +64,7 @@ examples:
   sudokulab solve puzzle.txt --unique
   sudokulab solve puzzle.txt --backend local:method=annealing,seed=7 --timeout 10
   sudokulab solve hardest --data-dir ../shared/data
+  sudokulab solve puzzles.txt --unique --certify proofs    # proofs/1.cnf, proofs/1.drat, ...
 
 exit status: 0 every puzzle solved, 1 some puzzle had no solution, timed out or (with
 --unique) had several, 2 bad input (unreadable text, clashing givens, bad option).
@@ -182,6 +184,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="print status, time and the backend's counters (search nodes, guesses; a "
         "solver's conflicts, decisions, ...) of each puzzle on stderr",
     )
+    p.add_argument(
+        "--certify",
+        metavar="DIR",
+        help="prove each negative claim ('no solution', 'unique', an exact --count): for "
+        "the k-th puzzle of the input (from 1, bad ones counted), write DIR/k.cnf (its CNF "
+        "and a clause blocking each solution found) and DIR/k.drat (Glucose's DRAT proof "
+        "that it has no model), checked by `sudokulab check-proof`; a claim the CNF refutes "
+        "is an error. Puzzles are then solved one at a time",
+    )
     p.set_defaults(handler=cmd_solve)
 
     p = commands.add_parser(
@@ -250,7 +261,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
             from ..backends.isolation import Worker
 
             worker = stack.enter_context(Worker())
-        if few is not None and len(few) <= FEW:
+        if args.certify:
+            blocks = input_blocks(args)
+            head, many = _peek(blocks)
+            printer = _Printer(args, many)
+            _solve_few(_pieces(itertools.chain(head, blocks)), spec, limit, worker, printer)
+        elif few is not None and len(few) <= FEW:
             printer = _Printer(args, sum(isinstance(item, Entry) for item in few) > 1)
             _solve_few(few, spec, limit, worker, printer)
         else:
@@ -270,17 +286,28 @@ def _may_isolate(spec: BackendSpec) -> bool:
     return may_isolate(get_backend(spec.backend), spec.options)
 
 
+def _pieces(items: Iterable[Block | ParseError]) -> Iterator[Entry | ParseError]:
+    """The input's puzzles and bad pieces one by one, in input order, a block read at a
+    time."""
+    for item in items:
+        if isinstance(item, ParseError):
+            yield item
+        else:
+            yield from item.entries()
+
+
 def _solve_few(
-    items: list[Entry | ParseError],
+    items: Iterable[Entry | ParseError],
     spec: BackendSpec,
     limit: int,
     worker: Worker | None,
     printer: _Printer,
 ) -> None:
-    """Solve each puzzle on its own (:func:`sudokulab.solve`), verify and print it."""
+    """Solve each puzzle on its own (:func:`sudokulab.solve`), verify and print it (and
+    with ``--certify``, prove its negative claim)."""
     args = printer.args
     warned = args.timeout is not None
-    for item in items:
+    for number, item in enumerate(items, 1):
         if isinstance(item, ParseError):
             error(item)
             printer.worst = max(printer.worst, EXIT_BAD_INPUT)
@@ -296,6 +323,8 @@ def _solve_few(
         label = f"{item.source} line {item.line}" if printer.many else "puzzle"
         good = result.solution is not None and result.status is not Status.ERROR
         printer.one(label, result, puzzle.geometry, good)
+        if args.certify:
+            printer.certify(label, number, puzzle, result)
 
 
 def _solve_blocks(
@@ -513,6 +542,45 @@ class _Printer:
             print()
         print(text)
         self.first_grid = False
+
+    def certify(self, label: str, number: int, puzzle: Any, result: Result) -> None:
+        """Prove the answer's negative claim (none when it makes none: a first solution,
+        a count stopped at its limit, a timeout) into ``--certify``'s folder."""
+        from pathlib import Path
+
+        from ..certify.prove import certify
+
+        exact = result.exact and result.status in (Status.SOLVED, Status.MULTIPLE)
+        if result.status is Status.UNSOLVABLE and result.exact:
+            solutions: tuple = ()
+        elif exact and result.count == len(result.solutions):
+            solutions = result.solutions
+        else:
+            return
+        try:
+            made = certify(build_model(puzzle), solutions)
+        except ValueError as err:
+            print(f"sudokulab: {label}: not certified: {err}", file=sys.stderr)
+            self.worst = max(self.worst, EXIT_FAILED)
+            return
+        if made.refuted is not None:
+            print(
+                f"sudokulab: {label}: {made.claim} is refuted: its CNF also allows "
+                f"{format_line(list(made.refuted))}",
+                file=sys.stderr,
+            )
+            self.worst = max(self.worst, EXIT_FAILED)
+            return
+        cnf, drat = made.write(Path(self.args.certify), number)
+        if not made.accepted:
+            print(f"sudokulab: {label}: the proof was rejected: {made.reason}", file=sys.stderr)
+            self.worst = max(self.worst, EXIT_FAILED)
+            return
+        print(
+            f"sudokulab: {label}: certified {made.claim}: {cnf}, {drat} "
+            f"({made.lemmas:,} lemmas, accepted by our checker)",
+            file=sys.stderr,
+        )
 
 
 def _stats_line(label: str, result: Result) -> str:
