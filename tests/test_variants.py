@@ -94,7 +94,9 @@ def test_killer_is_solved_by_every_backend_alike():
 
 
 def test_a_backend_without_the_sum_kind_refuses_cages():
-    class Plain:
+    from sudokulab.backends import Backend
+
+    class Plain(Backend):
         name = "plain"
         kinds = frozenset({"alldifferent"})
 
