@@ -200,7 +200,7 @@ class SmtBackend(Backend):
         return (
             f"smt: {len(cells)} Int ({len(cells)} bounded 1..{model.size}), "
             f"{counts['distinct']} Distinct"
-            + (f", {counts['sum']} Sum == total" if counts["sum"] else "")
+            + (f", {counts['total']} Sum == total" if counts["total"] else "")
             + f", {givens} given(s) as equalities"
             + (f", {narrowed} narrowed domain(s)" if narrowed else "")
             + "".join(f", {counts[k]} {k}(s)" for k in _RULES if counts[k])
@@ -247,7 +247,7 @@ class _Terms:
             self.counts["distinct"] += 1
             if primitive.total is None:
                 return [z3.Distinct(line), *self.once(primitive.cells)]
-            self.counts["sum"] += 1
+            self.counts["total"] += 1
             return [z3.Distinct(line), z3.Sum(line) == primitive.total]
         if isinstance(primitive, Linear):
             self.counts["linear row"] += 1
