@@ -176,7 +176,8 @@ class CpSatBackend(Backend):
     def describe(self, model: Model) -> str:
         """The CpModel this backend builds, counted off its proto."""
         proto = self.build(model).proto
-        domains = Counter(tuple(v.domain) for v in proto.variables)
+        cells = len(model.domains)  # the cells' variables first, then the literals' Booleans
+        domains = Counter(tuple(proto.variables[i].domain) for i in range(cells))
         alldiff = sum(1 for c in proto.constraints if c.has_all_diff())
         fixed = sum(count for d, count in domains.items() if len(d) == 2 and d[0] == d[1])
         ranges = ", ".join(
@@ -185,9 +186,11 @@ class CpSatBackend(Backend):
             if not (len(d) == 2 and d[0] == d[1])
         )
         others = len(proto.constraints) - alldiff
+        literals = len(proto.variables) - cells
         return (
-            f"cpsat: {len(proto.variables)} IntVar ({ranges or 'none open'}; {fixed} fixed to "
-            f"their given), {alldiff} AddAllDifferent"
+            f"cpsat: {cells} IntVar ({ranges or 'none open'}; {fixed} fixed to their given)"
+            + (f", {literals} BoolVar (a cell holds one of some values)" if literals else "")
+            + f", {alldiff} AddAllDifferent"
             + (f", {others} other constraint(s)" if others else "")
         )
 
