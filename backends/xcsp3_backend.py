@@ -33,8 +33,10 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
 from ..encodings import Distinct, Implies, Linear, Primitive, Table, Term, accepted_kinds, decompose
@@ -288,10 +290,10 @@ class Xcsp3Backend(Backend):
 
     def describe(self, model: Model) -> str:
         """The XCSP3 instance this backend writes, counted off it."""
-        text = write(model)
-        counts = {tag: text.count(f"<{tag}>") for tag in ("allDifferent", "sum", "extension",
-                                                        "intension")}  # fmt: skip
-        built = ", ".join(f"{count} {tag}" for tag, count in counts.items() if count)
+        constraints = ElementTree.fromstring(write(model)).find("constraints")
+        posted = Counter(e.tag for e in constraints if e.tag not in ("block", "instantiation"))
+        posted.update(e.tag for block in constraints.iter("block") for e in block)
+        built = ", ".join(f"{count} {tag}" for tag, count in posted.items())
         return (
             f"xcsp3: an array x of {len(model.domains)} integer variables, {built}, "
             f"{sum(1 for d in model.domains if len(d) == 1)} givens in one instantiation; "
