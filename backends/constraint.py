@@ -1,8 +1,10 @@
 """python-constraint (the python-constraint2 package) as a backend.
 
-One variable per cell (its domain from the model: a given is a one-value domain), one
-``AllDifferentConstraint`` per unit, and each variant rule as a ``FunctionConstraint``
-over its cells that asks the rule itself (checked once all its cells are assigned);
+One variable per cell (its domain from the model: a given is a one-value domain), and
+each constraint's primitives (:mod:`sudokulab.encodings`): ``AllDifferentConstraint``
+for distinct values (with ``ExactSumConstraint`` for a cage's total), ``InSetConstraint``
+for a cell's allowed values, and a ``FunctionConstraint`` over its cells asking the
+primitive's own ``holds`` for the rest (checked once all its cells are assigned);
 solutions counted through the solver's iterator.
 
 The package is compiled (Cython): its search runs no Python code of its own, so Python's
@@ -22,10 +24,12 @@ import functools
 import importlib.util
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
+from ..encodings import Distinct, Primitive, Table, accepted_kinds, decompose
+from ..encodings.primitives import TYPES
 from ..models import Model
-from ..models.rules import KINDS
 from . import interrupt
 from .base import Backend, Request
 from .result import Result, status_of
@@ -49,7 +53,7 @@ class ConstraintBackend(Backend):
     """python-constraint's backtracking solvers; options ``solver`` and ``forwardcheck``."""
 
     name = "constraint"
-    kinds = frozenset({"alldifferent", "sum"} | set(KINDS))
+    kinds = accepted_kinds(TYPES)
     options = {"solver": SOLVERS, "forwardcheck": bool}
     stops_itself = False  # only between solutions; the caller enforces the deadline
     requires = "python-constraint2"
@@ -106,23 +110,20 @@ class ConstraintBackend(Backend):
 
     def describe(self, model: Model) -> str:
         """The Problem this backend builds: its variables, constraints and solver."""
+        import constraint
+
         problem = build_problem(model)
         sizes = Counter(len(d) for d in model.domains)
         size_text = ", ".join(f"{count} with {k} value(s)" for k, count in sorted(sizes.items()))
-        # what build_problem adds: an AllDifferent per constraint, an ExactSum per cage
-        cages = sum(1 for c in model.constraints if c.kind == "sum")
-        units = sum(1 for c in model.constraints if c.kind in ("alldifferent", "sum"))
-        kinds = f"{units} AllDifferentConstraint"
-        kinds += f", {cages} ExactSumConstraint" if cages else ""
-        rules = len(model.constraints) - units
-        kinds += f", {rules} FunctionConstraint" if rules else ""
+        built = Counter(name for _, _, name in posts(constraint, model))
+        kinds = ", ".join(f"{count} {name}" for name, count in built.items())
         solver = type(problem.getSolver()).__name__
         return f"constraint: {len(model.domains)} variables ({size_text}), {kinds}; solver {solver}"
 
 
 def build_problem(model: Model, solver_name: str = SOLVERS[0], forwardcheck: bool = True) -> Any:
-    """The python-constraint Problem of a model: a variable per cell, AllDifferent per unit
-    and per cage, an ExactSum per cage, a FunctionConstraint per variant rule."""
+    """The python-constraint Problem of a model: a variable per cell and each constraint's
+    primitives (:func:`posts`)."""
     import constraint
 
     solver = getattr(constraint, _CLASSES[solver_name])(forwardcheck=forwardcheck)
@@ -130,16 +131,32 @@ def build_problem(model: Model, solver_name: str = SOLVERS[0], forwardcheck: boo
     for cell, domain in enumerate(model.domains):
         problem.addVariable(cell, list(domain))
     problem.addConstraint(heartbeat(constraint)(), list(range(len(model.domains))))
+    for posted, cells, _ in posts(constraint, model):
+        problem.addConstraint(posted, cells)
+    return problem
+
+
+def posts(constraint: Any, model: Model) -> Iterator[tuple[Any, list[int], str]]:
+    """Each primitive of the model (:mod:`sudokulab.encodings`) as python-constraint
+    constraints, with their cells and the class's name: distinct values as an
+    AllDifferentConstraint (and an ExactSumConstraint for a total), a unary table as an
+    InSetConstraint, anything else as a FunctionConstraint asking the primitive's own
+    ``holds``."""
     alldifferent = constraint.AllDifferentConstraint()  # stateless: one serves every unit
     for c in model.constraints:
-        if c.kind not in ("alldifferent", "sum"):  # a variant rule: it checks itself
-            cells = list(dict.fromkeys(c.cells))
-            problem.addConstraint(constraint.FunctionConstraint(_checker(c, cells)), cells)
-            continue
-        problem.addConstraint(alldifferent, list(c.cells))
-        if c.kind == "sum":  # a killer cage: distinct (above) and its total
-            problem.addConstraint(constraint.ExactSumConstraint(c.total), list(c.cells))
-    return problem
+        for primitive in decompose(c, model.size):
+            cells = list(primitive.cells)
+            if isinstance(primitive, Distinct):
+                yield alldifferent, cells, "AllDifferentConstraint"
+                if primitive.total is not None:
+                    exact = constraint.ExactSumConstraint(primitive.total)
+                    yield exact, cells, "ExactSumConstraint"
+            elif isinstance(primitive, Table) and len(cells) == 1:
+                allowed = {v for (v,) in primitive.allowed}
+                yield constraint.InSetConstraint(allowed), cells, "InSetConstraint"
+            else:
+                check = constraint.FunctionConstraint(_checker(primitive, cells))
+                yield check, cells, "FunctionConstraint"
 
 
 @functools.cache
@@ -158,11 +175,11 @@ def heartbeat(constraint: Any) -> type:
     return Heartbeat
 
 
-def _checker(rule: Any, cells: list[int]) -> Any:
-    """The rule as a function of its cells' values (the rule reads them by cell)."""
+def _checker(primitive: Primitive, cells: list[int]) -> Any:
+    """The primitive as a function of its cells' values (it reads them by cell)."""
 
     def holds(*values: int) -> bool:
-        return rule.holds(dict(zip(cells, values, strict=True)))
+        return primitive.holds(dict(zip(cells, values, strict=True)))
 
     return holds
 

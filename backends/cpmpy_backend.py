@@ -4,13 +4,13 @@ dependency; ``z3``, ``pysat`` and its SAT solvers, ``exact``, ``gurobi``, ``high
 where present).
 
 The model, in CPMpy's words: an integer variable per cell (a given's fixed, a narrowed
-domain stated with ``InDomain``), ``AllDifferent`` per unit, ``AllDifferent`` and ``sum``
-per killer cage, and each variant rule as CPMpy says it (:func:`add_rule`): comparisons
-and sums for thermometers, arrows, XV and little killers, ``abs`` for kropki dots and
-whispers, a ``Table`` of the value pairs of a ratio, renban as ``AllDifferent`` with
-``max - min`` the length less one, a sandwich as the sum of the cells between the
-crusts' positions. No variable is added beside the cells, so every solution is a grid
-and no two solutions are the same grid.
+domain stated with ``InDomain``) and each constraint as its primitives
+(:mod:`sudokulab.encodings`, :func:`stated`): ``AllDifferent`` (and a ``sum`` for a
+killer cage), a linear row as a comparison of sums (a 0-1 literal "the cell holds one of
+these values" as a Boolean expression), a ``Table`` of allowed tuples (``InDomain`` for a
+unary one), and a row that holds when some cells take some values by ``implies``. No
+variable is added beside the cells, so every solution is a grid and no two solutions
+are the same grid.
 
 Solutions are counted by CPMpy's ``solveAll`` with the limit as its ``solution_limit``
 and the time left as its ``time_limit``: CP-SAT's own enumeration for ``ortools``, for
@@ -32,11 +32,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..encodings import Distinct, Implies, Linear, Primitive, Table, accepted_kinds, decompose
+from ..encodings.primitives import TYPES
 from ..models import Model
-from ..models.rules import KINDS
 from . import interrupt
 from .base import Backend, Request, check_deadline
-from .cpsat import pair_table
 from .highs_backend import quiet_highs
 from .result import Result, Status
 
@@ -67,7 +67,7 @@ class CpmpyBackend(Backend):
     """CPMpy on the model, with the solver the option ``solver`` names (default ortools)."""
 
     name = "cpmpy"
-    kinds = frozenset({"alldifferent", "sum"} | set(KINDS))
+    kinds = accepted_kinds(TYPES)
     options = {"solver": CpmpySolver}
     stops_itself = True  # the solver's time limit, through solveAll's time_limit
     requires = "cpmpy"
@@ -103,12 +103,8 @@ class CpmpyBackend(Backend):
                 cpm += cp.InDomain(x, list(domain))
         for constraint in model.constraints:
             check_deadline(deadline)
-            if constraint.kind in ("alldifferent", "sum"):
-                cpm += cp.AllDifferent([xs[i] for i in constraint.cells])
-            if constraint.kind == "sum":
-                cpm += cp.sum([xs[i] for i in constraint.cells]) == constraint.total
-            elif constraint.kind != "alldifferent":
-                cpm += add_rule(cp, xs, constraint, size)
+            for primitive in decompose(constraint, size):
+                cpm += stated(cp, xs, primitive)
         return cpm, xs
 
     def search(self, model: Model, request: Request) -> Result:
@@ -184,50 +180,42 @@ class CpmpyBackend(Backend):
         )
 
 
-def add_rule(cp: Any, xs: list[Any], rule: Any, size: int) -> Any:
-    """One variant rule (:mod:`sudokulab.models.rules`) as a CPMpy constraint."""
-    kind = rule.kind
-    if hasattr(rule, "a") and hasattr(rule, "b"):
-        a, b = xs[rule.a], xs[rule.b]
-        if kind == "less":
-            return a < b
-        if kind == "lessequal":
-            return a <= b
-        if kind == "notequal":
-            return a != b
-        if kind == "pairsum":
-            return a + b == rule.total
-        if kind == "difference":
-            return cp.abs(a - b) == rule.k
-        if kind == "notdifference":
-            return cp.abs(a - b) != rule.k
-        if kind == "mindifference":
-            return cp.abs(a - b) >= rule.k
-        # a ratio, or no ratio: the table of the value pairs that keep it
-        return cp.Table([a, b], pair_table(rule, size))
-    if kind == "sumequals":
-        width = len(rule.targets)
-        weights = [10 ** (width - 1 - i) if rule.digits else 1 for i in range(width)]
-        left = cp.sum([w * xs[c] for w, c in zip(weights, rule.targets, strict=True)])
-        return left == cp.sum([xs[c] for c in rule.terms])
-    if kind == "littlekiller":
-        return cp.sum([xs[c] for c in rule.line]) == rule.total
-    if kind == "parity":
-        odd = rule.parity == "odd"
-        return cp.InDomain(xs[rule.cell], [v for v in range(1, size + 1) if v % 2 == odd])
-    if kind == "consecutive":
-        line = [xs[c] for c in rule.line]
-        return [cp.AllDifferent(line), cp.max(line) - cp.min(line) == len(line) - 1]
-    if kind == "sandwich":
-        return _sandwich(cp, [xs[c] for c in rule.line], rule.total, size)
-    raise ValueError(f"cpmpy: no translation of {kind} constraints")
+def stated(cp: Any, xs: list[Any], primitive: Primitive) -> list[Any]:
+    """One primitive (:mod:`sudokulab.encodings`) as CPMpy constraints over the cells."""
+    if isinstance(primitive, Distinct):
+        line = [xs[c] for c in primitive.cells]
+        if primitive.total is None:
+            return [cp.AllDifferent(line)]
+        return [cp.AllDifferent(line), cp.sum(line) == primitive.total]
+    if isinstance(primitive, Linear):
+        return [_row(cp, xs, primitive)]
+    if isinstance(primitive, Table):
+        cells = [xs[c] for c in primitive.cells]
+        if len(cells) == 1:
+            return [cp.InDomain(cells[0], sorted(v for (v,) in primitive.allowed))]
+        return [cp.Table(cells, sorted(primitive.allowed))]
+    if isinstance(primitive, Implies):
+        when = cp.all([_literal(cp, xs[c], values) for c, values in primitive.when])
+        return [when.implies(_row(cp, xs, primitive.then))]
+    raise ValueError(f"cpmpy: no translation of {type(primitive).__name__}")
 
 
-def _sandwich(cp: Any, line: list[Any], total: int, size: int) -> Any:
-    """The values strictly between the 1 and the ``size`` of ``line`` add up to ``total``:
-    each crust's position is the sum of k times (cell k holds it), and a cell counts when
-    it lies strictly between the two positions."""
-    one = cp.sum([k * (x == 1) for k, x in enumerate(line)])
-    top = cp.sum([k * (x == size) for k, x in enumerate(line)])
-    inside = [((one < k) & (k < top)) | ((top < k) & (k < one)) for k in range(len(line))]
-    return cp.sum([x * held for x, held in zip(line, inside, strict=True)]) == total
+def _row(cp: Any, xs: list[Any], row: Linear) -> Any:
+    """``low <= sum(terms) <= high``; a 0-1 literal counts as CPMpy's Boolean expression."""
+    total = cp.sum(
+        [t.coef * (xs[t.cell] if t.values is None else _literal(cp, xs[t.cell], t.values))
+         for t in row.terms]
+    )  # fmt: skip
+    if row.low is not None and row.low == row.high:
+        return total == row.low
+    bounds = ([total >= row.low] if row.low is not None else []) + (
+        [total <= row.high] if row.high is not None else []
+    )
+    return bounds[0] if len(bounds) == 1 else cp.all(bounds)
+
+
+def _literal(cp: Any, x: Any, values: frozenset[int]) -> Any:
+    """The Boolean expression "``x`` holds one of ``values``"."""
+    if len(values) == 1:
+        return x == next(iter(values))
+    return cp.any([x == v for v in sorted(values)])

@@ -1,9 +1,11 @@
-"""Google OR-Tools CP-SAT as a backend: one integer variable per cell, AllDifferent per unit.
+"""Google OR-Tools CP-SAT as a backend: one integer variable per cell, and each constraint
+posted as its primitives (:mod:`sudokulab.encodings`) in CP-SAT's own terms.
 
-Every variant rule goes over in CP-SAT's own terms (:func:`add_rule`): inequalities and
-sums as linear constraints, the pair relations of kropki dots and whispers as tables of
-allowed value pairs, renban as AllDifferent inside a window of consecutive values, a
-sandwich by AddElement over the row's prefix sums at the crusts' positions.
+Distinct values are AddAllDifferent (and a linear sum when they have a total), a linear
+row a linear constraint in a domain, a 0-1 literal "the cell holds one of these values"
+a Boolean tied to the cell's domain both ways, a table AddAllowedAssignments (a unary one
+a domain), and a row that holds when some cells take some values a linear constraint
+enforced by those cells' literals.
 
 OR-Tools is imported only when a model is solved, so ``sudokulab solve`` with the native
 engine never pays for it.
@@ -11,7 +13,6 @@ engine never pays for it.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import importlib.util
 import threading
@@ -19,11 +20,15 @@ import time
 from collections import Counter
 from typing import Any
 
+from ..encodings import Distinct, Implies, Linear, Primitive, Table, accepted_kinds, decompose
+from ..encodings.primitives import TYPES
 from ..models import Model
-from ..models.rules import KINDS, PAIRS
 from . import interrupt
 from .base import Backend, PositiveNumber, Request, check_deadline
 from .result import Result, Status, status_of
+
+#: CP-SAT's unbounded sides of a linear row (a row with no low or no high bound).
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
 #: Templates kept per backend (and models per thread) before the cache starts afresh.
 _TEMPLATES = 64
@@ -37,7 +42,7 @@ class CpSatBackend(Backend):
     """
 
     name = "cpsat"
-    kinds = frozenset({"alldifferent", "sum"} | set(KINDS))
+    kinds = accepted_kinds(TYPES)
     options = {"workers": PositiveNumber, "seed": int}
     stops_itself = True  # max_time_in_seconds
     requires = "ortools"
@@ -140,14 +145,11 @@ class CpSatBackend(Backend):
             template = cp_model.CpModel()
             # Variable i is cell i, so a solution is read straight off the response.
             xs = [template.new_int_var(1, size, f"c{i}") for i in range(cells)]
+            poster = _Poster(template, xs)
             for constraint in model.constraints:
                 check_deadline(deadline)  # a template left half-made is not kept
-                if constraint.kind in ("alldifferent", "sum"):
-                    template.add_all_different([xs[i] for i in constraint.cells])
-                if constraint.kind == "sum":
-                    template.add(sum(xs[i] for i in constraint.cells) == constraint.total)
-                elif constraint.kind != "alldifferent":
-                    add_rule(template, xs, constraint, size)
+                for primitive in decompose(constraint, size):
+                    poster.post(primitive)
             self._templates[key] = template
         check_deadline(deadline)
         reused = self._reused.__dict__  # this thread's models, by the same key
@@ -173,7 +175,8 @@ class CpSatBackend(Backend):
     def describe(self, model: Model) -> str:
         """The CpModel this backend builds, counted off its proto."""
         proto = self.build(model).proto
-        domains = Counter(tuple(v.domain) for v in proto.variables)
+        cells = len(model.domains)  # the cells' variables first, then the literals' Booleans
+        domains = Counter(tuple(proto.variables[i].domain) for i in range(cells))
         alldiff = sum(1 for c in proto.constraints if c.has_all_diff())
         fixed = sum(count for d, count in domains.items() if len(d) == 2 and d[0] == d[1])
         ranges = ", ".join(
@@ -182,85 +185,70 @@ class CpSatBackend(Backend):
             if not (len(d) == 2 and d[0] == d[1])
         )
         others = len(proto.constraints) - alldiff
+        literals = len(proto.variables) - cells
         return (
-            f"cpsat: {len(proto.variables)} IntVar ({ranges or 'none open'}; {fixed} fixed to "
-            f"their given), {alldiff} AddAllDifferent"
+            f"cpsat: {cells} IntVar ({ranges or 'none open'}; {fixed} fixed to their given)"
+            + (f", {literals} BoolVar (a cell holds one of some values)" if literals else "")
+            + f", {alldiff} AddAllDifferent"
             + (f", {others} other constraint(s)" if others else "")
         )
 
 
-def add_rule(cp: Any, xs: list[Any], rule: Any, size: int) -> None:
-    """Add one variant rule (:mod:`sudokulab.models.rules`) over the cell variables."""
-    kind = rule.kind
-    if kind in PAIRS:
-        a, b = xs[rule.a], xs[rule.b]
-        if kind == "less":
-            cp.add(a < b)
-        elif kind == "lessequal":
-            cp.add(a <= b)
-        elif kind == "notequal":
-            cp.add(a != b)
-        elif kind == "pairsum":
-            cp.add(a + b == rule.total)
-        else:  # a relation of two values: the table of the pairs that keep it
-            cp.add_allowed_assignments([a, b], pair_table(rule, size))
-    elif kind == "sumequals":
-        width = len(rule.targets)
-        weights = [10 ** (width - 1 - i) if rule.digits else 1 for i in range(width)]
-        left = sum(w * xs[c] for w, c in zip(weights, rule.targets, strict=True))
-        cp.add(left == sum(xs[c] for c in rule.terms))
-    elif kind == "littlekiller":
-        cp.add(sum(xs[c] for c in rule.line) == rule.total)
-    elif kind == "parity":
-        cp.add_allowed_assignments(
-            [xs[rule.cell]], [(v,) for v in range(1, size + 1) if v % 2 == (rule.parity == "odd")]
+class _Poster:
+    """Posts primitives on a CpModel over the cell variables ``xs``; a 0-1 literal "cell
+    holds one of these values" is one Boolean, made once and shared by every row that
+    reads it."""
+
+    def __init__(self, cp: Any, xs: list[Any]) -> None:
+        from ortools.sat.python import cp_model
+
+        self.cp, self.xs, self.domain = cp, xs, cp_model.Domain
+        self.literals: dict[tuple[int, frozenset[int]], Any] = {}
+
+    def post(self, primitive: Primitive) -> None:
+        """Add one primitive."""
+        cp, xs = self.cp, self.xs
+        if isinstance(primitive, Distinct):
+            line = [xs[c] for c in primitive.cells]
+            cp.add_all_different(line)
+            if primitive.total is not None:
+                cp.add(sum(line) == primitive.total)
+        elif isinstance(primitive, Linear):
+            self.row(primitive)
+        elif isinstance(primitive, Table):
+            cells = [xs[c] for c in primitive.cells]
+            if len(cells) == 1:  # a domain: presolve folds it into the variable's
+                values = sorted(v for (v,) in primitive.allowed)
+                cp.add_linear_expression_in_domain(cells[0], self.domain.from_values(values))
+            else:
+                cp.add_allowed_assignments(cells, sorted(primitive.allowed))
+        elif isinstance(primitive, Implies):
+            guards = [self.literal(c, values) for c, values in primitive.when]
+            self.row(primitive.then).only_enforce_if(guards)
+        else:
+            raise ValueError(f"cpsat: no translation of {type(primitive).__name__}")
+
+    def row(self, row: Linear) -> Any:
+        """Add ``low <= sum(terms) <= high``; the constraint, to enforce it."""
+        expr = sum(
+            t.coef * (self.xs[t.cell] if t.values is None else self.literal(t.cell, t.values))
+            for t in row.terms
         )
-    elif kind == "consecutive":
-        # distinct values inside a window [low, low + len - 1]: a run, whatever its order
-        line = [xs[c] for c in rule.line]
-        low = cp.new_int_var(1, max(1, size - len(line) + 1), "")
-        cp.add_all_different(line)
-        for x in line:
-            cp.add(x >= low)
-            cp.add(x <= low + len(line) - 1)
-    elif kind == "sandwich":
-        _add_sandwich(cp, [xs[c] for c in rule.line], rule.total, size)
-    else:
-        raise ValueError(f"cpsat: no translation of {kind} constraints")
+        low = INT_MIN if row.low is None else row.low
+        high = INT_MAX if row.high is None else row.high
+        return self.cp.add_linear_expression_in_domain(expr, self.domain(low, high))
 
-
-def pair_table(rule: Any, size: int) -> list[tuple[int, int]]:
-    """The value pairs (cell a's, cell b's) a pair rule allows."""
-    values = range(1, size + 1)
-    probe = dataclasses.replace(rule, a=0, b=1)  # the rule read off a two-value grid
-    return [(u, v) for u in values for v in values if probe.holds((u, v))]
-
-
-def _add_sandwich(cp: Any, line: list[Any], total: int, size: int) -> None:
-    """The values strictly between the 1 and the ``size`` of ``line`` add up to ``total``:
-    with ``prefix[k]`` the sum of the first k cells, it is ``prefix[hi] - prefix[lo + 1]``
-    where lo and hi are the crusts' positions, read by AddElement."""
-    n = len(line)
-    one = cp.new_int_var(0, n - 1, "")
-    top = cp.new_int_var(0, n - 1, "")
-    cp.add_element(one, line, 1)
-    cp.add_element(top, line, size)
-    lo = cp.new_int_var(0, n - 1, "")
-    hi = cp.new_int_var(0, n - 1, "")
-    cp.add_min_equality(lo, [one, top])
-    cp.add_max_equality(hi, [one, top])
-    after = cp.new_int_var(1, n, "")
-    cp.add(after == lo + 1)
-    prefix = [cp.new_constant(0)]
-    for k in range(1, n + 1):
-        step = cp.new_int_var(0, size * n, "")
-        cp.add(step == sum(line[:k]))
-        prefix.append(step)
-    upper = cp.new_int_var(0, size * n, "")
-    lower = cp.new_int_var(0, size * n, "")
-    cp.add_element(hi, prefix, upper)
-    cp.add_element(after, prefix, lower)
-    cp.add(upper - lower == total)
+    def literal(self, cell: int, values: frozenset[int]) -> Any:
+        """The Boolean "``cell`` holds one of ``values``", both ways."""
+        key = (cell, values)
+        found = self.literals.get(key)
+        if found is None:
+            found = self.literals[key] = self.cp.new_bool_var("")
+            inside = self.domain.from_values(sorted(values))
+            x = self.xs[cell]
+            self.cp.add_linear_expression_in_domain(x, inside).only_enforce_if(found)
+            self.cp.add_linear_expression_in_domain(x, inside.complement()).only_enforce_if(~found)
+        return found
 
 
 def _intervals(values: tuple[int, ...]) -> list[int]:

@@ -4,15 +4,13 @@ The encoding is the model's, nearly word for word:
 
 - an integer variable per cell, between 1 and the size (a narrowed domain, as some
   variants give, keeps only its values);
-- ``Distinct`` over the cells of every ``AllDifferent`` (rows, columns, boxes, and any
-  variant's extra units or regions);
-- for a killer cage, the ``Sum`` of its cells equal to its total (with ``Distinct``);
-- each given as an equality ``cell == value``;
-- each variant rule in z3's integer arithmetic (:func:`rule_terms`): ``<`` and ``<=``
-  for thermometers, disjunctions of differences for kropki dots and whispers, sums for
-  arrows, XV and little killers, renban as ``Distinct`` inside a window of consecutive
-  values, a sandwich as a sum of ``If`` terms (a cell counts when one crust lies before
-  it and the other after).
+- each constraint as its primitives (:mod:`sudokulab.encodings`): ``Distinct`` (and a
+  ``Sum`` equal to the total, for a killer cage), a linear row in z3's integer
+  arithmetic (a 0-1 literal "the cell holds one of these values" counted by ``If``), a
+  table as, for each value of its first cell, the tuples of the others it allows (a
+  unary table: the cell's values), and a row that holds when some cells take some
+  values as ``Implies``;
+- each given as an equality ``cell == value``.
 
 z3 solves it under the logic the option ``logic`` names: ``QF_FD`` by default, its
 finite-domain solver, which bit-blasts the bounded integers into SAT (the fastest here:
@@ -38,10 +36,12 @@ from __future__ import annotations
 import importlib.util
 import threading
 import time
+from collections import Counter
 from typing import Any
 
+from ..encodings import Distinct, Implies, Linear, Primitive, Table, accepted_kinds, decompose
+from ..encodings.primitives import TYPES
 from ..models import Grid, Model
-from ..models.rules import KINDS
 from . import interrupt
 from .base import Backend, Request, Unanswered, check_deadline, count_by_blocking
 from .result import Result
@@ -86,7 +86,7 @@ class SmtBackend(Backend):
     ``logic`` (see :data:`LOGICS`) and ``seed`` (z3's random seed)."""
 
     name = "smt"
-    kinds = frozenset({"alldifferent", "sum"} | set(KINDS))
+    kinds = accepted_kinds(TYPES)
     options = {"logic": LOGICS, "seed": int}
     stops_itself = True  # z3's timeout parameter, set to the time left before each check
     requires = "z3-solver"
@@ -161,18 +161,13 @@ class SmtBackend(Backend):
             cells = [z3.Int(f"r{i // model.size + 1}c{i % model.size + 1}", ctx)
                      for i in range(len(model.domains))]  # fmt: skip
             rules = [z3.And(x >= 1, x <= model.size) for x in cells]
-            variant: list[Any] = []  # the variant rules' assertions, kept last
-            for number, constraint in enumerate(model.constraints):
+            terms = _Terms(z3, ctx, cells, model.size, literal_values(model))
+            for constraint in model.constraints:
                 check_deadline(deadline)  # a shape left half-made is not kept
-                xs = [cells[i] for i in constraint.cells]
-                if constraint.kind in ("alldifferent", "sum"):
-                    rules.append(z3.Distinct(xs))
-                if constraint.kind == "sum":
-                    rules.append(z3.Sum(xs) == constraint.total)
-                elif constraint.kind != "alldifferent":
-                    variant += rule_terms(z3, ctx, cells, constraint, model.size, number)
-            shape = shapes[key] = (cells, rules + variant, len(variant))
-        cells, rules, self._local.variant = shape
+                for primitive in decompose(constraint, model.size):
+                    rules += terms.assertions(primitive)
+            shape = shapes[key] = (cells, rules, terms.counts)
+        cells, rules, self._local.counts = shape
         solver = z3.Solver(ctx=ctx) if logic == "default" else z3.SolverFor(logic, ctx=ctx)
         added = list(rules)
         for i, domain in enumerate(model.domains):
@@ -182,7 +177,7 @@ class SmtBackend(Backend):
                 added.append(z3.Or([cells[i] == v for v in domain]))
         check_deadline(deadline)
         solver.add(added)
-        self._local.added = added  # what describe counts (a solver may merge assertions)
+        self._local.added = added  # what stats count (a solver may merge assertions)
         return solver, cells
 
     def _stats(self, solver: Any, variables: int, assertions: int) -> dict[str, Any]:
@@ -197,80 +192,139 @@ class SmtBackend(Backend):
         return stats
 
     def describe(self, model: Model) -> str:
-        """The SMT problem this backend builds, counted off the solver's assertions."""
+        """The SMT problem this backend builds, counted as it was built."""
         _, cells = self.build(model)
-        kinds: dict[str, int] = {}
-        variant = self._local.variant
-        # the givens and narrowed domains come after the shape's assertions, one each
-        start = len(self._local.added) - sum(1 for d in model.domains if len(d) < model.size)
-        unit_part = self._local.added[: start - variant] + self._local.added[start:]
-        for assertion in unit_part:
-            name = assertion.decl().name()
-            if name == "=" and assertion.arg(0).decl().name() == "+":
-                name = "sum"
-            kinds[name] = kinds.get(name, 0) + 1
-        distinct = kinds.pop("distinct", 0)
-        sums = kinds.pop("sum", 0)
-        bounds = kinds.pop("and", 0)
-        givens = kinds.pop("=", 0)
-        others = sum(kinds.values())
+        counts = self._local.counts
+        givens = sum(1 for d in model.domains if len(d) == 1)
+        narrowed = sum(1 for d in model.domains if 1 < len(d) < model.size)
         return (
-            f"smt: {len(cells)} Int ({bounds} bounded 1..{model.size}), {distinct} Distinct"
-            + (f", {sums} Sum == total" if sums else "")
+            f"smt: {len(cells)} Int ({len(cells)} bounded 1..{model.size}), "
+            f"{counts['distinct']} Distinct"
+            + (f", {counts['total']} Sum == total" if counts["total"] else "")
             + f", {givens} given(s) as equalities"
-            + (f", {others} narrowed domain(s)" if others else "")
-            + (f", {variant} variant rule assertion(s)" if variant else "")
+            + (f", {narrowed} narrowed domain(s)" if narrowed else "")
+            + "".join(f", {counts[k]} {k}(s)" for k in _RULES if counts[k])
             + f"; z3, logic {LOGICS[0]}"
         )
 
 
-def rule_terms(z3: Any, ctx: Any, xs: list[Any], rule: Any, size: int, number: int) -> list[Any]:
-    """The assertions of one variant rule (:mod:`sudokulab.models.rules`) over the cells'
-    integers; ``number`` names the rule's own variables apart."""
-    kind = rule.kind
-    if kind == "sumequals":
-        width = len(rule.targets)
-        weights = [10 ** (width - 1 - i) if rule.digits else 1 for i in range(width)]
-        left = z3.Sum([w * xs[c] for w, c in zip(weights, rule.targets, strict=True)])
-        return [left == z3.Sum([xs[c] for c in rule.terms])]
-    if kind == "littlekiller":
-        return [z3.Sum([xs[c] for c in rule.line]) == rule.total]
-    if kind == "parity":
-        x = xs[rule.cell]
-        return [z3.Or([x == v for v in range(1, size + 1) if v % 2 == (rule.parity == "odd")])]
-    if kind == "consecutive":
-        line = [xs[c] for c in rule.line]
-        low = z3.Int(f"run{number}", ctx)  # the run's smallest value (bounded: QF_FD)
-        window = [z3.And(low >= 1, low <= size - len(line) + 1), z3.Distinct(line)]
-        return window + [z3.And(x >= low, x <= low + len(line) - 1) for x in line]
-    if kind == "sandwich":
-        line = [xs[c] for c in rule.line]
-        terms = []
-        for i, x in enumerate(line):
-            before_one = z3.Or([y == 1 for y in line[:i]] or [z3.BoolVal(False, ctx)])
-            before_top = z3.Or([y == size for y in line[:i]] or [z3.BoolVal(False, ctx)])
-            after_one = z3.Or([y == 1 for y in line[i + 1 :]] or [z3.BoolVal(False, ctx)])
-            after_top = z3.Or([y == size for y in line[i + 1 :]] or [z3.BoolVal(False, ctx)])
-            inside = z3.Or(z3.And(before_one, after_top), z3.And(before_top, after_one))
-            terms.append(z3.If(inside, x, 0))
-        return [z3.Sum(terms) == rule.total]
-    a, b = xs[rule.a], xs[rule.b]
-    if kind == "less":
-        return [a < b]
-    if kind == "lessequal":
-        return [a <= b]
-    if kind == "notequal":
-        return [a != b]
-    if kind == "pairsum":
-        return [a + b == rule.total]
-    if kind == "difference":
-        return [z3.Or(a - b == rule.k, b - a == rule.k)]
-    if kind == "notdifference":
-        return [z3.And(a - b != rule.k, b - a != rule.k)]
-    if kind == "mindifference":
-        return [z3.Or(a - b >= rule.k, b - a >= rule.k)]
-    if kind == "ratio":
-        return [z3.Or(a == rule.r * b, b == rule.r * a)]
-    if kind == "notratio":
-        return [z3.And(a != rule.r * b, b != rule.r * a)]
-    raise ValueError(f"smt: no translation of {kind} constraints")
+def literal_values(model: Model) -> dict[int, set[int]]:
+    """The values each cell's 0-1 literals read, over the model's primitives."""
+    read: dict[int, set[int]] = {}
+    for constraint in model.constraints:
+        for primitive in decompose(constraint, model.size):
+            if isinstance(primitive, Implies):
+                pairs = list(primitive.when) + [(t.cell, t.values) for t in primitive.then.terms]
+            elif isinstance(primitive, Linear):
+                pairs = [(t.cell, t.values) for t in primitive.terms]
+            else:
+                continue
+            for cell, values in pairs:
+                if values is not None:
+                    read.setdefault(cell, set()).update(values)
+    return read
+
+
+#: What :meth:`SmtBackend.describe` counts beside Distinct and sums: one each a primitive.
+_RULES = ("linear row", "table", "implication", "exactly-one")
+
+
+class _Terms:
+    """The z3 assertions of primitives over the cells' integers; a 0-1 literal "cell holds
+    one of these values" is made once and shared."""
+
+    def __init__(self, z3: Any, ctx: Any, cells: list[Any], size: int, read: Any) -> None:
+        self.z3, self.ctx, self.cells, self.size = z3, ctx, cells, size
+        self.read: dict[int, set[int]] = read  # the values each cell's literals read
+        self.literals: dict[tuple[int, frozenset[int]], Any] = {}
+        self.counts: Counter[str] = Counter()
+
+    def assertions(self, primitive: Primitive) -> list[Any]:
+        """One primitive's assertions."""
+        z3, xs = self.z3, self.cells
+        if isinstance(primitive, Distinct):
+            line = [xs[c] for c in primitive.cells]
+            self.counts["distinct"] += 1
+            if primitive.total is None:
+                return [z3.Distinct(line), *self.once(primitive.cells)]
+            self.counts["total"] += 1
+            return [z3.Distinct(line), z3.Sum(line) == primitive.total]
+        if isinstance(primitive, Linear):
+            self.counts["linear row"] += 1
+            return [self.row(primitive)]
+        if isinstance(primitive, Table):
+            self.counts["table"] += 1
+            return [self.table(primitive)]
+        if isinstance(primitive, Implies):
+            self.counts["implication"] += 1
+            when = [self.literal(c, values) for c, values in primitive.when]
+            return [z3.Implies(z3.And(when), self.row(primitive.then))]
+        raise ValueError(f"smt: no translation of {type(primitive).__name__}")
+
+    def once(self, cells: tuple[int, ...]) -> list[Any]:
+        """A whole unit holds each value once: said outright, as an exactly-one over the
+        unit, for each value a literal of its cells reads (without it z3 ties a sandwich's
+        crusts to the sums between them late: 20 to 40 times the conflicts). Not for
+        every value: on classic puzzles that costs more than it saves."""
+        if len(cells) != self.size:
+            return []
+        values = sorted(set().union(*(self.read.get(c, ()) for c in cells)))
+        xs = [self.cells[c] for c in cells]
+        self.counts["exactly-one"] += len(values)
+        return [self.z3.PbEq([(x == v, 1) for x in xs], 1) for v in values]
+
+    def row(self, row: Linear) -> Any:
+        """``low <= sum(terms) <= high``: a literal term counts through ``If``."""
+        z3, one, zero = self.z3, self.z3.IntVal(1, self.ctx), self.z3.IntVal(0, self.ctx)
+        if all(t.values is not None for t in row.terms):  # 0-1 literals alone: pseudo-Boolean
+            weighted = [(self.literal(t.cell, t.values), t.coef) for t in row.terms]
+            if row.low is not None and row.low == row.high:
+                return z3.PbEq(weighted, row.low)
+            bounds = ([z3.PbGe(weighted, row.low)] if row.low is not None else []) + (
+                [z3.PbLe(weighted, row.high)] if row.high is not None else []
+            )
+            return bounds[0] if len(bounds) == 1 else z3.And(bounds)
+        parts = []
+        for t in row.terms:
+            part = (
+                self.cells[t.cell]
+                if t.values is None
+                else z3.If(self.literal(t.cell, t.values), one, zero)
+            )
+            parts.append(part if t.coef == 1 else t.coef * part)
+        total = z3.Sum(parts)
+        if row.low is not None and row.low == row.high:
+            return total == row.low
+        bounds = ([total >= row.low] if row.low is not None else []) + (
+            [total <= row.high] if row.high is not None else []
+        )
+        return bounds[0] if len(bounds) == 1 else z3.And(bounds)
+
+    def table(self, table: Table) -> Any:
+        """The allowed tuples: a unary table as the cell's values; otherwise, for each value
+        of the first cell, the tuples of the others it allows (none: the value is out)."""
+        z3, xs = self.z3, [self.cells[c] for c in table.cells]
+        if len(xs) == 1:
+            return self.literal(table.cells[0], frozenset(v for (v,) in table.allowed))
+        rest: dict[int, list[tuple[int, ...]]] = {}
+        for values in sorted(table.allowed):
+            rest.setdefault(values[0], []).append(values[1:])
+        parts = []
+        for u in range(1, self.size + 1):
+            tails = rest.get(u)
+            if tails is None:
+                parts.append(xs[0] != u)
+            else:
+                options = [z3.And([x == v for x, v in zip(xs[1:], tail, strict=True)])
+                           for tail in tails]  # fmt: skip
+                parts.append(z3.Implies(xs[0] == u, z3.Or(options)))
+        return z3.And(parts)
+
+    def literal(self, cell: int, values: frozenset[int]) -> Any:
+        """The Boolean "``cell`` holds one of ``values``"."""
+        key = (cell, values)
+        found = self.literals.get(key)
+        if found is None:
+            x = self.cells[cell]
+            found = self.literals[key] = self.z3.Or([x == v for v in sorted(values)])
+        return found

@@ -2,9 +2,11 @@
 (default) or Choco, the two solvers the pycsp3 package ships (Java programs, as jars).
 
 The instance is the CP model as the XCSP3 competition states it (the same forms as
-``sudokulab export --format xcsp3``): an array ``x`` of the cells with domain 1..n,
-``allDifferent`` per unit, ``allDifferent`` and ``sum`` per killer cage, the givens as
-one ``instantiation``, a narrowed domain as a unary ``extension``. pycsp3's own modelling
+``sudokulab export --format xcsp3``, written here): an array ``x`` of the cells with
+domain 1..n, each constraint's primitives (:mod:`sudokulab.encodings`) as
+``allDifferent``, ``sum`` (over cells and 0-1 expressions), ``extension`` and
+``intension`` (:func:`elements`), the givens as one ``instantiation``, a narrowed domain
+as a unary ``extension``. pycsp3's own modelling
 layer is not used to write it: importing pycsp3 reads the program's command line as its
 own options, and at exit compiles whatever model it holds into a file in the current
 folder; its jars are found without importing it.
@@ -31,9 +33,14 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
+from xml.sax.saxutils import escape
 
+from ..encodings import Distinct, Implies, Linear, Primitive, Table, Term, accepted_kinds, decompose
+from ..encodings.primitives import TYPES
 from ..models import Model
 from . import interrupt
 from .base import Backend, Request
@@ -75,33 +82,107 @@ def command(solver: str, path: Path, limit: int | None, seconds: float | None) -
     return out
 
 
-def write(model: Model) -> str:
-    """The XCSP3 instance of ``model`` (alldifferent and sum constraints)."""
+def write(model: Model, notes: bool = False) -> str:
+    """The XCSP3 instance of ``model``: each constraint's primitives (:func:`elements`),
+    the givens as one ``instantiation``, a narrowed domain as a unary ``extension``; with
+    ``notes``, each constraint's elements carry its name (in a ``block`` when several)."""
     cells, n = len(model.domains), model.size
     out = ['<instance format="XCSP3" type="CSP">', "  <variables>"]
     out += [f'    <array id="x" size="[{cells}]"> 1..{n} </array>', "  </variables>"]
     out.append("  <constraints>")
     for constraint in model.constraints:
-        xs = " ".join(f"x[{c}]" for c in constraint.cells)
-        out.append(f"    <allDifferent> {xs} </allDifferent>")
-        if constraint.kind == "sum":
-            total = constraint.total
-            out.append(f"    <sum><list> {xs} </list><condition> (eq,{total}) </condition></sum>")
+        found = [e for p in decompose(constraint, n) for e in elements(p)]
+        if not notes:
+            out += [f"    {e}" for e in found]
+            continue
+        note = f' note="{escape(constraint.name, {chr(34): "&quot;"})}"'
+        if len(found) == 1:
+            tag = re.match(r"<(\w+)", found[0]).group(1)  # the note goes in its opening tag
+            out.append(f"    <{tag}{note}{found[0][len(tag) + 1 :]}")
+        else:
+            out += [f"    <block{note}>", *(f"      {e}" for e in found), "    </block>"]
     givens = [(c, d[0]) for c, d in enumerate(model.domains) if len(d) == 1]
     if givens:
         xs = " ".join(f"x[{c}]" for c, _ in givens)
         values = " ".join(str(v) for _, v in givens)
-        out.append(f"    <instantiation><list> {xs} </list><values> {values} </values>")
+        note = ' note="givens"' if notes else ""
+        out.append(f"    <instantiation{note}><list> {xs} </list><values> {values} </values>")
         out.append("    </instantiation>")
     for cell, domain in enumerate(model.domains):
         if 1 < len(domain) < n:
-            values = " ".join(map(str, domain))
-            out.append(
-                f"    <extension><list> x[{cell}] </list><supports> {values} </supports>"
-                "</extension>"
-            )
+            out.append(f"    {_extension((cell,), [(v,) for v in domain])}")
     out += ["  </constraints>", "</instance>"]
     return "\n".join(out) + "\n"
+
+
+def elements(primitive: Primitive) -> list[str]:
+    """One primitive as XCSP3 constraint elements: ``allDifferent`` (and a ``sum`` for a
+    total), a linear row as ``sum`` (a 0-1 literal as the expression ``in(x[k],set(...))``),
+    a table as ``extension``, a row that holds when some cells take some values as an
+    ``intension`` ``imp(...)``."""
+    if isinstance(primitive, Distinct):
+        xs = " ".join(f"x[{c}]" for c in primitive.cells)
+        out = [f"<allDifferent> {xs} </allDifferent>"]
+        if primitive.total is not None:
+            out.append(f"<sum><list> {xs} </list><condition> (eq,{primitive.total}) "
+                       "</condition></sum>")  # fmt: skip
+        return out
+    if isinstance(primitive, Linear):
+        # A literal "x in V" is listed as the sum of "x = v" over V (a cell holds one
+        # value): Choco (choco-parsers 4.10.15, in pycsp3 2.6.1) reads in(...) in a
+        # sum's list as no constraint at all.
+        split = [(t.coef, f"eq(x[{t.cell}],{v})") for t in primitive.terms if t.values
+                 for v in sorted(t.values)]  # fmt: skip
+        pairs = [(t.coef, _term(t)) for t in primitive.terms if t.values is None] + split
+        terms = " ".join(term for _, term in pairs)
+        coefs = [coef for coef, _ in pairs]
+        weights = "" if set(coefs) == {1} else f"<coeffs> {' '.join(map(str, coefs))} </coeffs>"
+        return [
+            f"<sum><list> {terms} </list>{weights}<condition> ({op},{k}) </condition></sum>"
+            for op, k in _conditions(primitive)
+        ]
+    if isinstance(primitive, Table):
+        return [_extension(primitive.cells, sorted(primitive.allowed))]
+    if isinstance(primitive, Implies):
+        guards = [_literal(c, values) for c, values in primitive.when]
+        when = guards[0] if len(guards) == 1 else f"and({','.join(guards)})"
+        row = primitive.then
+        total = ",".join(
+            _term(t) if t.coef == 1 else f"mul({t.coef},{_term(t)})" for t in row.terms
+        )
+        total = total if len(row.terms) == 1 else f"add({total})"
+        bounds = [f"{op}({total},{k})" for op, k in _conditions(row)]
+        then = bounds[0] if len(bounds) == 1 else f"and({','.join(bounds)})"
+        return [f"<intension> imp({when},{then}) </intension>"]
+    raise ValueError(f"xcsp3: no translation of {type(primitive).__name__}")
+
+
+def _conditions(row: Linear) -> list[tuple[str, int]]:
+    """A row's bounds as XCSP3 operators: ``eq``, or ``ge`` and ``le``."""
+    if row.low is not None and row.low == row.high:
+        return [("eq", row.low)]
+    return [(op, k) for op, k in (("ge", row.low), ("le", row.high)) if k is not None]
+
+
+def _term(t: Term) -> str:
+    return f"x[{t.cell}]" if t.values is None else _literal(t.cell, t.values)
+
+
+def _literal(cell: int, values: frozenset[int]) -> str:
+    """ "Cell holds one of values" as an XCSP3 expression (0 or 1 in a sum)."""
+    if len(values) == 1:
+        return f"eq(x[{cell}],{next(iter(values))})"
+    return f"in(x[{cell}],set({','.join(map(str, sorted(values)))}))"
+
+
+def _extension(cells: tuple[int, ...], allowed: list[tuple[int, ...]]) -> str:
+    """The allowed tuples of ``cells`` (one value each when unary)."""
+    xs = " ".join(f"x[{c}]" for c in cells)
+    if len(cells) == 1:
+        supports = " ".join(str(v) for (v,) in allowed)
+    else:
+        supports = "".join(f"({','.join(map(str, t))})" for t in allowed)
+    return f"<extension><list> {xs} </list><supports> {supports} </supports></extension>"
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -140,7 +221,7 @@ class Xcsp3Backend(Backend):
     """ACE or Choco (the option ``solver``) on the XCSP3 instance of the model."""
 
     name = "xcsp3"
-    kinds = frozenset({"alldifferent", "sum"})
+    kinds = accepted_kinds(TYPES)
     options = {"solver": SOLVERS}
     stops_itself = True  # the child process is killed at the deadline by the search itself
     requires = "pycsp3"
@@ -209,10 +290,12 @@ class Xcsp3Backend(Backend):
 
     def describe(self, model: Model) -> str:
         """The XCSP3 instance this backend writes, counted off it."""
-        text = write(model)
+        constraints = ElementTree.fromstring(write(model)).find("constraints")
+        posted = Counter(e.tag for e in constraints if e.tag not in ("block", "instantiation"))
+        posted.update(e.tag for block in constraints.iter("block") for e in block)
+        built = ", ".join(f"{count} {tag}" for tag, count in posted.items())
         return (
-            f"xcsp3: an array x of {len(model.domains)} integer variables, "
-            f"{text.count('<allDifferent>')} allDifferent, {text.count('<sum>')} sum, "
+            f"xcsp3: an array x of {len(model.domains)} integer variables, {built}, "
             f"{sum(1 for d in model.domains if len(d) == 1)} givens in one instantiation; "
             f"solved by {SOLVERS[0]} (pycsp3's jar, run by java)"
         )

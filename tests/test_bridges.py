@@ -18,7 +18,6 @@ from test_variant_kinds import CASES, brute, case
 import sudokulab
 from sudokulab import Puzzle, build_model, is_solution, read_file
 from sudokulab.backends import get_backend
-from sudokulab.backends.base import Unsupported, admit
 from sudokulab.cli import main
 from sudokulab.encodings import DECOMPOSITIONS
 
@@ -139,11 +138,20 @@ def test_xcsp3s_solver_dies_with_a_parent_killed_outright():
     assert not alive, "the JVM outlived its killed parent"
 
 
-@pytest.mark.parametrize("name", ["xcsp3"])
-def test_bridges_without_the_variant_kinds_refuse_them_by_name(name):
-    model = build_model(case("less"))
-    with pytest.raises(Unsupported, match=f"{name} does not support less constraints"):
-        admit(get_backend(name), model)
+#: A kind per primitive the XCSP3 instance writes: pairs as allDifferent, a sum with
+#: coefficients, a table of pairs, a unary table, allDifferent with tables, a sandwich's
+#: implications and sums of 0-1 expressions.
+XCSP3_KINDS = ["notequal", "sumequals", "ratio", "parity", "consecutive", "sandwich"]
+
+
+@pytest.mark.parametrize("solver", ["ace", "choco"])
+@pytest.mark.parametrize("kind", XCSP3_KINDS)
+def test_xcsp3_takes_the_variant_kinds_and_finds_exactly_their_solutions(kind, solver):
+    _needs("xcsp3")
+    puzzle = case(kind)
+    result = get_backend("xcsp3").solve(build_model(puzzle), limit=None, timeout=60, solver=solver)
+    assert result.exact and result.count == len(result.solutions)
+    assert set(result.solutions) == brute(puzzle)
 
 
 def test_highs_and_gurobi_take_every_kind_mip_takes():

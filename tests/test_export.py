@@ -15,13 +15,18 @@ from xml.etree import ElementTree
 
 import pytest
 from helpers import parsers
+from test_public_variants import PUZZLES as PUBLISHED
+from test_rules_encodings import UNIQUE, with_givens
+from test_variant_kinds import case, miracle
 
 import sudokulab
 from sudokulab import export, import_solution, is_solution, parse_puzzle, solve
+from sudokulab.backends import get_backend
 from sudokulab.cli import export as cli_export
 from sudokulab.cli import main
 from sudokulab.interchange import FORMATS, Refused, WrongSolution
 from sudokulab.models import ParseError, build_model
+from sudokulab.models.documents import puzzle_of
 from sudokulab.models.variants import with_variant
 
 REPO = Path(__file__).resolve().parent.parent
@@ -364,6 +369,85 @@ def test_minizinc_text_states_every_constraint(name):
     assert text.count("constraint alldifferent(") == len(model.constraints)
     assert text.count("constraint sum(") == sum(c.kind == "sum" for c in model.constraints)
     assert len(re.findall(r"constraint x\[\d+\] = \d+;", text)) == PUZZLES[name].given_count
+
+
+# --- variant rules: a published puzzle per primitive, through MiniZinc and XCSP3 ------------
+
+
+def _published(name: str) -> tuple:
+    """A published variant puzzle and its published solution (None: the published first row
+    alone, for the Miracle Sudoku)."""
+    if name == "miracle":  # Mitchell Lee's: anti-knight, anti-king, no consecutive neighbours
+        return miracle(), None
+    if name == "sandwich-4x4":  # a hand-made 4x4 sandwich (test_rules_encodings.UNIQUE)
+        return with_givens(case("sandwich"), UNIQUE["sandwich"]), None
+    return puzzle_of(PUBLISHED[name])
+
+
+#: Per primitive beside the units' Distinct, a puzzle whose rules decompose into it: the
+#: anti-king's pairs (Distinct), a thermometer (Linear), the Miracle Sudoku's pairs of no
+#: consecutive values (Table), the sandwich (Implies, and Linear over 0-1 literals).
+BY_PRIMITIVE = {
+    "distinct": "ctc-anti-king",
+    "linear": "ctc-thermo",
+    "table": "miracle",
+    "implies": "ctc-sandwich",
+}
+
+
+def _check_variant(name: str, answer) -> None:
+    puzzle, solution = _published(name)
+    assert answer.status == "solved" and is_solution(puzzle, answer.solution)
+    if solution is not None:
+        assert answer.solution == solution
+    elif name == "miracle":  # its published first row
+        assert answer.solution[:9] == (4, 8, 3, 7, 2, 6, 1, 5, 9)
+
+
+@pytest.mark.parametrize(
+    "name",
+    # Gecode takes some 20 s of CPU on the published 9x9 sandwich: a 4x4 one stands in
+    [BY_PRIMITIVE["distinct"], BY_PRIMITIVE["linear"], BY_PRIMITIVE["table"], "sandwich-4x4"],
+)
+def test_a_variant_of_each_primitive_solved_by_minizinc(tmp_path, name):
+    if shutil.which("minizinc") is None:
+        missing("no minizinc executable on the PATH (MiniZinc's bundle is not on PyPI)")
+    puzzle, _ = _published(name)
+    path = tmp_path / "model.mzn"
+    path.write_text(export(puzzle, "mzn"))
+    out = subprocess.run(["minizinc", str(path)], capture_output=True, text=True, timeout=120)
+    _check_variant(name, import_solution(puzzle, out.stdout, "mzn"))
+
+
+@pytest.mark.parametrize("name", BY_PRIMITIVE.values())
+def test_a_variant_of_each_primitive_solved_by_ace(tmp_path, name):
+    jar = pycsp3_jar("ace")
+    if jar is None:
+        missing("pycsp3 is not installed (pip install pycsp3): it brings ace")
+    if shutil.which("java") is None:
+        missing("no java on the PATH: ace, an XCSP3 solver, is a Java program")
+    puzzle, _ = _published(name)
+    path = tmp_path / "model.xml"
+    path.write_text(export(puzzle, "xcsp3"))
+    out = subprocess.run(["java", "-jar", str(jar), str(path)], capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    _check_variant(name, import_solution(puzzle, out.stdout, "xcsp3"))
+
+
+def test_the_cp_formats_write_every_primitive_under_its_rule_s_name():
+    sandwich, _ = _published("ctc-sandwich")
+    text = export(sandwich, "mzn")
+    assert "% row 1 sandwich" in text and "bool2int(x[1] in {1, 9})" in text
+    assert "constraint (x[1] in {1, 9} /\\ x[3] in {1, 9}) -> (x[2] = " in text
+    tables = export(miracle(), "mzn")
+    assert 'include "table.mzn";' in tables and "constraint table([x[" in tables
+    root = ElementTree.fromstring(export(sandwich, "xcsp3").split("-->", 1)[1])
+    block = root.find(".//block[@note='row 1 sandwich']")
+    assert block is not None and block.find("intension") is not None
+    assert "imp(and(in(x[0],set(1,9)),in(x[2],set(1,9))),eq(x[1]," in block.find("intension").text
+    pairs = ElementTree.fromstring(export(miracle(), "xcsp3").split("-->", 1)[1])
+    assert pairs.findall(".//extension")  # the pairs of no consecutive values
+    assert {FORMATS["mzn"].kinds, FORMATS["xcsp3"].kinds} == {get_backend("xcsp3").kinds}
 
 
 def test_minizinc_output_forms_are_read():

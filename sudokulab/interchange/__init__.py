@@ -2,9 +2,9 @@
 
 One function writes, one reads, for each format; each writes the model a backend
 solves (the SAT backend's CNF, the MIP backend's program, the SMT backend's assertions,
-the CP model's ``alldifferent`` and ``sum``; the variant rules where the format writes a
-backend's model that takes them: DIMACS, OPB, MPS and LP), with a header naming the puzzle, the
-encoding and the variable numbering, and each reader decodes the grid and verifies it
+the CP model's primitives; the variant rules where the format writes a backend's model
+that takes them: DIMACS, OPB, MPS, LP, MiniZinc and XCSP3), with a header naming the
+puzzle, the encoding and the variable numbering, and each reader decodes the grid and verifies it
 against the rules and the givens (:class:`WrongSolution` names the cell at fault).
 
 >>> from sudokulab.models import build_model, parse_puzzle
@@ -48,8 +48,8 @@ FORMATS: dict[str, Format] = {
         Format("mps", linear.ENCODINGS, linear.write_mps, linear.read_mip, linear.KINDS),
         Format("lp", linear.ENCODINGS, linear.write_lp, linear.read_mip, linear.KINDS),
         Format("smt2", smt.ENCODINGS, smt.write_smt2, smt.read_smt2),
-        Format("mzn", cp.ENCODINGS, cp.write_mzn, cp.read_mzn),
-        Format("xcsp3", cp.ENCODINGS, cp.write_xcsp3, cp.read_xcsp3),
+        Format("mzn", cp.ENCODINGS, cp.write_mzn, cp.read_mzn, cp.KINDS),
+        Format("xcsp3", cp.ENCODINGS, cp.write_xcsp3, cp.read_xcsp3, cp.KINDS),
     )
 }  # fmt: skip
 

@@ -1,5 +1,6 @@
-"""The CP model in MiniZinc and XCSP3, written from the model's constraints
-(``alldifferent`` per unit, ``sum`` per cage), and those solvers' answers read back."""
+"""The CP model in MiniZinc and XCSP3, written from each constraint's primitives
+(:mod:`sudokulab.encodings`: every kind a model holds), and those solvers' answers read
+back."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import re
 from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
+from ..backends.xcsp3_backend import write
+from ..encodings import Distinct, Implies, Linear, Primitive, Table, accepted_kinds, decompose
+from ..encodings.primitives import TYPES
 from ..models import Model
 from .common import (
     SOLVED,
@@ -22,6 +26,9 @@ from .common import (
 #: The CP model's one encoding: an integer variable per cell.
 ENCODINGS = ("int",)
 
+#: The kinds both writers take: every kind whose primitives they write (all four).
+KINDS = accepted_kinds(TYPES)
+
 
 def _numbering(first: int) -> str:
     return (
@@ -31,18 +38,17 @@ def _numbering(first: int) -> str:
 
 
 def write_mzn(model: Model, encoding: str) -> str:
-    """The model in MiniZinc: ``alldifferent`` per unit (the globals library's), ``sum``
-    and ``alldifferent`` per cage, the givens and narrowed domains as constraints."""
+    """The model in MiniZinc: each constraint's primitives (:func:`mzn_constraints`) under
+    its name, the givens and narrowed domains as constraints."""
     geom = model.geometry
     cells, n = len(model.domains), model.size
     lines = [f"% {line}" for line in header_lines(model, "mzn", encoding, _numbering(1))]
-    lines += ['include "alldifferent.mzn";', "", f"array[1..{cells}] of var 1..{n}: x;", ""]
+    lines += ['include "alldifferent.mzn";', 'include "table.mzn";', ""]
+    lines += [f"array[1..{cells}] of var 1..{n}: x;", ""]
     for constraint in model.constraints:
-        xs = ", ".join(f"x[{c + 1}]" for c in constraint.cells)
         lines.append(f"% {constraint.name}")
-        lines.append(f"constraint alldifferent([{xs}]);")
-        if constraint.kind == "sum":
-            lines.append(f"constraint sum([{xs}]) = {constraint.total};")
+        for primitive in decompose(constraint, n):
+            lines += [f"constraint {c};" for c in mzn_constraints(primitive)]
     for cell, domain in enumerate(model.domains):
         if len(domain) == 1:
             lines.append(f"constraint x[{cell + 1}] = {domain[0]};  % {geom.cell_name(cell)}")
@@ -51,6 +57,54 @@ def write_mzn(model: Model, encoding: str) -> str:
             lines.append(f"constraint x[{cell + 1}] in {{{values}}};  % {geom.cell_name(cell)}")
     lines += ["", "solve satisfy;", 'output ["x = \\(x);\\n"];']
     return "\n".join(lines) + "\n"
+
+
+def mzn_constraints(primitive: Primitive) -> list[str]:
+    """One primitive as MiniZinc constraints (cells numbered from 1): ``alldifferent``
+    (and a ``sum`` for a total), a linear row (a 0-1 literal as ``bool2int(x[k] in
+    {...})``), ``table`` (a unary one as ``in``), a row under its condition as ``->``."""
+    if isinstance(primitive, Distinct):
+        xs = ", ".join(f"x[{c + 1}]" for c in primitive.cells)
+        out = [f"alldifferent([{xs}])"]
+        if primitive.total is not None:
+            out.append(f"sum([{xs}]) = {primitive.total}")
+        return out
+    if isinstance(primitive, Linear):
+        return [_mzn_row(primitive)]
+    if isinstance(primitive, Table):
+        if len(primitive.cells) == 1:
+            values = ", ".join(str(v) for (v,) in sorted(primitive.allowed))
+            return [f"x[{primitive.cells[0] + 1}] in {{{values}}}"]
+        xs = ", ".join(f"x[{c + 1}]" for c in primitive.cells)
+        rows = " | ".join(", ".join(map(str, t)) for t in sorted(primitive.allowed))
+        return [f"table([{xs}], [| {rows} |])"]
+    if isinstance(primitive, Implies):
+        when = " /\\ ".join(_mzn_literal(c, values) for c, values in primitive.when)
+        return [f"({when}) -> ({_mzn_row(primitive.then)})"]
+    raise ValueError(f"mzn: no translation of {type(primitive).__name__}")
+
+
+def _mzn_row(row: Linear) -> str:
+    """``low <= sum(terms) <= high`` in MiniZinc."""
+    parts = []
+    for t in row.terms:
+        term = (
+            f"x[{t.cell + 1}]"
+            if t.values is None
+            else f"bool2int({_mzn_literal(t.cell, t.values)})"
+        )
+        parts.append(term if t.coef == 1 else f"{t.coef} * {term}")
+    total = " + ".join(parts)
+    if row.low is not None and row.low == row.high:
+        return f"{total} = {row.low}"
+    bounds = ([f"{total} >= {row.low}"] if row.low is not None else []) + (
+        [f"{total} <= {row.high}"] if row.high is not None else []
+    )
+    return " /\\ ".join(bounds)
+
+
+def _mzn_literal(cell: int, values: frozenset[int]) -> str:
+    return f"x[{cell + 1}] in {{{', '.join(map(str, sorted(values)))}}}"
 
 
 _ARRAY = re.compile(r"x\s*=\s*(?:array1d\s*\([^,]*,\s*)?\[([^\]]*)\]")
@@ -87,46 +141,15 @@ def _values(model: Model, words: list[str], source: str, line: int) -> list[tupl
 
 
 def write_xcsp3(model: Model, encoding: str) -> str:
-    """The model in XCSP3: an array ``x`` of the cells, ``allDifferent`` per unit, ``sum``
-    (with ``allDifferent``) per cage, the givens as one ``instantiation``, narrowed
-    domains as unary ``extension`` constraints."""
-    cells, n = len(model.domains), model.size
+    """The model in XCSP3, as the xcsp3 backend writes it (:func:`.xcsp3_backend.write`:
+    each constraint's primitives under its name, the givens as one ``instantiation``,
+    narrowed domains as unary ``extension`` constraints), after a header comment."""
     head = "\n".join(header_lines(model, "xcsp3", encoding, _numbering(0)))
-    out = [
-        "<!--",
-        escape(head).replace("--", "- -"),
-        "-->",
-        '<instance format="XCSP3" type="CSP">',
-        "  <variables>",
-        f'    <array id="x" size="[{cells}]"> 1..{n} </array>',
-        "  </variables>",
-        "  <constraints>",
-    ]
-    for constraint in model.constraints:
-        xs = " ".join(f"x[{c}]" for c in constraint.cells)
-        note = f' note="{escape(constraint.name)}"'
-        if constraint.kind == "sum":
-            out.append(f"    <block{note}>")
-            out.append(f"      <allDifferent> {xs} </allDifferent>")
-            out.append(f"      <sum><list> {xs} </list><condition> (eq,{constraint.total}) "
-                       "</condition></sum>")  # fmt: skip
-            out.append("    </block>")
-        else:
-            out.append(f"    <allDifferent{note}> {xs} </allDifferent>")
-    givens = [(c, d[0]) for c, d in enumerate(model.domains) if len(d) == 1]
-    if givens:
-        xs = " ".join(f"x[{c}]" for c, _ in givens)
-        values = " ".join(str(v) for _, v in givens)
-        out.append('    <instantiation note="givens">')
-        out.append(f"      <list> {xs} </list> <values> {values} </values>")
-        out.append("    </instantiation>")
-    for cell, domain in enumerate(model.domains):
-        if 1 < len(domain) < n:
-            values = " ".join(map(str, domain))
-            out.append(f"    <extension><list> x[{cell}] </list><supports> {values} "
-                       "</supports></extension>")  # fmt: skip
-    out += ["  </constraints>", "</instance>"]
-    return "\n".join(out) + "\n"
+    return (
+        "\n".join(["<!--", escape(head).replace("--", "- -"), "-->"])
+        + "\n"
+        + write(model, notes=True)
+    )
 
 
 def read_xcsp3(model: Model, text: str, encoding: str, source: str) -> Answer:
