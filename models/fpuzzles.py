@@ -24,6 +24,7 @@ xv                   ``PairSum`` (V 5, X 10); its ``negative`` is refused
 whispers             ``MinDifference`` (value, default half the size rounded
                      up: 5 on 9x9) between neighbours
 renban               ``Consecutive``
+entropicline         ``Entropic`` (1-3, 4-6, 7-9 on 9x9)
 regionsumline        ``SumEquals`` between the segments the box borders cut
 odd, even            ``Parity``
 sandwichsum          ``Sandwich`` of the row or column
@@ -432,6 +433,17 @@ def _renban(items: Any, n: int, geom: Any, doc: Any) -> list[Rule]:
     return rules
 
 
+def _entropic(items: Any, n: int, geom: Any, doc: Any) -> list[Rule]:
+    from .rules import Entropic
+
+    rules: list[Rule] = []
+    for i, line in _lines(items, n, "entropicline"):
+        if len(line) < 3:
+            raise ValueError(f"entropicline {i}: a line of {len(line)} cells (3 at least)")
+        rules.append(Entropic(line, n, f"entropic line {i}"))
+    return rules
+
+
 def _region_sums(items: Any, n: int, geom: Any, doc: Any) -> list[Rule]:
     rules: list[Rule] = []
     for i, line in _lines(items, n, "regionsumline"):
@@ -531,6 +543,7 @@ _READERS = {
     "xv": _xv,
     "whispers": _whispers,
     "renban": _renban,
+    "entropicline": _entropic,
     "regionsumline": _region_sums,
     "odd": _parity("odd"),
     "even": _parity("even"),

@@ -131,7 +131,14 @@ def test_python_examples(page, monkeypatch):
 def _modules():
     """Every module of the package, the subpackages kept in their own top-level folders
     (models, native, logic, backends: mapped into the namespace) included."""
-    mapped = ("models", "native", "logic", "encodings", "backends", "data")  # pyproject's package-dir
+    mapped = (
+        "models",
+        "native",
+        "logic",
+        "encodings",
+        "backends",
+        "data",
+    )  # pyproject's package-dir
     names = []
     packages = [sudokulab] + [importlib.import_module(f"sudokulab.{m}") for m in mapped]
     while packages:

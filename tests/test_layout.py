@@ -30,8 +30,8 @@ FOLDERS = {
 #: Layers, lowest first: a module may import from its own layer's package and below.
 LAYERS = [
     ("sudokulab.models",),
-    ("sudokulab.native", "sudokulab.logic", "sudokulab.catalog"),
     ("sudokulab.encodings",),
+    ("sudokulab.native", "sudokulab.logic", "sudokulab.catalog"),
     ("sudokulab.backends",),
     ("sudokulab.interchange",),
     ("sudokulab.api",),

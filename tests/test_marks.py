@@ -36,6 +36,7 @@ from sudokulab.models.rules import (
     KINDS,
     Consecutive,
     Difference,
+    Entropic,
     Less,
     LessEqual,
     LittleKiller,
@@ -237,6 +238,7 @@ CASES = {
     "sumequals": (SumEquals((40,), (30, 20), "arrow 3"), Arrow("arrow 3", (40,), (40, 30, 20))),
     "consecutive": (Consecutive((0, 1, 11), "renban 2"), Line("renban 2", "renban", ((0, 1, 11),))),
     "parity": (Parity(80, "even", "even cell"), ParityMark("even cell", 80, "even")),
+    "entropic": (Entropic((0, 1, 2), 9, "e 1"), Line("e 1", "entropic", ((0, 1, 2),))),
     "sandwich": (
         Sandwich(tuple(range(80, -1, -9)), 5, "column 9 sandwich"),  # read upwards
         Clue("column 9 sandwich", "sandwich", 5, 9, 8, (-1, 0)),
