@@ -119,6 +119,18 @@ def _sandwich(r: Any, size: int) -> tuple[Primitive, ...]:
     return tuple(out)
 
 
+def _entropic(r: Any, size: int) -> tuple[Primitive, ...]:
+    """Cells one or two apart on the line hold values of different groups (three
+    successive cells then hold one of each); a line of fewer than three says nothing."""
+    if len(r.line) < 3:
+        return ()
+    values = range(1, size + 1)
+    apart = frozenset((u, v) for u in values for v in values if r.group(u) != r.group(v))
+    line = r.line
+    pairs = [(line[i], line[j]) for i in range(len(line)) for j in (i + 1, i + 2) if j < len(line)]
+    return tuple(Table(pair, apart) for pair in pairs)
+
+
 #: Every kind: how one constraint of it is decomposed, and the primitive types it uses.
 DECOMPOSITIONS: dict[str, tuple[Decomposition, frozenset[type]]] = {
     "alldifferent": (_unit, frozenset({Distinct})),
@@ -137,6 +149,7 @@ DECOMPOSITIONS: dict[str, tuple[Decomposition, frozenset[type]]] = {
     "littlekiller": (_little_killer, frozenset({Linear})),
     "consecutive": (_consecutive, frozenset({Distinct, Table})),
     "sandwich": (_sandwich, frozenset({Distinct, Linear, Implies})),
+    "entropic": (_entropic, frozenset({Table})),
 }
 
 

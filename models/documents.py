@@ -14,11 +14,11 @@ Fields: ``size`` (inferred from the givens when absent), ``box`` ([rows, cols]),
 ``cells`` and ``sum``; without a sum the cells' values only differ), ``candidates``
 (pencil marks: n characters per cell, as the one-line form), ``solution`` and ``name``,
 and the variant rules' fields (:mod:`.rule_fields`: ``thermometers``, ``arrows``,
-``kropki``, ``xv``, ``whispers``, ``renban``, ``region_sum_lines``, ``odd``, ``even``,
-``sandwiches``, ``little_killers``, ``anti_knight``, ``anti_king``, ``nonconsecutive``,
-``rules``). Cells are ``r1c1`` names or indices. An f-puzzles document (an object with a
-``grid`` of cell objects) is read by :mod:`.fpuzzles`, a SudokuPad one (``cells`` rows,
-no ``givens``) by :mod:`.sudokupad`.
+``kropki``, ``xv``, ``whispers``, ``renban``, ``entropic_lines``, ``region_sum_lines``,
+``odd``, ``even``, ``sandwiches``, ``little_killers``, ``anti_knight``, ``anti_king``,
+``nonconsecutive``, ``rules``). Cells are ``r1c1`` names or indices. An f-puzzles
+document (an object with a ``grid`` of cell objects) is read by :mod:`.fpuzzles`, a
+SudokuPad one (``cells`` rows, no ``givens``) by :mod:`.sudokupad`.
 
 A set of documents is JSON Lines (``.jsonl``): one document per line, blank lines
 ignored. A ``.json`` file holds one document or an array of them. Every error names the

@@ -406,6 +406,17 @@ def _renban(items: Any, n: int, geom: Any, doc: Any) -> list[Rule]:
     return rules
 
 
+def _entropic(items: Any, n: int, geom: Any, doc: Any) -> list[Rule]:
+    from .rules import Entropic
+
+    rules: list[Rule] = []
+    for i, line in _lines(items, n, "entropicline"):
+        if len(line) < 3:
+            raise ValueError(f"entropicline {i}: a line of {len(line)} cells (3 at least)")
+        rules.append(Entropic(line, n, f"entropic line {i}"))
+    return rules
+
+
 def _region_sums(items: Any, n: int, geom: Any, doc: Any) -> list[Rule]:
     rules: list[Rule] = []
     for i, line in _lines(items, n, "regionsumline"):
@@ -505,6 +516,7 @@ _READERS = {
     "xv": _xv,
     "whispers": _whispers,
     "renban": _renban,
+    "entropicline": _entropic,
     "regionsumline": _region_sums,
     "odd": _parity("odd"),
     "even": _parity("even"),

@@ -17,6 +17,8 @@ names or indices):
 - ``whispers``: lines of cells whose neighbours on the line differ by at least half the
   size, rounded up (5 on a 9x9 grid: German whispers; 3 on 6x6, as f-puzzles reads them);
 - ``renban``: lines whose cells hold a set of consecutive values, in any order;
+- ``entropic_lines``: lines whose every three successive cells hold one low, one middle
+  and one high value (1-3, 4-6, 7-9 on 9x9);
 - ``region_sum_lines``: lines cut by the box (or region) borders into segments, each
   adding up to the same sum; a line that comes back into a box starts a new segment;
 - ``odd`` / ``even``: cells;
@@ -42,6 +44,7 @@ from .rules import (
     KINDS,
     Consecutive,
     Difference,
+    Entropic,
     Less,
     LessEqual,
     LittleKiller,
@@ -125,6 +128,11 @@ def read_rules(doc: dict[str, Any], geom: Geometry, cell: CellReader) -> dict[Ru
         if len(cells) > n:
             raise ValueError(f"renban[{i}]: {len(cells)} cells cannot hold a run within 1..{n}")
         add(Consecutive(cells, f"renban {i}"), f"renban[{i}]")
+    for i, refs in enumerate(doc.get("entropic_lines", []), 1):
+        cells = line(refs, f"entropic_lines[{i}]")
+        if len(cells) < 3:
+            raise ValueError(f"entropic_lines[{i}]: a line of {len(cells)} cells (3 at least)")
+        add(Entropic(cells, n, f"entropic line {i}"), f"entropic_lines[{i}]")
     for i, refs in enumerate(doc.get("region_sum_lines", []), 1):
         parts = segments(line(refs, f"region_sum_lines[{i}]"), geom)
         if len(parts) < 2:

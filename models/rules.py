@@ -347,6 +347,40 @@ class LittleKiller:
         return sum(grid[c] for c in self.line) == self.total
 
 
+def entropy_groups(size: int) -> tuple[range, range, range]:
+    """The low, middle and high values of an entropic line on a ``size`` x ``size`` grid:
+    1-3, 4-6, 7-9 on 9x9; the low and high groups equal and the middle one the rest."""
+    third, up = size // 3, -(-size // 3)
+    k = third if 2 * third + up == size else up
+    return range(1, k + 1), range(k + 1, size - k + 1), range(size - k + 1, size + 1)
+
+
+@dataclass(frozen=True)
+class Entropic:
+    """Every three successive cells of ``line`` hold one low, one middle and one high
+    value (:func:`entropy_groups` of ``size``); a line of fewer than three says nothing."""
+
+    line: tuple[int, ...]
+    size: int = 9
+    name: str = "entropic line"
+
+    kind = "entropic"
+
+    @property
+    def cells(self) -> tuple[int, ...]:
+        """The cells the rule reads."""
+        return self.line
+
+    def group(self, value: int) -> int:
+        """0, 1 or 2: the value's group."""
+        return next(g for g, values in enumerate(entropy_groups(self.size)) if value in values)
+
+    def holds(self, grid: Values) -> bool:
+        """Whether a filled grid keeps the rule."""
+        groups = [self.group(grid[c]) for c in self.line]
+        return all(len(set(groups[i : i + 3])) == 3 for i in range(len(groups) - 2))
+
+
 #: Every variant rule a puzzle can state.
 Rule = (
     Less
@@ -363,6 +397,7 @@ Rule = (
     | Parity
     | Sandwich
     | LittleKiller
+    | Entropic
 )
 
 #: The kinds of the variant rules, by name.
@@ -383,6 +418,7 @@ KINDS = {
         Parity,
         Sandwich,
         LittleKiller,
+        Entropic,
     )
 }
 

@@ -17,6 +17,8 @@ from itertools import combinations
 from math import comb
 from typing import Any
 
+from ..encodings.decompose import DECOMPOSITIONS, decompose
+from ..encodings.primitives import Table
 from .options import DEFAULTS, check
 
 #: The levels named as constraint programming names them (their own root: docs/engine.md).
@@ -240,6 +242,14 @@ RULE_KINDS = frozenset(
     | {"notratio", "pairsum", "notequal", "sumequals", "consecutive", "parity"}
     | {"sandwich", "littlekiller"}
 )
+#: The kinds without a propagator of their own whose decompositions are tables of one or
+#: two cells (:mod:`sudokulab.encodings`): the engine takes them as pair relations.
+TABLE_KINDS = frozenset(
+    kind
+    for kind, (_, uses) in DECOMPOSITIONS.items()
+    if uses == {Table} and kind not in RULE_KINDS and kind not in ("alldifferent", "sum")
+)
+RULE_KINDS |= TABLE_KINDS
 
 _RELATIONS: dict[str, Any] = {
     "less": lambda r, x, y: x < y,
@@ -352,6 +362,23 @@ def compile_rules(
             else:
                 starts, flat = sets
                 out.append(CompiledRule(SANDWICH, index, line, starts, rule.total, flat, True))
+        elif kind in TABLE_KINDS:  # no propagator of its own: its tables, as pairs
+            for table in decompose(rule, size):
+                if len(table.cells) == 1:
+                    unary[table.cells[0]] &= sum(1 << (v - 1) for (v,) in table.allowed)
+                    continue
+                if len(table.cells) != 2:
+                    raise ValueError(f"rule {index + 1} ({rule.name}): a table of three cells")
+                a, b = table.cells
+                ab = tuple(
+                    sum(1 << (w - 1) for w in range(1, size + 1) if (v, w) in table.allowed)
+                    for v in range(1, size + 1)
+                )
+                ba = tuple(
+                    sum(1 << (v - 1) for v in range(1, size + 1) if (v, w) in table.allowed)
+                    for w in range(1, size + 1)
+                )
+                out.append(CompiledRule(PAIR, index, (a, b), supports=ab + ba))
         else:
             raise ValueError(f"the native engine does not propagate rule kind {kind!r}")
     return tuple(out), tuple(unary)

@@ -666,7 +666,8 @@ def as_fpuzzles(doc: dict) -> dict:
         out.setdefault("xv", []).append({"cells": refs(xv["cells"]), "value": letter})
     for line in doc.get("whispers", []):  # as f-puzzles' German whispers writes them
         out.setdefault("whispers", []).append({"lines": [refs(line)], "value": str((n + 1) // 2)})
-    for key, fkey in (("renban", "renban"), ("region_sum_lines", "regionsumline")):
+    pairs = (("renban", "renban"), ("entropic_lines", "entropicline"))
+    for key, fkey in (*pairs, ("region_sum_lines", "regionsumline")):
         for line in doc.get(key, []):
             out.setdefault(fkey, []).append({"lines": [refs(line)]})
     for parity in ("odd", "even"):

@@ -19,6 +19,7 @@ from sudokulab.models.rules import (
     KINDS,
     Consecutive,
     Difference,
+    Entropic,
     Less,
     LessEqual,
     LittleKiller,
@@ -82,6 +83,7 @@ def _rules(rng: random.Random) -> list:
             SumEquals(line[:2], line[2:], digits=True),
             LittleKiller(line, rng.randint(len(line), 9 * len(line))),
             Consecutive(line),
+            Entropic(line, N),
         ]
         row = rng.randrange(N)
         out.append(Sandwich(tuple(range(row * N, row * N + N)), rng.choice((0, 5, 12, 17, 35))))

@@ -229,6 +229,7 @@ CASES = {
         Line("renban 2", "renban", ((0, 1, 11),)),
     ),
     "parity": (rules.Parity(80, "even", "even cell"), ParityMark("even cell", 80, "even")),
+    "entropic": (rules.Entropic((0, 1, 2), 9, "e 1"), Line("e 1", "entropic", ((0, 1, 2),))),
     "sandwich": (
         rules.Sandwich(tuple(range(80, -1, -9)), 5, "column 9 sandwich"),  # read upwards
         Clue("column 9 sandwich", "sandwich", 5, 9, 8, (-1, 0)),

@@ -78,6 +78,7 @@ CASES = {
         False,
     ),
     "renban": (doc9(renban=[["r1c3", "r1c4", "r1c5"]]), False),
+    "entropic lines": (doc9(entropic_lines=[["r1c1", "r2c1", "r2c2", "r3c2", "r3c3"]]), False),
     "region-sum line coming back into a box": (
         doc9(region_sum_lines=[["r2c2", "r2c3", "r3c4", "r3c3", "r3c2"]]),
         False,
@@ -163,12 +164,14 @@ def test_every_published_puzzle_reads_the_same_as_fpuzzles_and_sudokupad(name):
 #: Document fields SudokuPad draws only as lines or numbers whose meaning its rules text
 #: states: sudokulab refuses them there (see docs/guides/variants.md).
 UNDRAWN = {"slow_thermometers", "whispers", "renban", "region_sum_lines", "sandwiches"}
+UNDRAWN |= {"entropic_lines"}
 
 
 def test_the_cases_cover_every_field_of_a_document_f_puzzles_has_a_key_for():
     used = {key for doc, _ in CASES.values() for key in doc}
     fields = {"thermometers", "slow_thermometers", "arrows", "kropki", "kropki_negative", "xv"}
     fields |= {"whispers", "renban", "region_sum_lines", "odd", "even", "sandwiches"}
+    fields |= {"entropic_lines"}
     fields |= {"little_killers", "cages", "x", "regions", "anti_knight", "anti_king"}
     assert fields | {"nonconsecutive"} <= used
 

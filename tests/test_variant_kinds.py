@@ -83,6 +83,7 @@ CASES = {
         (rules.LittleKiller((1, 6, 11), 6, "lk"), rules.LittleKiller((4, 9, 14), 9, "lk2")),
         {},
     ),
+    "entropic": ((rules.Entropic((0, 1, 2, 6), 4, "entropic 1"),), {}),
 }
 
 
@@ -230,6 +231,7 @@ def test_document_fields_become_rules_and_round_trip():
         "sandwiches": [{"row": 2, "sum": 0}],
         "little_killers": [{"cells": ["r1c2", "r2c3", "r3c4"], "sum": 8}],
         "region_sum_lines": [["r1c2", "r1c3"]],
+        "entropic_lines": [["r4c1", "r4c2", "r4c3"]],
         "anti_knight": True,
     }
     entry = read_documents(json.dumps(doc))[0]
@@ -363,12 +365,12 @@ def test_fpuzzles_constraints_map_to_the_kinds():
 
 
 def test_fpuzzles_refuses_what_it_does_not_model_by_name(capsys, tmp_path):
-    doc = fpuzzles_doc(entropicline=[{"lines": [["R1C1", "R1C2"]]}])
-    with pytest.raises(ValueError, match='uses "entropic line", which sudokulab does not model'):
+    doc = fpuzzles_doc(betweenline=[{"lines": [["R1C1", "R1C2", "R1C3"]]}])
+    with pytest.raises(ValueError, match='uses "between line", which sudokulab does not model'):
         read_text(encode(doc))
     code = main(["solve", "https://www.f-puzzles.com/?load=" + encode(doc)])
     err = capsys.readouterr().err
-    assert code == 2 and 'the puzzle uses "entropic line"' in err and "Traceback" not in err
+    assert code == 2 and 'the puzzle uses "between line"' in err and "Traceback" not in err
     with pytest.raises(ValueError, match="does not decompress"):
         read_text("N4Ig!!!not-a-puzzle")
     with pytest.raises(ValueError, match="not an f-puzzles puzzle: a link without load="):
@@ -378,7 +380,7 @@ def test_fpuzzles_refuses_what_it_does_not_model_by_name(capsys, tmp_path):
     errors: list = []
     entries = read_file(path, errors=errors)
     assert len(entries) == 1 and entries[0].line == 2
-    assert errors[0].line == 3 and "entropic line" in errors[0].message
+    assert errors[0].line == 3 and "between line" in errors[0].message
 
 
 def test_explain_tells_rules_and_the_logic_solver_refuses_them(capsys):

@@ -11,7 +11,7 @@ outside the grid as a row or column of -1 or n):
 - :class:`Thermometer`: a bulb and its paths (a branching thermometer has several);
 - :class:`Arrow`: the circle's cells and the shaft's path, from the circle's cell it
   leaves;
-- :class:`Line`: renban, whispers or region-sum line, as paths of touching cells;
+- :class:`Line`: renban, whispers, entropic or region-sum line, as paths of touching cells;
 - :class:`Dot`: a kropki dot on the edge between two orthogonal neighbours;
 - :class:`EdgeText`: an X or V (or another pair sum) on such an edge;
 - :class:`ParityMark`: an odd cell (a circle) or an even one (a square);
@@ -64,8 +64,8 @@ class Arrow:
 
 @dataclass(frozen=True)
 class Line:
-    """A line of a kind (``renban``, ``whispers``, ``region sum``) as paths of touching
-    cells."""
+    """A line of a kind (``renban``, ``whispers``, ``entropic``, ``region sum``) as paths
+    of touching cells."""
 
     name: str
     line: str
@@ -167,6 +167,8 @@ def puzzle_marks(puzzle: Puzzle) -> tuple[Mark, ...]:
             marks.append(Line(name, "whispers", tuple(map(tuple, paths))))
         elif kind == "consecutive":
             marks += [Line(name, "renban", _touching(r.line, n)) for r in rules]
+        elif kind == "entropic":
+            marks += [Line(name, "entropic", _touching(r.line, n)) for r in rules]
         elif kind == "sumequals" and name.startswith("arrow"):
             marks += filter(None, (_arrow(r, n) for r in rules))
         elif kind == "sumequals" and name.startswith("region-sum"):

@@ -20,7 +20,7 @@ The variant rules' marks (:mod:`sudokulab.classroom.marks`) are one SVG over the
 ``data-role="marks"`` (it lets the pointer through to the cells), a group per mark:
 ``data-mark`` (``thermometer``, ``arrow``, ``line``, ``dot``, ``xv``, ``parity``,
 ``clue``) and ``data-name`` (the rule's name, ``thermometer 2``), with ``data-line``
-(``renban``, ``whispers``, ``region sum``), ``data-colour`` (a dot's), ``data-parity``
+(``renban``, ``whispers``, ``entropic``, ``region sum``), ``data-colour`` (a dot's), ``data-parity``
 and ``data-clue`` (``sandwich``, ``little killer``) where they apply; clues outside the
 grid stand in a margin the grid gets on that side. The board-wide rules are sentences
 under the grid, in ``data-role="caption"``, each ``data-mark="caption"``.

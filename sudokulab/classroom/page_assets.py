@@ -140,7 +140,7 @@ var SVGNS = (function () {  // the SVG namespace, from the parser (the page name
   return holder.firstChild.namespaceURI;
 })();
 var LINE_STYLE = { renban: ["#a347dc", 0.3], whispers: ["#2fae45", 0.3],
-  "region sum": ["#2f7fe0", 0.14] };
+  entropic: ["#e8902a", 0.3], "region sum": ["#2f7fe0", 0.14] };
 function svgEl(tag, attrs, parent) {
   var e = document.createElementNS(SVGNS, tag);
   Object.keys(attrs).forEach(function (a) { e.setAttribute(a, attrs[a]); });
