@@ -41,3 +41,17 @@ def test_each_cp_backend_takes_every_kind_a_model_can_hold(name):
 
 def test_minizinc_and_xcsp3_write_every_kind():
     assert FORMATS["mzn"].kinds == FORMATS["xcsp3"].kinds == set(DECOMPOSITIONS)
+
+
+@pytest.mark.parametrize(
+    "path", sorted(str(p.relative_to(REPO)) for p in (REPO / "backends").glob("*.py"))
+)
+def test_no_backend_module_names_a_rule_kind(path):
+    """Issue 41's rule: a backend translates primitives; rule kinds live in models.rules
+    and their decompositions in encodings."""
+    text = (REPO / path).read_text()
+    assert not re.search(r"from \.\.models\.rules|models\.rules import", text)
+    for kind in KINDS:
+        assert not re.search(rf"[\"']{kind}[\"']", text), kind
+    for rule in KINDS.values():
+        assert not re.search(rf"\b{rule.__name__}\b", text), rule.__name__

@@ -220,4 +220,4 @@ def test_clashes_checked_after_the_search_give_what_checking_first_gives(backend
             assert rows[0].stats == rows[1].stats  # (an invalid row of a block has the
             # block's common stats, one solved alone none: as before the change)
         assert (after.verified == grids.verify(after.solution)).all()
-        assert first.verified is None  # checked first: solve verifies the solutions itself
+        assert (first.verified == grids.verify(first.solution)).all()  # every path verifies

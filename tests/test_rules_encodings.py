@@ -35,6 +35,7 @@ UNIQUE = {
     "ratio": "1....4....4....1",
     "sandwich": ".....3.........1",
     "sumequals": ".1........4.....",
+    "entropic": ".....1..2.......",
 }
 
 #: The backends under test: each SAT encoding, the 0-1 program on MIP (SCIP, its default
