@@ -48,7 +48,7 @@ def takes(spec: str, puzzle: Puzzle) -> bool:
 
 def test_the_shipped_sets_as_the_native_engine_solves_them(spec):
     for name in SHIPPED:
-        for entry in load(name).entries:
+        for entry in load(name).entries[:3]:  # three a set: the sets' shapes, not their sizes
             if not takes(spec, entry.puzzle):
                 continue
             result = same_as_native(entry.puzzle, spec)

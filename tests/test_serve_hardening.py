@@ -392,7 +392,7 @@ def test_schemathesis_finds_no_server_error_and_no_answer_outside_the_descriptio
             ):
 
                 @settings(
-                    max_examples=50,
+                    max_examples=25,
                     derandomize=True,
                     deadline=None,
                     database=None,
