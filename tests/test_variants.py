@@ -75,14 +75,14 @@ def test_every_backend_solves_each_variant_alike(name):
 
 def test_every_shipped_variant_set_is_solved_by_the_backends_that_take_it():
     for name in ("gen-x", "gen-jigsaw", "gen-killer"):
-        entries = load(name).entries[:2]
+        entries = load(name).entries[:1]  # one each: the cages' backends take two more below
         specs = _specs_for(entries[0].puzzle)
         frame = cross_check(entries, specs, timeout=None, solutions=[e.solution for e in entries])
         assert frame["ok"].all() and frame["verified"].all(), (name, frame)
 
 
 def test_killer_is_solved_by_every_backend_alike():
-    entries = load("gen-killer").entries[2:4]  # the first two: the test above
+    entries = load("gen-killer").entries[2:4]  # the first: the test above
     puzzle = entries[0].puzzle
     assert puzzle.cages and build_model(puzzle).kinds == {"alldifferent", "sum"}
     specs = _specs_for(puzzle)
