@@ -312,15 +312,10 @@ def compile_rules(
             if a == b:
                 unary[a] &= sum(1 << (v - 1) for v in range(1, size + 1) if holds(rule, v, v))
                 continue
-            ab = tuple(
-                sum(1 << (w - 1) for w in range(1, size + 1) if holds(rule, v, w))
-                for v in range(1, size + 1)
-            )
-            ba = tuple(
-                sum(1 << (v - 1) for v in range(1, size + 1) if holds(rule, v, w))
-                for w in range(1, size + 1)
-            )
-            out.append(CompiledRule(PAIR, index, (a, b), supports=ab + ba))
+            values = range(1, size + 1)
+            kept = {(v, w) for v in values for w in values if holds(rule, v, w)}
+            supports = _pair_supports(size, kept)
+            out.append(CompiledRule(PAIR, index, (a, b), supports=supports))
         elif kind == "parity":
             odd = rule.parity == "odd"
             unary[rule.cell] &= sum(1 << (v - 1) for v in range(1, size + 1) if v % 2 == odd)
@@ -369,19 +364,20 @@ def compile_rules(
                     continue
                 if len(table.cells) != 2:
                     raise ValueError(f"rule {index + 1} ({rule.name}): a table of three cells")
-                a, b = table.cells
-                ab = tuple(
-                    sum(1 << (w - 1) for w in range(1, size + 1) if (v, w) in table.allowed)
-                    for v in range(1, size + 1)
-                )
-                ba = tuple(
-                    sum(1 << (v - 1) for v in range(1, size + 1) if (v, w) in table.allowed)
-                    for w in range(1, size + 1)
-                )
-                out.append(CompiledRule(PAIR, index, (a, b), supports=ab + ba))
+                supports = _pair_supports(size, table.allowed)
+                out.append(CompiledRule(PAIR, index, table.cells, supports=supports))
         else:
             raise ValueError(f"the native engine does not propagate rule kind {kind!r}")
     return tuple(out), tuple(unary)
+
+
+def _pair_supports(size: int, allowed: Any) -> tuple[int, ...]:
+    """A PAIR's supports: for each value v of the first cell the mask of the second's
+    values ``(v, w)`` in ``allowed`` (index v-1), then the same from the second cell."""
+    values = range(1, size + 1)
+    ab = tuple(sum(1 << (w - 1) for w in values if (v, w) in allowed) for v in values)
+    ba = tuple(sum(1 << (v - 1) for v in values if (v, w) in allowed) for w in values)
+    return ab + ba
 
 
 def sum_groups(

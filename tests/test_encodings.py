@@ -14,25 +14,8 @@ import pytest
 
 from sudokulab.encodings import DECOMPOSITIONS, Distinct, Linear, Table, accepted_kinds, decompose
 from sudokulab.encodings.primitives import TYPES
-from sudokulab.models import build_model, parse_puzzle
-from sudokulab.models.rules import (
-    KINDS,
-    Consecutive,
-    Difference,
-    Entropic,
-    Less,
-    LessEqual,
-    LittleKiller,
-    MinDifference,
-    NotDifference,
-    NotEqual,
-    NotRatio,
-    PairSum,
-    Parity,
-    Ratio,
-    Sandwich,
-    SumEquals,
-)
+from sudokulab.models import build_model, parse_puzzle, rules
+from sudokulab.models.rules import KINDS
 
 N = 9
 SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -66,27 +49,29 @@ def _rules(rng: random.Random) -> list:
     for _ in range(6):
         a, b = rng.sample(cells, 2)
         out += [
-            Less(a, b),
-            LessEqual(a, b),
-            Difference(a, b, rng.randint(1, 4)),
-            NotDifference(a, b, rng.randint(1, 3)),
-            MinDifference(a, b, rng.randint(2, 6)),
-            Ratio(a, b, rng.randint(2, 3)),
-            NotRatio(a, b, 2),
-            PairSum(a, b, rng.randint(3, 17)),
-            NotEqual(a, b),
-            Parity(a, rng.choice(("odd", "even"))),
+            rules.Less(a, b),
+            rules.LessEqual(a, b),
+            rules.Difference(a, b, rng.randint(1, 4)),
+            rules.NotDifference(a, b, rng.randint(1, 3)),
+            rules.MinDifference(a, b, rng.randint(2, 6)),
+            rules.Ratio(a, b, rng.randint(2, 3)),
+            rules.NotRatio(a, b, 2),
+            rules.PairSum(a, b, rng.randint(3, 17)),
+            rules.NotEqual(a, b),
+            rules.Parity(a, rng.choice(("odd", "even"))),
         ]
         line = tuple(rng.sample(cells, rng.randint(2, 5)))
         out += [
-            SumEquals(line[:1], line[1:]),
-            SumEquals(line[:2], line[2:], digits=True),
-            LittleKiller(line, rng.randint(len(line), 9 * len(line))),
-            Consecutive(line),
-            Entropic(line, N),
+            rules.SumEquals(line[:1], line[1:]),
+            rules.SumEquals(line[:2], line[2:], digits=True),
+            rules.LittleKiller(line, rng.randint(len(line), 9 * len(line))),
+            rules.Consecutive(line),
+            rules.Entropic(line, N),
         ]
         row = rng.randrange(N)
-        out.append(Sandwich(tuple(range(row * N, row * N + N)), rng.choice((0, 5, 12, 17, 35))))
+        out.append(
+            rules.Sandwich(tuple(range(row * N, row * N + N)), rng.choice((0, 5, 12, 17, 35)))
+        )
     return out
 
 
@@ -118,11 +103,11 @@ def test_a_sandwich_is_kept_and_broken():
     grid = tuple(int(ch) for ch in SOLVED)
     row = tuple(range(9))  # 5 3 4 6 7 8 9 1 2: 9 at 6, 1 at 7, nothing between
     for total, held in ((0, True), (5, False)):
-        rule = Sandwich(row, total)
+        rule = rules.Sandwich(row, total)
         assert rule.holds(grid) is held
         assert all(p.holds(grid) for p in decompose(rule, N)) is held
     row = tuple(range(18, 27))  # 1 9 8 3 4 2 5 6 7: the crusts adjacent again
-    assert all(p.holds(grid) for p in decompose(Sandwich(row, 0), N))
+    assert all(p.holds(grid) for p in decompose(rules.Sandwich(row, 0), N))
 
 
 def test_units_and_cages_are_distinct_values():
