@@ -88,6 +88,9 @@ class Request:
     timeout: float | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     start: float = 0.0
+    #: Whether a negative claim (no solution, unique, an exact count) is to come with a
+    #: proof: a backend that :attr:`~Backend.certifies` attaches its own to the result.
+    certify: bool = False
 
     @property
     def deadline(self) -> float | None:
@@ -143,14 +146,20 @@ def admit(
     timeout: float | None = None,
     options: Mapping[str, Any] | None = None,
     start: float | None = None,
+    certify: bool = False,
 ) -> Request:
-    """The request, checked once: ValueError naming a bad option, limit or timeout, and
+    """The request, checked once: ValueError naming a bad option, limit or timeout (or
+    options under which a certifying backend writes no proof, with ``certify``), and
     :class:`Unsupported` for a constraint kind (or pencil marks) the backend does not
     take. ``start`` (default: now) is when the request began."""
     if start is None:
         start = time.perf_counter()
     checked = check_options(backend, dict(options or {}))
-    request = Request(check_limit(limit), check_timeout(timeout), checked, start)
+    if certify and backend.certifies:
+        refused = backend.proof_refusal(checked)
+        if refused:
+            raise ValueError(f"{backend.name}: no proof: {refused}")
+    request = Request(check_limit(limit), check_timeout(timeout), checked, start, bool(certify))
     refusal = unsupported(backend, model, checked)
     if refusal:
         raise Unsupported(refusal)
@@ -214,6 +223,10 @@ class Backend(Protocol):
     #: Which implementation of one of our own engines runs, ``"c"`` or ``"python"`` (""
     #: for a backend on a solver package): the CLI searches blocks side by side on "c".
     engine: str = ""
+    #: Whether ``search`` writes its own proof of its negative claims when the request
+    #: asks (``request.certify``): the result's ``certificate``. For any other backend
+    #: :func:`sudokulab.solve` has a second solver prove the claim.
+    certifies: bool = False
 
     def available(self) -> bool:
         """True when the backend can run here (its package is installed); cheap to call."""
@@ -236,6 +249,11 @@ class Backend(Protocol):
     def check_together(self, options: Mapping[str, Any]) -> str:
         """What is wrong with these (converted) options together, whatever the model (""
         when nothing): a usage error, checked with the options."""
+        return ""
+
+    def proof_refusal(self, options: Mapping[str, Any]) -> str:
+        """Why a backend that :attr:`certifies` writes no proof with these (converted)
+        options ("" when it writes one): a usage error with ``certify``."""
         return ""
 
     def stops_itself_with(self, options: Mapping[str, Any]) -> bool:

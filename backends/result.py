@@ -13,6 +13,8 @@ from ..models.display import Displayed
 if TYPE_CHECKING:  # Answers' columns: numpy is imported when a block is answered
     import numpy as np
 
+    from ..certify.prove import Certificate
+
 
 class Status(StrEnum):
     """How a solve ended."""
@@ -50,6 +52,8 @@ class Result(Displayed):
     solve_time: float = 0.0
     stats: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    #: With ``certify``: the proof of the negative claim (none, unique, an exact count).
+    certificate: Certificate | None = None
 
     @classmethod
     def counted(

@@ -22,7 +22,7 @@ from .backends.base import (
     warm_up,
 )
 from .backends.result import ERROR, INVALID, Answers
-from .models import Model, Puzzle, build_model, fault, parse_puzzle
+from .models import Grid, Model, Puzzle, build_model, fault, parse_puzzle
 
 if TYPE_CHECKING:  # numpy: imported by the block path alone (solve FILE, the bench)
     import numpy as np
@@ -43,6 +43,7 @@ def solve(
     timeout: float | None = None,
     isolate: bool | None = None,
     worker: Worker | None = None,
+    certify: bool = False,
     **options: Any,
 ) -> Result:
     """Solve a puzzle with a backend, finding up to ``limit`` solutions (None: all).
@@ -61,6 +62,8 @@ def solve(
     default only a backend that cannot stop itself is isolated (and only with a timeout),
     or one that may not run in this process (on this grid: ``in_process_cells``).
     Pass a :class:`Worker` to reuse one child process across many calls.
+    With ``certify`` a negative claim (unsolvable, unique, an exact count) comes with a
+    checked proof, the result's ``certificate`` (:func:`certified`).
 
     >>> r = solve("4.....8.5.3..........7......2.....6.....8.4......1......."
     ...           "6.3.7.5..2.....1.4......")
@@ -78,7 +81,7 @@ def solve(
         return Result(str(spec), Status.INVALID, build_time=time.perf_counter() - start,
                       message=message)  # fmt: skip
     model = build_model(puzzle)
-    return solve_model(model, spec, limit, timeout, isolate, worker, start)
+    return solve_model(model, spec, limit, timeout, isolate, worker, start, certify)
 
 
 def solve_model(
@@ -89,6 +92,7 @@ def solve_model(
     isolate: bool | None = None,
     worker: Worker | None = None,
     start: float | None = None,
+    certify: bool = False,
 ) -> Result:
     """Run one backend on a model, in this process or, isolated, in a worker: the
     request admitted here, once (ValueError for a bad one; a constraint kind the
@@ -101,8 +105,10 @@ def solve_model(
     the request's time, nor, in this process, is warming the backend up (its solver
     package imported, once) before a request with a timeout.
     """
-    result = _run_model(model, spec, limit, timeout, isolate, worker, start)
-    return _checked(result, model.puzzle)
+    result = _checked(
+        _run_model(model, spec, limit, timeout, isolate, worker, start, certify), model.puzzle
+    )
+    return certified(result, model) if certify else result
 
 
 def _run_model(
@@ -113,6 +119,7 @@ def _run_model(
     isolate: bool | None,
     worker: Worker | None,
     start: float | None,
+    certify: bool = False,
 ) -> Result:
     """:func:`solve_model` but for the verification (a block verifies its rows in bulk)."""
     if start is None:
@@ -122,7 +129,7 @@ def _run_model(
     if not chosen.available():
         return Result(label, Status.ERROR, message=_missing(chosen))
     try:
-        request = admit(chosen, model, limit, timeout, spec.options, start)
+        request = admit(chosen, model, limit, timeout, spec.options, start, certify)
     except Unsupported as err:  # capabilities are data: refuse rather than drop a constraint
         return Result(label, Status.ERROR, message=str(err))
     if not _isolated(chosen, request, isolate, model):
@@ -137,6 +144,46 @@ def _run_model(
                 worker = stack.enter_context(Worker())
             result = worker.run(chosen.name, model, _prepared(worker, chosen, request))
     return dataclasses.replace(result, backend=label)
+
+
+def claimed(result: Result) -> tuple[Grid, ...] | None:
+    """The solutions a result claims are all there are (none: unsolvable), or None when
+    it makes no such claim (a first solution, a count stopped at its limit, a timeout, a
+    count beyond the grids kept)."""
+    if not result.exact:
+        return None
+    if result.status is Status.UNSOLVABLE:
+        return ()
+    if result.status in (Status.SOLVED, Status.MULTIPLE) and result.count == len(result.solutions):
+        return result.solutions
+    return None
+
+
+def certified(result: Result, model: Model) -> Result:
+    """``result`` with its negative claim proved and checked (:mod:`sudokulab.certify`):
+    the backend's own proof when it wrote one, else a second solver's. A claim the proof
+    search refutes makes the result an ``error`` naming the grid the claim left out; a
+    claim that cannot be put as a CNF (a sum too long) keeps the result, with a message."""
+    from .certify.prove import second_opinion
+    from .models.formats import format_line
+
+    solutions = claimed(result)
+    if solutions is None:
+        return result
+    made = result.certificate
+    if made is None:
+        try:
+            made = second_opinion(model, solutions)
+        except ValueError as err:
+            note = f"not certified: {err}"
+            return dataclasses.replace(
+                result, message=f"{result.message}; {note}" if result.message else note
+            )
+    made = made.checked()
+    if made.refuted is not None:
+        why = f"{made.claim} is refuted: its CNF also allows {format_line(list(made.refuted))}"
+        return dataclasses.replace(result, status=Status.ERROR, message=why, certificate=made)
+    return dataclasses.replace(result, certificate=made)
 
 
 def _wrong(backend: str, why: str) -> str:
