@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -56,6 +57,9 @@ class NativeBackend(Backend):
     checks_signals = True  # the reference is Python; the compiled core looks itself
     takes_clashes = True  # givens that clash end the search at its root: no solution
     requires = ""
+    #: With ``certify``: the search's own proof (:mod:`sudokulab.certify.search`) where
+    #: the model has units only; a second solver proves the claims of cages and rules.
+    certifies = True
 
     def __init__(self, name: str, engine_class: type, engine: str) -> None:
         self.name = name
@@ -128,9 +132,18 @@ class NativeBackend(Backend):
         )
         marks = model.puzzle.candidates if model.narrowed else None
         out = engine.search(
-            model.givens, request.limit, request.deadline, max_guesses=budget, candidates=marks
-        )
-        return self._result(out, time.perf_counter() - start, propagation, order, budget, more)
+            model.givens, request.limit, request.deadline, max_guesses=budget, candidates=marks,
+            steps=request.certify,
+        )  # fmt: skip
+        result = self._result(out, time.perf_counter() - start, propagation, order, budget, more)
+        if request.certify and out.complete and out.count == len(out.solutions):
+            from ..certify.search import search_proof
+
+            start = time.perf_counter()
+            made = search_proof(model, out.steps, out.solutions)
+            result.stats["proof_time"] = time.perf_counter() - start
+            result = dataclasses.replace(result, certificate=made)
+        return result
 
     def search_grids(self, grids: Grids, request: Request) -> Answers:
         """A block of puzzles in one engine call (``Engine.search_grids``):

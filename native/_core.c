@@ -21,10 +21,11 @@ static PyObject *prop_strs[NPROPS], *order_strs[NORDERS], *values_strs[NVALUES];
 
 /* search's keyword arguments, in this order in parse_knobs, and interned the same way. */
 enum { K_PROP, K_ORDER, K_LIMIT, K_TIMEOUT, K_KEEP, K_MAX_GUESSES, K_CANDIDATES, K_VALUES,
-       K_BACKJUMP, NKNOBS };
+       K_BACKJUMP, K_TRACE, NKNOBS };
 static const char *const knob_names[NKNOBS] = {"propagation", "order",       "limit",
                                                "timeout",     "keep",        "max_guesses",
-                                               "candidates",  "values",      "backjump"};
+                                               "candidates",  "values",      "backjump",
+                                               "trace"};
 
 /* The refusals of sudokulab.native.options.LIMITS that concern the core, word for word
  * (tests/test_options.py compares them over every combination of the options). */
@@ -66,6 +67,7 @@ typedef struct {
     int64_t timeout_ns;
     unsigned long long max_guesses; /* ULLONG_MAX: no budget */
     Py_ssize_t keep;
+    int trace; /* record every placement tried (one puzzle only) */
 } Knobs;
 
 /* A count (limit, keep, max_guesses) from a Python int, at least lo; *huge when beyond a long long.
@@ -163,6 +165,8 @@ parse_knobs(PyObject *const *knob, Knobs *k)
         if (!huge) /* beyond 2**63: as good as no budget */
             k->max_guesses = (unsigned long long)n;
     }
+    if (knob[K_TRACE] != NULL && (k->trace = PyObject_IsTrue(knob[K_TRACE])) < 0)
+        return -1;
     return 0;
 }
 
@@ -416,9 +420,14 @@ arena_run(Arena *a, const Knobs *k, const uint8_t *givens, const uint32_t *cands
     /* The grids kept by the last run's buffer serve again: no allocation per puzzle. */
     uint8_t *solutions = r->solutions;
     const Py_ssize_t solcap = r->solcap;
+    int32_t *trace = r->trace;
+    const Py_ssize_t tracecap = r->tracecap;
     memset(r, 0, sizeof *r);
     r->solutions = solutions;
     r->solcap = solcap;
+    r->trace = trace;
+    r->tracecap = tracecap;
+    r->tracing = k->trace;
     r->givens = givens;
     r->cands = cands;
     r->limit = k->limit;
@@ -679,6 +688,10 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
         return NULL;
     const Py_ssize_t n = in.count;
     const uint8_t *givens = in.values;
+    if (k.trace && n != 1) {
+        PyErr_Format(PyExc_ValueError, "trace takes one puzzle, got %zd", n);
+        goto done;
+    }
     if (read_candidates(knob[K_CANDIDATES], t, n, &cands) < 0)
         goto done;
     if (n > PY_SSIZE_T_MAX / (Py_ssize_t)(NCOUNTERS * sizeof(int64_t))) {
@@ -715,7 +728,7 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
             stopped = 1;
             break;
         }
-        if (!append_grids(&grids, &grids_len, &grids_cap, &r, ncells)) {
+        if (r.nomem || !append_grids(&grids, &grids_len, &grids_cap, &r, ncells)) {
             nomem = 1;
             break;
         }
@@ -739,14 +752,18 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
         interrupted_error();
     } else {
         PyObject *sols = PyBytes_FromStringAndSize((const char *)grids, (Py_ssize_t)grids_len);
-        if (sols != NULL) {
-            out = PyTuple_Pack(2, sols, counters);
-            Py_DECREF(sols);
-        }
+        PyObject *steps = !k.trace ? NULL
+                                   : PyBytes_FromStringAndSize((const char *)r.trace,
+                                                               r.ntrace * (Py_ssize_t)sizeof(int32_t));
+        if (sols != NULL && (!k.trace || steps != NULL))
+            out = k.trace ? PyTuple_Pack(3, sols, counters, steps) : PyTuple_Pack(2, sols, counters);
+        Py_XDECREF(sols);
+        Py_XDECREF(steps);
     }
 done:
     PyMem_RawFree(cands);
     PyMem_RawFree(r.solutions);
+    PyMem_RawFree(r.trace);
     PyMem_RawFree(grids);
     arena_release(&a);
     Py_XDECREF(counters);
@@ -770,7 +787,7 @@ static PyMethodDef core_methods[] = {
      "(within 256 guesses): each raises KeyboardInterrupt. Searches started later run."},
     {"search", (PyCFunction)(void (*)(void))core_search, METH_FASTCALL | METH_KEYWORDS,
      "search(tables, givens, /, *, propagation='hidden', order='mrv', limit=1, timeout=None, "
-     "keep=1, max_guesses=None, candidates=None, values='natural', backjump=False)\n--\n\n"
+     "keep=1, max_guesses=None, candidates=None, values='natural', backjump=False, trace=False)\n--\n\n"
      "Search k grids of the tables' shape, one after the other without the GIL (see "
      "sudokulab.native.reference; one puzzle is k = 1). givens: a buffer (bytes, or a "
      "C-contiguous uint8 array) of n*n values in 0..n per puzzle, or a sequence of ints "
@@ -784,11 +801,14 @@ static PyMethodDef core_methods[] = {
      "the guess budget per puzzle, an int >= 0 or None; candidates: None, or a buffer of "
      "uint32 masks (bit v-1 for value v), n*n per puzzle as the givens: each cell starts "
      "from its pencil marks (the general engine runs such a search); backjump: False only "
-     "(the reference's search). Returns (solutions, counters): "
+     "(the reference's search); trace: True records every placement tried (one puzzle "
+     "only). Returns (solutions, counters): "
      "bytes holding each puzzle's kept grids (n*n values each, in the order found), "
      "puzzle after puzzle; and bytes of 7 native int64 per puzzle: count, flags (1 "
      "complete, 2 timed out, 4 budget spent), nodes, guesses, backtracks, search "
-     "nanoseconds (its own clock) and kept (its grids in solutions)."},
+     "nanoseconds (its own clock) and kept (its grids in solutions); with trace, a third "
+     "bytes of native int32 triples (depth from 1, cell, value), one per placement tried "
+     "in order."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,6 +13,7 @@ go in as one array and come back as arrays (:meth:`Engine.search_grids`).
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import time
 from array import array
@@ -114,10 +115,11 @@ class Engine:
         keep: int = KEEP,
         max_guesses: int | None = None,
         candidates: Sequence[int] | None = None,
+        steps: bool = False,
     ) -> Outcome:
         """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)
         and within ``max_guesses`` guesses, from the pencil marks ``candidates`` when
-        given; the first ``keep`` kept as grids (see
+        given; the first ``keep`` kept as grids; with ``steps`` every placement tried (see
         :meth:`sudokulab.native.reference.Engine.search`)."""
         cells = self._cells
         if len(givens) != cells:  # the core would read two short puzzles as one
@@ -125,12 +127,17 @@ class Engine:
         if candidates is not None:
             candidates = _marks(candidates, self.tables.size, cells)
         timeout = None if deadline is None else deadline - time.perf_counter()
-        grids, counters = _core.search(
+        found = _core.search(
             self.tables, givens, propagation=self.propagation, order=self.order,
             limit=limit, timeout=timeout, keep=keep, max_guesses=max_guesses,
-            candidates=candidates, values=self.values,
+            candidates=candidates, values=self.values, trace=steps,
         )  # fmt: skip
-        return _outcome(grids, counters, 0, 0, cells)[0]
+        out = _outcome(found[0], found[1], 0, 0, cells)[0]
+        if not steps:
+            return out
+        raw = array("i", found[2])
+        triples = tuple(zip(raw[0::3], raw[1::3], raw[2::3], strict=True))
+        return dataclasses.replace(out, steps=triples)
 
     def search_grids(
         self,

@@ -318,6 +318,11 @@ typedef struct Run {
     int interrupted; /* Ctrl-C (a Python exception may be set) or interrupt() stopped it */
     int nomem;
     int64_t elapsed_ns; /* the search's own time */
+    /* the trace (a proof's skeleton, sudokulab.certify.search): when `tracing`, every
+     * placement tried, (depth, cell, value) as three int32, in the order tried */
+    int tracing;
+    int32_t *trace;
+    Py_ssize_t ntrace, tracecap; /* int32 held, and room for */
 } Run;
 
 /* The look every 256 guesses (_core.c): 1 when the search must stop, with r->timed_out
@@ -364,6 +369,9 @@ next_frame(Run *r, Frame *stack, int *sp)
     }
 }
 
+/* Append a placement tried to the trace; 0 when out of memory (r->nomem set). */
+int trace_push(Run *r, int depth, int cell, uint32_t bit);
+
 /* Count the guess just taken; 0 when the look at the clock says stop. */
 static inline __attribute__((always_inline)) int
 count_guess(Run *r)
@@ -381,6 +389,8 @@ next_guess(Run *r, Frame *stack, int *sp, uint32_t *bit)
     const uint32_t untried = f->untried;
     *bit = untried & (~untried + 1u);
     f->untried = untried ^ *bit;
+    if (r->tracing && !trace_push(r, *sp, f->cell, *bit))
+        return 0;
     return f->forced || count_guess(r);
 }
 

@@ -2108,6 +2108,27 @@ grid_slot(Run *r, int ncells)
     return r->solutions + (size_t)r->nsolutions++ * (size_t)ncells;
 }
 
+int
+trace_push(Run *r, int depth, int cell, uint32_t bit)
+{
+    if (r->ntrace + 3 > r->tracecap) {
+        Py_ssize_t cap = r->tracecap ? r->tracecap * 2 : 3 * 256;
+        int32_t *grown = PyMem_RawRealloc(r->trace, (size_t)cap * sizeof(int32_t));
+        if (grown == NULL) {
+            r->nomem = 1;
+            return 0;
+        }
+        r->trace = grown;
+        r->tracecap = cap;
+    }
+    int32_t *at = r->trace + r->ntrace;
+    at[0] = depth;
+    at[1] = cell;
+    at[2] = 32 - __builtin_clz(bit); /* the value: bit v-1 */
+    r->ntrace += 3;
+    return 1;
+}
+
 /* Keep one more solution grid; 0 when out of memory. */
 int
 keep_solution(Run *r, const Ctx *x, const uint32_t *masks)
@@ -2149,6 +2170,8 @@ next_guess_lcv(const Ctx *x, Run *r, Frame *stack, int *sp, uint32_t *bit,
     }
     *bit = pick;
     f->untried = untried ^ pick;
+    if (r->tracing && !trace_push(r, *sp, f->cell, pick))
+        return 0;
     return f->forced || count_guess(r);
 }
 

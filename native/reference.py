@@ -9,6 +9,7 @@ protocol), is specified in docs/engine.md, "The native engine's semantics".
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -63,6 +64,9 @@ class Outcome:
     backtracks: int
     backjumps: int = 0  # backjumping only: dead ends that jumped back over a branching level
     skipped: int = 0  # backjumping only: the branching levels those jumps passed over
+    #: With ``steps``: every placement tried, (depth from 1, cell, value), in order (the
+    #: skeleton of a proof, :mod:`sudokulab.certify.search`).
+    steps: tuple[tuple[int, int, int], ...] = ()
 
 
 #: The int64 counters each puzzle gets from :meth:`Engine.search_grids` (and the compiled
@@ -1629,10 +1633,12 @@ class Engine:
         keep: int = KEEP,
         max_guesses: int | None = None,
         candidates: Any = None,
+        steps: bool = False,
     ) -> Outcome:
         """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)
         and within ``max_guesses`` guesses (None: no budget; see docs/engine.md),
-        from the pencil marks ``candidates`` (one mask per cell) when given.
+        from the pencil marks ``candidates`` (one mask per cell) when given; with
+        ``steps``, the outcome's ``steps`` record every placement tried.
 
         The first ``keep`` solutions are returned as grids; all are counted. A dead end
         goes back one level, or with backjumping to the level its conflicts name
@@ -1643,6 +1649,13 @@ class Engine:
         if keep < 0:
             raise ValueError(f"keep must be at least 0, got {keep}")
         check_budget(max_guesses)
+        if steps:
+            recorder = self.trace = _Steps(self.trace)
+            try:
+                out = self.search(givens, limit, deadline, keep, max_guesses, candidates)
+            finally:
+                self.trace = recorder.inner
+            return dataclasses.replace(out, steps=tuple(recorder.steps))
         if self.order == "dom-wdeg" and self._weights is None:
             return self._weighted().search(givens, limit, deadline, keep, max_guesses, candidates)
         solutions: list[tuple[int, ...]] = []
@@ -1940,6 +1953,28 @@ def _levels(conflict: int) -> tuple[int, ...]:
 
 def _ignore(*args: Any) -> None:
     """A tracer method nobody listens to."""
+
+
+class _Steps:
+    """A tracer that records each placement tried, (depth, cell, value), and passes every
+    event on to ``inner`` (the caller's tracer, or None)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.steps: list[tuple[int, int, int]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return _ignore if self.inner is None else getattr(self.inner, name)
+
+    def guess(self, cell: int, bit: int, candidates: int, depth: int) -> None:
+        self.steps.append((depth, cell, bit.bit_length()))
+        if self.inner is not None:
+            self.inner.guess(cell, bit, candidates, depth)
+
+    def forced(self, cell: int, bit: int, depth: int) -> None:
+        self.steps.append((depth, cell, bit.bit_length()))
+        if self.inner is not None:
+            self.inner.forced(cell, bit, depth)
 
 
 class _Blame:

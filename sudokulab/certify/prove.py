@@ -93,16 +93,13 @@ def blocking(cnf: Cnf, grid: Sequence[int]) -> list[int]:
     return [-var[c, grid[c]] for c in range(len(grid)) if not cnf.fixed[c]]
 
 
-def dimacs(
-    model: Any, cnf: Cnf, clauses: Sequence[Sequence[int]], claim: str, prover: str
-) -> str:
+def dimacs(model: Any, cnf: Cnf, clauses: Sequence[Sequence[int]], claim: str, prover: str) -> str:
     """The DIMACS text of a claim's CNF: comments naming the claim, the puzzle, the
     encoding and the prover, then ``clauses`` (the encoding's, then the blocking ones)."""
     header = [
         f"c sudokulab certificate: {claim}",
         f"c puzzle: {model.puzzle}",
-        f"c encoding: {cnf.encoding} (sudokulab export --format dimacs --encoding "
-        f"{cnf.encoding}),",
+        f"c encoding: {cnf.encoding} (sudokulab export --format dimacs --encoding {cnf.encoding}),",
         "c x(cell, value) numbered as that export numbers them, then one clause blocking",
         "c each claimed solution's values in the open cells",
         f"c proof by: {prover}",
