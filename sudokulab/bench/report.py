@@ -371,7 +371,7 @@ def certified_text(proved: int, rejected: int, lines: float, size: float, check:
         return ""
     text = f"{proved} proved" + (f", {rejected} rejected" if rejected else "")
     if lines == lines:  # NaN: no proof at all (only refuted claims)
-        text += f": {significant(lines)} l / {byte_size(size)} / {significant(check * 1000)} ms"
+        text += f": {lines:,.0f} l / {byte_size(size)} / {significant(check * 1000)} ms"
     return text
 
 
