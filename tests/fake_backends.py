@@ -81,3 +81,56 @@ class WrongBackend(CrashBackend):
 
         grid = tuple([1] * len(model.givens))
         return Result("wrong", Status.SOLVED, (grid,), 1, False)
+
+
+class OverclaimBackend(CrashBackend):
+    """The reference engine, claiming its first solution is the only one: a wrong
+    "unique" on a puzzle with several, which a certified solve must refute."""
+
+    name = "overclaim"
+
+    def search(self, model, request) -> Result:
+        import dataclasses
+
+        found = NativeBackend("overclaim", reference.Engine, "python").search(model, request)
+        return dataclasses.replace(
+            found, solutions=found.solutions[:1], count=min(found.count, 1), exact=True
+        )
+
+
+class NoProofBackend(CrashBackend):
+    """Writes its own proofs, but never with its options: asking it to certify is a
+    usage error."""
+
+    name = "noproof"
+    certifies = True
+
+    def proof_refusal(self, options) -> str:
+        return "its proof logging is off"
+
+    def search(self, model, request) -> Result:
+        return NativeBackend("noproof", reference.Engine, "python").search(model, request)
+
+
+class BadProofBackend(CrashBackend):
+    """Writes its own proof of a claim, over the wrong CNF (the puzzle's, without the
+    clauses blocking its solutions, so it has a model): the checker must reject it."""
+
+    name = "badproof"
+    certifies = True
+
+    def search(self, model, request) -> Result:
+        import dataclasses
+
+        from sudokulab.api import claimed
+        from sudokulab.certify.prove import claim_cnf, dimacs, second_opinion
+
+        found = NativeBackend("badproof", reference.Engine, "python").search(model, request)
+        solutions = claimed(found)
+        if not request.certify or not solutions:
+            return found
+        made = second_opinion(model, solutions)
+        cnf, clauses = claim_cnf(model, [], made.encoding)
+        wrong = dimacs(model, cnf, clauses, made.claim, "badproof")
+        bad = dataclasses.replace(made, cnf=wrong, prover="badproof (over the wrong CNF)")
+        return dataclasses.replace(found, certificate=bad)

@@ -189,12 +189,7 @@ def test_certificates_of_unique_unsolvable_and_refuted_claims(tmp_path):
         certify(unique, [], solver="minisat22")
 
 
-def test_solve_certify_writes_checked_proofs_and_refutes_a_wrong_claim(
-    tmp_path, capsys, monkeypatch
-):
-    import dataclasses
-
-    import sudokulab.cli.solve as solve_command
+def test_solve_certify_writes_checked_proofs(tmp_path, capsys):
     from sudokulab.cli import main
 
     stuck = "12345678.........9" + "." * 63  # r1c9 must be 9, column 9 has one
@@ -204,28 +199,8 @@ def test_solve_certify_writes_checked_proofs_and_refutes_a_wrong_claim(
     assert main(["solve", str(puzzles), "--unique", "--certify", str(folder)]) == 2
     err = capsys.readouterr().err
     assert "line 1: certified exactly 1 solution" in err and "line 3: certified no solution" in err
+    # the API's certificate: who proved it, and what the checker said
+    assert "proof by glucose4 (a second solver" in err and "accepted by our checker in" in err
     assert sorted(p.name for p in folder.iterdir()) == ["1.cnf", "1.drat", "3.cnf", "3.drat"]
     for k in (1, 3):
         assert main(["check-proof", str(folder / f"{k}.cnf"), str(folder / f"{k}.drat")]) == 0
-    capsys.readouterr()
-
-    # a backend that claims "unique" on a puzzle of two solutions is refuted
-    answer_grid = (
-        "389157264267489153541623978813576492792341586456892731635914827924768315178235649"  # noqa: E501
-    )
-    from helpers import two_solution_grid
-
-    from sudokulab.models import Puzzle, format_line
-
-    two = format_line(
-        list(Puzzle.from_grid(two_solution_grid(tuple(map(int, answer_grid)))).givens)
-    )
-    real = solve_command.solve_puzzle
-
-    def claims_unique(*args, **kwargs):
-        result = real(*args, **kwargs)
-        return dataclasses.replace(result, solutions=result.solutions[:1], count=1, exact=True)
-
-    monkeypatch.setattr(solve_command, "solve_puzzle", claims_unique)
-    assert main(["solve", two, "--unique", "--certify", str(tmp_path / "wrong")]) == 1
-    assert "exactly 1 solution is refuted: its CNF also allows" in capsys.readouterr().err

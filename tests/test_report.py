@@ -590,7 +590,7 @@ def test_a_report_reads_its_tables_not_its_rows(tmp_path, monkeypatch):
                 rows = [
                     (i, 0, "solved" if i % 7 else "timeout", "1" * 81, 1, 1, None,
                      (i % 97 + 1) / 1000 * (b + 1), 0.0, 0.0, i % 13, i % 5, 0, None, None,
-                     None, None)
+                     None, None, None, None, None, None)
                     for i in range(start, start + 500)
                 ]  # fmt: skip
                 puzzles = [(i, "." * 81) for i in range(start, start + 500)]

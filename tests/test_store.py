@@ -382,13 +382,31 @@ def test_a_format_2_store_gains_the_measured_columns_once_keeping_every_row(tmp_
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == FORMAT
         columns = {row[1] for row in db.execute("PRAGMA table_info(outcomes)")}
-        assert {"cpu_s", "peak_mb"} <= columns
+        assert {"cpu_s", "peak_mb", "proved", "proof_lines", "check_time"} <= columns
     with Store(path) as store:  # upgraded in place once: the next open has nothing to do
         assert len(store.results()) == 3
         summary = report.summary(store.rows([1]))
     assert "bringing" not in capsys.readouterr().err
     assert summary["mean_cpu_s"].isna().all() and summary["peak_mb"].isna().all()
     assert list(summary["mean_s"]) == [0.375, 2.0]
+    assert "proved" not in summary  # nothing proved: no certified columns
+
+
+def test_a_format_3_store_gains_the_proof_columns_keeping_every_row(tmp_path, capsys):
+    path = tmp_path / "old.sqlite"
+    format2_store(path)
+    with sqlite3.connect(path) as db:  # format 3: the measured columns, measured
+        db.executescript(
+            "ALTER TABLE outcomes ADD COLUMN cpu_s REAL; ALTER TABLE outcomes ADD COLUMN"
+            " peak_mb REAL; UPDATE outcomes SET cpu_s = 0.1; PRAGMA user_version = 3;"
+        )
+    with Store(path) as store:
+        rows = store.results()
+    assert "bringing" in capsys.readouterr().err
+    assert list(rows["time"]) == [0.5, 0.25, 2.0] and (rows["cpu_s"] == 0.1).all()
+    assert rows["proved"].isna().all() and rows["proof_bytes"].isna().all()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == FORMAT == 4
 
 
 def test_a_bench_resumed_in_a_format_2_store_measures_its_new_rows(tmp_path):

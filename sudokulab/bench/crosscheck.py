@@ -3,13 +3,15 @@
 Each answer is checked by the independent verifier (the API's, on every answer), against
 a known solution when the input has one, and against the other backends' answers: they
 must agree on whether the puzzle has no solution, one (and which), or several.
-Disagreements are reported, never hidden.
+Disagreements are reported, never hidden. With ``certify`` each negative claim is also
+proved and checked (:func:`sudokulab.solve`): a rejected proof or a refuted claim fails
+its row as a disagreement does.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,16 +23,22 @@ from ..backends.result import Answers
 from ..models import Entry, Grid, Puzzle, build_model
 from ..models.grids import Grids, format_lines
 from ..models.stream import Block, blocks_of
+from .executors import Proofs, certified_block
 from .progress import Progress
 from .store import CONCLUSIVE
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..backends import Result
+    from ..certify.prove import Certificate
+
 COLUMNS = [
     "index", "source", "puzzle", "backend", "status", "count", "unique", "time",
     "build_time", "solve_time", "verified", "known", "agrees", "ok", "solution", "message",
 ]  # fmt: skip
+#: The columns a certified check adds (:func:`cross_check`'s ``certify``).
+PROOF_COLUMNS = ["proved", "proof_lines", "proof_bytes", "check_time"]
 
 
 #: The status of a row whose backend refuses the puzzle's constraint kinds: not run, and
@@ -112,6 +120,30 @@ def _answers(
     return out
 
 
+def _certified(
+    spec: BackendSpec,
+    grids: Grids,
+    timeout: float | None,
+    worker: Worker | None,
+    bar,
+    proved: Callable[[int, Certificate], None],
+) -> tuple[Answers, Proofs]:
+    """One backend on a block, each puzzle alone with its claim proved (limit 2);
+    ``proved(i, certificate)`` is handed each accepted proof (row ``i`` of the block)."""
+    label = str(spec)
+
+    def each(i: int, result: Result) -> None:
+        made = result.certificate
+        if made is not None and made.accepted:
+            proved(i, made)
+        if bar is not None:
+            bar.update(label)
+
+    made = certified_block(grids, spec, 2, timeout, None, worker, each)
+    assert made is not None  # no stop event: every puzzle is answered
+    return made
+
+
 def _refusals(specs: Sequence[BackendSpec], puzzle: Puzzle) -> list[str]:
     """Per backend, why it refuses the constraint kinds of a block's puzzles (they share
     them; "" when it takes them)."""
@@ -133,6 +165,8 @@ def cross_check(
     timeout: float | None = 10.0,
     solutions: Sequence[Grid | None] | None = None,
     progress: bool = False,
+    certify: bool = False,
+    proved: Callable[[int, Certificate], None] | None = None,
 ) -> pd.DataFrame:
     """Run every backend on every puzzle (limit 2) and compare; one row per pair.
 
@@ -152,6 +186,15 @@ def cross_check(
     Puzzles of one shape go to each backend as one block
     (:func:`~sudokulab.api.solve_grids`: one engine call for the native engine), which
     verifies them in bulk: a solution that fails is an ``error`` row, ``verified`` False.
+
+    With ``certify`` each puzzle goes alone to each backend through
+    :func:`sudokulab.solve` with ``certify``, and the rows have :data:`PROOF_COLUMNS` too:
+    ``proved`` (True: the checker accepted the proof of the row's negative claim; False:
+    it rejected it, or the claim was refuted, which fails the row; None: no claim to
+    prove, or one that cannot be put as a CNF: its message says so), the proof's lines,
+    bytes and check time (None without a proof). ``proved(index, certificate)`` is handed
+    every accepted proof as it comes, backends in the order given; the proofs are not
+    kept.
     """
     import pandas as pd
 
@@ -174,16 +217,38 @@ def cross_check(
         start = 0
         for block in blocks_of(entries):
             refused = _refusals(specs, block.grids.puzzle(0))
-            answers = [
-                _skipped(s, block.grids, bar) if refused[k] else
-                _answers(s, block.grids, timeout, workers.get(str(s)), bar)
-                for k, s in enumerate(specs)
-            ]  # fmt: skip
+            proofs: list[Proofs | None] = []
+            answers = []
+            for k, s in enumerate(specs):
+                if refused[k]:
+                    answers.append(_skipped(s, block.grids, bar))
+                    proofs.append(None)
+                elif certify:
+                    first = start  # this block's first index, bound now
+
+                    def keep(i: int, made: Certificate, first: int = first) -> None:
+                        if proved is not None:
+                            proved(first + i, made)
+
+                    done, figures = _certified(
+                        s, block.grids, timeout, workers.get(str(s)), bar, keep
+                    )
+                    answers.append(done)
+                    proofs.append(figures)
+                else:
+                    answers.append(_answers(s, block.grids, timeout, workers.get(str(s)), bar))
+                    proofs.append(None)
             rows += _rows(
-                block, entries[start : start + len(block)], start, answers, solutions, refused
+                block,
+                entries[start : start + len(block)],
+                start,
+                answers,
+                solutions,
+                refused,
+                proofs if certify else None,
             )
             start += len(block)
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return pd.DataFrame(rows, columns=COLUMNS + PROOF_COLUMNS * certify)
 
 
 def _rows(
@@ -193,10 +258,13 @@ def _rows(
     answers: Sequence[Answers],
     solutions: Sequence[Grid | None] | None,
     refused: Sequence[str],
+    proofs: Sequence[Proofs | None] | None = None,
 ) -> list[dict[str, Any]]:
     """The rows of one block: each backend's answer (verified by the API), compared with
     what is known and with the other backends'; a backend that ``refused`` the block's kinds
-    (the reason, else "") has rows ``skipped`` saying why, which fail nothing."""
+    (the reason, else "") has rows ``skipped`` saying why, which fail nothing. With
+    ``proofs`` (a certified check: each backend's, None where it refused), the rows have
+    :data:`PROOF_COLUMNS`, and one whose proof failed is not ok."""
     grids = block.grids
     if grids.candidates is None:
         puzzles = format_lines(grids.givens).splitlines()
@@ -230,12 +298,14 @@ def _rows(
             if entry.count is not None and status in _BY_COUNT.values():
                 right = status == _BY_COUNT[min(entry.count, 2)]
                 matches = right if matches is None else matches and right
+            figures = _figures(proofs[j] if proofs is not None else None, i)
             ok = bool(refused[j]) or (
                 status in CONCLUSIVE
                 and status != "invalid"
                 and agrees is not False
                 and checked is not False
                 and matches is not False
+                and figures.get("proved") is not False
             )
             rows.append(
                 {
@@ -255,14 +325,29 @@ def _rows(
                     "ok": ok,
                     "solution": texts[j][i] if grid is not None else "",
                     "message": refused[j] or a.messages.get(i, ""),
+                    **(figures if proofs is not None else {}),
                 }
             )
     return rows
 
 
+def _figures(proofs: Proofs | None, i: int) -> dict[str, Any]:
+    """Row ``i``'s :data:`PROOF_COLUMNS` (None where nothing was proved)."""
+    if proofs is None:
+        return dict.fromkeys(PROOF_COLUMNS)
+    values = (proofs.proved[i], proofs.lines[i], proofs.size[i], proofs.check_s[i])
+    kinds = (bool, int, int, float)
+    return {
+        c: None if v != v else kind(v)
+        for c, v, kind in zip(PROOF_COLUMNS, values, kinds, strict=True)
+    }
+
+
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     """Per backend: how many puzzles, by status (``skipped`` when some were refused),
-    verified, known matches, agreement, mean time (seconds, as the bench's tables)."""
+    verified, known matches, agreement, mean time (seconds, as the bench's tables); of a
+    certified check, ``certified``: the proofs accepted and rejected, and the mean
+    proof's lines, bytes and check time (:func:`~.report.certified_text`)."""
     by = frame.groupby("backend", sort=False)
     summary = by.agg(
         puzzles=("index", "size"),
@@ -280,4 +365,26 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     )
     if not summary["skipped"].any():  # the column only where a backend refused something
         summary = summary.drop(columns="skipped")
+    if "proved" in frame:
+        import pandas as pd
+
+        from .report import certified_text
+
+        numbers = {c: pd.to_numeric(frame[c], errors="coerce") for c in PROOF_COLUMNS[1:]}
+        proofs = (
+            frame.assign(**numbers)
+            .groupby("backend", sort=False)
+            .agg(
+                proved=("proved", lambda s: int((s == True).sum())),  # noqa: E712
+                rejected=("proved", lambda s: int((s == False).sum())),  # noqa: E712
+                lines=("proof_lines", "mean"),
+                size=("proof_bytes", "mean"),
+                check=("check_time", "mean"),
+            )
+        )
+        summary.insert(
+            list(summary.columns).index("mean_s"),
+            "certified",
+            [certified_text(*row) for row in proofs.itertuples(index=False, name=None)],
+        )
     return summary

@@ -233,14 +233,20 @@ class DaskExecutor:
         return LocalExecutor(self.threads(), self.batch).chunk_size(spec, rows)
 
     def run(
-        self, spec: BackendSpec, chunks: Iterable[Chunk], limit: int, timeout: float | None
+        self,
+        spec: BackendSpec,
+        chunks: Iterable[Chunk],
+        limit: int,
+        timeout: float | None,
+        certify: bool = False,
     ) -> Iterator[tuple[Chunk, Answers, str | None, Measured]]:
         """Submit chunks, at most :data:`~.executors.AHEAD` per cluster thread ahead of
         the answers yielded; yield (chunk, answers, worker, what each row used) as tasks
         finish (a failed task's rows: not measured). Closing the iterator cancels the
-        tasks not yet finished."""
+        tasks not yet finished. With ``certify`` each task proves its rows' claims
+        (:func:`~.executors.solve_chunk`) and sends back only the proofs' figures."""
         dd = distributed()
-        whole = self.batch and batches(spec)
+        whole = self.batch and batches(spec) and not certify
         label = str(spec).replace(",", "_").replace("=", "-")
         pending = iter(chunks)
         futures: dict[Any, Chunk] = {}
@@ -253,6 +259,7 @@ class DaskExecutor:
                 whole,
                 limit,
                 timeout,
+                certify,
                 key=f"sudokulab-{label}-{chunk.set}-{chunk.repeat}-{int(chunk.indices[0])}"
                 f"-{os.urandom(4).hex()}",
                 retries=self.retries,
@@ -283,12 +290,18 @@ class DaskExecutor:
 
 
 def run_chunk(
-    spec: BackendSpec, chunk: Chunk, whole: bool, limit: int, timeout: float | None
+    spec: BackendSpec,
+    chunk: Chunk,
+    whole: bool,
+    limit: int,
+    timeout: float | None,
+    certify: bool = False,
 ) -> tuple[Answers, str, Measured]:
     """The task: a chunk's answers from this Dask worker thread's solver child,
     "host:pid" of the Dask worker that ran it, and what each row used as the solver
-    child measured it (:func:`~.executors.solve_chunk`)."""
-    solved = solve_chunk(spec, chunk, _solver_child(), whole, limit, timeout)
+    child measured it (:func:`~.executors.solve_chunk`; with ``certify``, the proofs'
+    figures, checked on the Dask worker)."""
+    solved = solve_chunk(spec, chunk, _solver_child(), whole, limit, timeout, None, certify)
     assert solved is not None  # no stop event: every puzzle is answered
     return solved[0], f"{socket.gethostname()}:{os.getpid()}", solved[1]
 

@@ -7,8 +7,10 @@ whole chunk per request (:meth:`~sudokulab.backends.Worker.run_grids`, killed at
 of its timeouts plus a grace, then asked again one puzzle at a time); any other gets one
 puzzle per request, each with a hard deadline. A crash or a hang costs the rows it
 touched (``error`` or ``timeout``), never the run. Either way a chunk comes back as one
-:class:`~sudokulab.backends.result.Answers`. :class:`LocalExecutor` drives local worker
-processes; anything with the same two methods can replace it.
+:class:`~sudokulab.backends.result.Answers`. With ``certify`` every puzzle goes alone
+through :func:`sudokulab.solve` (``certify=True``): its negative claim proved and checked
+here, only the proof's figures kept (:class:`Proofs`). :class:`LocalExecutor` drives
+local worker processes; anything with the same two methods can replace it.
 """
 
 from __future__ import annotations
@@ -16,16 +18,17 @@ from __future__ import annotations
 import queue
 import socket
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-from ..api import solve_grids
-from ..backends import BackendSpec, Worker, get_backend
+from ..api import solve, solve_grids
+from ..backends import BackendSpec, Result, Worker, get_backend
 from ..backends.isolation import Usage
-from ..backends.result import INVALID, Answers
+from ..backends.result import INVALID, Answers, Status
+from ..models.grids import Grids
 from .plan import Chunk
 
 
@@ -46,9 +49,15 @@ class Executor(Protocol):
         ...
 
     def run(
-        self, spec: BackendSpec, chunks: Iterable[Chunk], limit: int, timeout: float | None
+        self,
+        spec: BackendSpec,
+        chunks: Iterable[Chunk],
+        limit: int,
+        timeout: float | None,
+        certify: bool = False,
     ) -> Iterator[tuple[Chunk, Answers] | tuple[Chunk, Answers, str | None]]:
-        """Answers in completion order; closing the iterator stops the work."""
+        """Answers in completion order; closing the iterator stops the work. With
+        ``certify``, each puzzle alone, its claim proved (:func:`solve_chunk`)."""
         ...
 
 
@@ -103,7 +112,12 @@ class LocalExecutor:
         return max(1, min(CHUNK, -(-rows // (self.workers * SHARES))))
 
     def run(
-        self, spec: BackendSpec, chunks: Iterable[Chunk], limit: int, timeout: float | None
+        self,
+        spec: BackendSpec,
+        chunks: Iterable[Chunk],
+        limit: int,
+        timeout: float | None,
+        certify: bool = False,
     ) -> Iterator[tuple[Chunk, Answers, str, Measured]]:
         """Solve every chunk in worker processes (started as the first chunks come, at
         most ``workers``), taking at most :data:`AHEAD` chunks per worker ahead of the
@@ -117,7 +131,7 @@ class LocalExecutor:
         done: queue.SimpleQueue[tuple[Chunk, Answers, str, Measured] | BaseException]
         done = queue.SimpleQueue()
         stop = threading.Event()
-        whole = self.batch and batches(spec)
+        whole = self.batch and batches(spec) and not certify
         workers = self._pools.setdefault(str(spec), [])
         threads: list[threading.Thread] = []
         pending = iter(chunks)
@@ -138,7 +152,9 @@ class LocalExecutor:
                             workers.append(Worker())
                         args = (spec, workers[len(threads)], whole, todo, done, stop, limit)
                         threads.append(
-                            threading.Thread(target=_drive, args=(*args, timeout), daemon=True)
+                            threading.Thread(
+                                target=_drive, args=(*args, timeout, certify), daemon=True
+                            )
                         )
                         threads[-1].start()
                 if not flying:
@@ -168,7 +184,7 @@ def batches(spec: BackendSpec) -> bool:
     return backend.batch and backend.stops_itself_with(spec.options) and backend.available()
 
 
-def _drive(spec, worker, whole, todo, done, stop, limit, timeout) -> None:
+def _drive(spec, worker, whole, todo, done, stop, limit, timeout, certify) -> None:
     """One thread: feeds its worker process chunks until they run out or it is told to
     stop (the process is kept for the spec's next run). A failure here (not the
     backend's: that is a row) kills the process and ends the run in the caller."""
@@ -177,7 +193,7 @@ def _drive(spec, worker, whole, todo, done, stop, limit, timeout) -> None:
             chunk = todo.get()
             if chunk is None:
                 break
-            solved = solve_chunk(spec, chunk, worker, whole, limit, timeout, stop)
+            solved = solve_chunk(spec, chunk, worker, whole, limit, timeout, stop, certify)
             if solved is not None:
                 pid = worker.pid  # None when a deadline's kill ended the last puzzle
                 done.put((chunk, solved[0], f"{HOST}:{pid}" if pid else HOST, solved[1]))
@@ -187,13 +203,45 @@ def _drive(spec, worker, whole, todo, done, stop, limit, timeout) -> None:
 
 
 @dataclass(frozen=True)
+class Proofs:
+    """What the proofs of a chunk's rows came to, per row, with ``certify``: ``proved``
+    1 (the checker accepted the proof of its negative claim) or 0 (it rejected it, or the
+    claim was refuted), the proof's ``lines`` and ``size`` in bytes, and ``check_s``, the
+    checker's seconds; NaN where nothing was proved (no negative claim: a first solution,
+    a timeout; or a claim that cannot be put as a CNF) and, but ``proved``, for a refuted
+    claim (no proof). The proofs themselves are not kept."""
+
+    proved: np.ndarray
+    lines: np.ndarray
+    size: np.ndarray
+    check_s: np.ndarray
+
+    @classmethod
+    def nothing(cls, k: int) -> Proofs:
+        """``k`` rows, none proved."""
+        return cls(*(np.full(k, np.nan) for _ in range(4)))
+
+    def note(self, i: int, result: Result) -> None:
+        """Row ``i``'s figures from its result's certificate (none: left NaN)."""
+        made = result.certificate
+        if made is None:
+            return
+        self.proved[i] = 1.0 if made.accepted else 0.0
+        if made.refuted is None:
+            self.lines[i], self.size[i], self.check_s[i] = made.lines, made.size, made.check_time
+
+
+@dataclass(frozen=True)
 class Measured:
     """What a chunk's rows used, per row, as the worker process measured it: CPU seconds
     and the worker's peak resident memory in MB up to that row (its high-water mark, not
-    the row's own); NaN where not measured (a killed request, an invalid puzzle)."""
+    the row's own); NaN where not measured (a killed request, an invalid puzzle). With
+    ``certify``, ``proofs``: what each row's proof came to (the checking is done by the
+    bench's process, and is no part of the CPU time)."""
 
     cpu_s: np.ndarray
     peak_mb: np.ndarray
+    proofs: Proofs | None = None
 
     @classmethod
     def nothing(cls, k: int) -> Measured:
@@ -209,6 +257,7 @@ def solve_chunk(
     limit: int,
     timeout: float | None,
     stop: threading.Event | None = None,
+    certify: bool = False,
 ) -> tuple[Answers, Measured] | None:
     """A chunk's answers from ``worker`` (:func:`~sudokulab.api.solve_grids`, isolated),
     and what each row used: in one request when ``whole`` (a block killed at its hard
@@ -216,7 +265,8 @@ def solve_chunk(
     one request each, as :func:`~sudokulab.api.solve` answers it with a hard deadline
     (clashing puzzles are ``invalid`` rows without a request). Each row's time is its
     own request's, from its start (the worker's start-up is no part of it). None when
-    ``stop`` is set before the chunk is done.
+    ``stop`` is set before the chunk is done. With ``certify`` (``whole`` is then
+    ignored) each puzzle goes through :func:`certified_block`: the measured ``proofs``.
 
     CPU time is the worker process's (its threads and waited-for subprocesses included)
     over each request; the rows of a block solved in one request share the block's in
@@ -225,6 +275,18 @@ def solve_chunk(
     worker.take_usage()  # forget requests made before this chunk
     k = len(chunk)
     measured = Measured.nothing(k)
+    if certify:
+
+        def used(i: int, result: Result) -> None:
+            taken = worker.take_usage()
+            if len(taken) == 1 and taken[0] is not None:  # none: an invalid puzzle, a kill
+                measured.cpu_s[i], measured.peak_mb[i] = taken[0].cpu_s, taken[0].peak_mb
+
+        made = certified_block(chunk.grids, spec, limit, timeout, True, worker, used, stop)
+        if made is None or stopped():
+            return None
+        answers, proofs = made
+        return answers, Measured(measured.cpu_s, measured.peak_mb, proofs)
     if whole:
         answers = solve_grids(
             chunk.grids, spec, limit, timeout, isolate=True, worker=worker, stop=stop
@@ -245,6 +307,41 @@ def solve_chunk(
                 measured.cpu_s[i], measured.peak_mb[i] = used[0].cpu_s, used[0].peak_mb
     # a row the stop's kill cut short is no answer
     return None if stopped() else (answers, measured)
+
+
+def certified_block(
+    grids: Grids,
+    spec: BackendSpec,
+    limit: int | None,
+    timeout: float | None,
+    isolate: bool | None = None,
+    worker: Worker | None = None,
+    each: Callable[[int, Result], None] | None = None,
+    stop: threading.Event | None = None,
+) -> tuple[Answers, Proofs] | None:
+    """A block's answers, each puzzle alone through :func:`sudokulab.solve` with
+    ``certify`` (its negative claim proved and checked; a refuted one an ``error`` row, as
+    is a puzzle whose solving raised), verified as :func:`~sudokulab.api.solve_grids`
+    verifies, and what each proof came to; ``each(i, result)`` sees every row's result,
+    its certificate with it, before it is dropped. None when ``stop`` is set before the
+    block is done."""
+    k = len(grids)
+    results = []
+    proofs = Proofs.nothing(k)
+    for i, puzzle in enumerate(grids.puzzles()):
+        if stop is not None and stop.is_set():
+            return None
+        try:
+            result = solve(puzzle, spec, limit, timeout, isolate, worker, certify=True)
+        except Exception as err:  # noqa: BLE001 - this row's answer: the block goes on
+            result = Result(str(spec), Status.ERROR, message=f"{type(err).__name__}: {err}")
+        proofs.note(i, result)
+        if each is not None:
+            each(i, result)
+        results.append(result)
+    answers = Answers.from_results(str(spec), results, grids.geometry.cell_count)
+    answers.verified = grids.verify(answers.solution)
+    return answers, proofs
 
 
 def _share(measured: Measured, answers: Answers, used: list[Usage | None]) -> None:

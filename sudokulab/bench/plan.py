@@ -35,6 +35,9 @@ class BenchPlan:
     sample: int | None = None
     seed: int = 0
     data_dirs: list[str] = field(default_factory=list)
+    #: Whether each negative claim is proved and checked (each puzzle then goes alone
+    #: through :func:`sudokulab.solve`); the rows keep the proofs' figures.
+    certify: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The plan as plain data."""

@@ -12,9 +12,10 @@ and queried the same way). Decisions every table here shares:
   time it took, so with timeouts the means are lower bounds; the status counts say how
   many rows did not answer.
 - ``wrong`` counts rows that gave an answer the project cannot trust: a solution the
-  independent verifier rejected, or a conclusive verdict (solved, unsolvable, several,
-  invalid) that disagrees with the other backends. A timeout or error that "disagrees"
-  is already counted as a timeout or error, not again as wrong.
+  independent verifier rejected, a conclusive verdict (solved, unsolvable, several,
+  invalid) that disagrees with the other backends, or (``bench --certify``) one whose
+  proof the checker rejected. A timeout or error that "disagrees" is already counted as
+  a timeout or error, not again as wrong (a refuted claim is an error row).
 - The ``under_*`` columns are the distribution seed system 2 published ("71.1% solved in
   under 0.1 s, 81.9% under 0.5 s, 87.2% under 1 s"): the fraction of rows that solved the
   puzzle (status solved or multiple) in strictly less than the bound.
@@ -81,6 +82,16 @@ MEASURED_NOTE = (
 )
 
 
+#: What the certified columns are, as every report of a ``bench --certify`` run says it.
+CERTIFIED_NOTE = (
+    "*proved*: rows whose negative claim (no solution, unique, an exact count) came with a "
+    "proof our DRAT checker accepted; *rejected*: a proof it rejected, or a claim the "
+    "claim's CNF refuted (counted wrong, or an error); *proof lines*, *proof bytes*, *check "
+    "ms*: the mean proof over the rows with one. A first solution or a timeout makes no "
+    "claim: nothing to prove."
+)
+
+
 def _bound_column(bound: float) -> str:
     """The summary column of one bound: ``under_100ms``, ``under_1s``."""
     return f"under_{bound * 1000:g}ms" if bound < 1 else f"under_{bound:g}s"
@@ -93,6 +104,10 @@ SUMMARY_COLUMNS = [
     "mean_nodes", "mean_guesses", *map(_bound_column, BOUNDS), "mean_cpu_s", "mean_cpu_low_s",
     "mean_cpu_high_s", "peak_mb",
 ]  # fmt: skip
+#: The summary's columns of a certified run (``bench --certify``), only when some row
+#: has a proof: those whose proof was accepted and rejected (a refuted claim counts as
+#: rejected), and the mean proof's lines, bytes and check time over the rows proved.
+CERTIFIED_COLUMNS = ["proved", "rejected", "mean_proof_lines", "mean_proof_bytes", "mean_check_s"]
 
 #: How the human formats show a column: its header and its kind (see ``_cell``).
 DISPLAY: dict[str, tuple[str, str]] = {
@@ -142,6 +157,12 @@ DISPLAY: dict[str, tuple[str, str]] = {
     "mean_cpu_low_s": ("CPU lo ms", "ms"),
     "mean_cpu_high_s": ("CPU hi ms", "ms"),
     "peak_mb": ("peak MB", "number"),
+    "proved": ("proved", "int"),
+    "rejected": ("rejected", "int"),
+    "mean_proof_lines": ("proof lines", "number"),
+    "mean_proof_bytes": ("proof bytes", "number"),
+    "mean_check_s": ("check ms", "ms"),
+    "certified": ("certified", "text"),
 }
 
 
@@ -151,7 +172,7 @@ def _sql_list(values: Iterable[str]) -> str:
 
 #: Whether a row is wrong (see the module's notes), in SQL: 1 or 0.
 WRONG_SQL = (
-    "(COALESCE(verified = 0, 0) OR (COALESCE(agrees = 0, 0)"
+    "(COALESCE(verified = 0, 0) OR ((COALESCE(agrees = 0, 0) OR COALESCE(proved = 0, 0))"
     f" AND status IN ({_sql_list(CONCLUSIVE)})))"
 )
 _ANSWERED_SQL = _sql_list(ANSWERED)
@@ -219,7 +240,8 @@ def summary(results: Rows | pd.DataFrame, baseline: str | None = None) -> pd.Dat
     ``mean_cpu_high_s`` (the CPU time per puzzle, its 95% interval as for the wall time's,
     over the rows whose CPU time was measured; NaN when none was), ``peak_mb`` (the
     largest peak memory of the worker processes over the rows, in MB: each row's is its
-    worker's high-water mark so far, not the row's own; NaN when not measured), and with
+    worker's high-water mark so far, not the row's own; NaN when not measured); when some
+    row has a proof (``bench --certify``), :data:`CERTIFIED_COLUMNS`; and with
     a ``baseline`` backend label
     ``vs_baseline``: the baseline's mean time on the same set over this row's (above 1:
     faster than the baseline; NaN where the baseline did not run that set; on the puzzles
@@ -269,7 +291,9 @@ def _summary(rows: Rows) -> pd.DataFrame:
     grouped = rows.query(
         f'SELECT "set", backend, COUNT(DISTINCT idx), COUNT(*), {counts}, TOTAL({WRONG_SQL}),'
         " AVG(time), MAX(time), TOTAL(time), COUNT(time), AVG(nodes), AVG(guesses),"
-        f' {under}, MAX(peak_mb), MIN(MIN(seq)) OVER (PARTITION BY "set") AS first_set,'
+        f" {under}, MAX(peak_mb), TOTAL(proved = 1), TOTAL(proved = 0), COUNT(proved),"
+        " AVG(proof_lines), AVG(proof_bytes), AVG(check_time),"
+        ' MIN(MIN(seq)) OVER (PARTITION BY "set") AS first_set,'
         " MIN(MIN(seq)) OVER (PARTITION BY backend) AS first_backend"
         ' FROM {rows} GROUP BY "set", backend ORDER BY first_set, first_backend'
     )
@@ -277,12 +301,14 @@ def _summary(rows: Rows) -> pd.DataFrame:
         rows, 'SELECT "set" AS g1, backend AS g2, time AS x FROM {rows}', 2, (0.5, 0.9, 0.99)
     )
     records = []
+    certified = any(record[20 + len(BOUNDS)] for record in grouped)
     for record in grouped:
         set_name, backend, puzzles, runs = record[:4]
         statuses = record[4 : 4 + len(STATUS_COLUMNS)]
         wrong, mean, most, total, timed, nodes, guesses = record[10:17]
         within = record[17 : 17 + len(BOUNDS)]
         peak = record[17 + len(BOUNDS)]
+        proved, rejected, _, lines, size, check = record[18 + len(BOUNDS) : 24 + len(BOUNDS)]
         median, p90, p99 = spread.get((set_name, backend), (np.nan,) * 3)
         set_name, backend = rows.name(set_name), rows.name(backend)
         total_s = float(total) if timed else np.nan
@@ -305,9 +331,15 @@ def _summary(rows: Rows) -> pd.DataFrame:
                 "mean_guesses": _float(guesses),
                 **{_bound_column(b): float(n) / runs for b, n in zip(BOUNDS, within, strict=True)},
                 "peak_mb": _float(peak),
+                "proved": int(proved),
+                "rejected": int(rejected),
+                "mean_proof_lines": _float(lines),
+                "mean_proof_bytes": _float(size),
+                "mean_check_s": _float(check),
             }
         )
-    frame = pd.DataFrame(records, columns=SUMMARY_COLUMNS)
+    columns = SUMMARY_COLUMNS + CERTIFIED_COLUMNS * certified
+    frame = pd.DataFrame(records, columns=columns)
     from . import stats
 
     bounds = stats.intervals(rows).set_index(["set", "backend"])
@@ -320,6 +352,41 @@ def _summary(rows: Rows) -> pd.DataFrame:
     cpu = stats.cpu_intervals(rows).set_index(["set", "backend"])
     for column in ("mean_cpu_s", "mean_cpu_low_s", "mean_cpu_high_s"):
         frame[column] = cpu[column].reindex(keys).to_numpy(dtype=float)
+    return frame
+
+
+def byte_size(size: float) -> str:
+    """Bytes as people read them: ``560 B``, ``56.1 kB``, ``1.23 MB`` (powers of 1000)."""
+    for unit, scale in (("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{significant(size / scale)} {unit}"
+    return f"{size:.0f} B"
+
+
+def certified_text(proved: int, rejected: int, lines: float, size: float, check: float) -> str:
+    """The certified column of a terminal table: how many proofs were accepted (and
+    rejected), then the mean proof's lines, bytes and check time, as in
+    ``12 proved: 1,234 l / 56.1 kB / 12.3 ms``; "" when nothing was proved."""
+    if not proved and not rejected:
+        return ""
+    text = f"{proved} proved" + (f", {rejected} rejected" if rejected else "")
+    if lines == lines:  # NaN: no proof at all (only refuted claims)
+        text += f": {lines:,.0f} l / {byte_size(size)} / {significant(check * 1000)} ms"
+    return text
+
+
+def compact_certified(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with :data:`CERTIFIED_COLUMNS` as one ``certified`` text column, in
+    their place (a terminal table's width); as it is without them."""
+    if "proved" not in frame:
+        return frame
+    texts = [
+        certified_text(*values)
+        for values in frame[CERTIFIED_COLUMNS].itertuples(index=False, name=None)
+    ]
+    at = list(frame.columns).index("proved")
+    frame = frame.drop(columns=CERTIFIED_COLUMNS)
+    frame.insert(at, "certified", texts)
     return frame
 
 
@@ -826,6 +893,8 @@ def markdown_report(
         "lower bounds)."
     )
     lines[-1] += " " + MEASURED_NOTE
+    if "proved" in table:
+        lines[-1] += " " + CERTIFIED_NOTE
     from . import stats
 
     if baseline is not None:
@@ -938,12 +1007,15 @@ def html_report(
         if note:
             body.append(f'<p class="note">{esc(note)}</p>')
 
+    table = summary(rows, baseline)
     section(
         "Summary",
-        summary(rows, baseline),
+        table,
         "Times are wall time per row (model build + solve) over every row, repeats "
         f"included; {TIMEOUT_RULE}. lo, hi: 95% intervals, by a bootstrap over the puzzles "
-        "(each puzzle the median of its repeats). " + _plain(MEASURED_NOTE),
+        "(each puzzle the median of its repeats). "
+        + _plain(MEASURED_NOTE)
+        + (" " + _plain(CERTIFIED_NOTE) if "proved" in table else ""),
     )
     from . import stats
 

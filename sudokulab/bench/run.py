@@ -29,7 +29,7 @@ from ..backends.result import INVALID, Answers
 from ..models import ParseError, Puzzle, format_line
 from ..models.documents import dumps, to_document
 from ..models.grids import Grids, format_lines
-from .executors import Executor, LocalExecutor, Measured
+from .executors import CHUNK, Executor, LocalExecutor, Measured
 from .plan import (
     BenchPlan,
     Chunk,
@@ -86,8 +86,9 @@ def chunk_rows(
     """The store's rows of a chunk (:class:`~.store.ChunkRows`), built column by column
     from its answers: solutions formatted in bulk, each row's ``verified`` as
     :func:`sudokulab.solve_grids` found it (NULL where nothing says); ``worker`` is where
-    the chunk ran, and ``measured`` what each row used (CPU time, peak memory), when the
-    executor says (else, and where a row was not measured, NULL).
+    the chunk ran, and ``measured`` what each row used (CPU time, peak memory) and, with
+    ``certify``, what its proof came to, when the executor says (else, and where a row
+    was not measured or proved nothing, NULL).
 
     An ``invalid`` row (clashing givens: no backend ran) has no counters or stats.
     """
@@ -112,6 +113,18 @@ def chunk_rows(
         if measured is None
         else ([_or_none(v) for v in c.tolist()] for c in (measured.cpu_s, measured.peak_mb))
     )
+    proofs = measured.proofs if measured is not None else None
+    proved, lines, size, check = (
+        [[None] * k] * 4
+        if proofs is None
+        else [
+            [None if v != v else kind(v) for v in column.tolist()]
+            for column, kind in (
+                (proofs.proved, int), (proofs.lines, int), (proofs.size, int),
+                (proofs.check_s, float),
+            )
+        ]
+    )  # fmt: skip
     rows = list(
         zip(
             indices,
@@ -131,6 +144,10 @@ def chunk_rows(
             errors,
             cpu,
             peak,
+            proved,
+            lines,
+            size,
+            check,
         )
     )
     puzzles = list(zip(indices, puzzle_texts(chunk.grids), strict=True))
@@ -237,9 +254,14 @@ def run_bench(
                 if not mine:
                     continue
                 size = executor.chunk_size(spec, sum(rows for _, rows in mine))
+                if plan.certify:  # one puzzle at a time: small chunks, as for any backend
+                    size = min(size, CHUNK)
                 chunks = _chunks(plan, load, writer if resume is not None else None, spec,
                                  [name for name, _ in mine], size, repeat)  # fmt: skip
-                answered = executor.run(spec, chunks, limit, plan.timeout)
+                # asked only of a certified run: an executor of an older sudokulab has
+                # no such parameter
+                proving = {"certify": True} if plan.certify else {}
+                answered = executor.run(spec, chunks, limit, plan.timeout, **proving)
                 _store_in_order(writer, answered, chunks, bar, str(spec))
     except KeyboardInterrupt:
         raise BenchInterrupted(writer.run_id) from None

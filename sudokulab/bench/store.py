@@ -1,12 +1,14 @@
 """The durable results store of the bench: one SQLite file, written chunk by chunk.
 
-Tables (format 3):
+Tables (format 4):
 
 - ``runs``: one row per bench run: when, on what machine, with which arguments, run by
   which executors;
 - ``outcomes``: one row per puzzle x backend x repeat, unique: how it ended, its first
   solution, times (wall; CPU seconds and the worker's peak memory where the executor
-  measured them, NULL where not: see :mod:`.executors`) and counters. Texts every row
+  measured them, NULL where not: see :mod:`.executors`), counters and, in a ``--certify``
+  run, what the proof of its negative claim came to (``proved``, ``proof_lines``,
+  ``proof_bytes``, ``check_time``; NULL without a proof). Texts every row
   would repeat are kept once: the set, the backend and the worker are numbers into
   ``names``; the stats a whole chunk shares (the native engine's knobs) a number into
   ``shared_stats``, and a row keeps in ``stats`` only what is its own; the puzzle's
@@ -18,7 +20,7 @@ puzzle, the backend, the engine, the whole stats (as JSON) and the worker as tex
 columns of :data:`RESULT_COLUMNS`, so ``SELECT ... FROM results`` reads the rows as the
 bench made them. A store made by an older sudokulab is brought to format 3 in place
 when it is opened, once, keeping every row: format 1 (one wide ``results`` table) is
-rebuilt, format 2 gains the ``cpu_s`` and ``peak_mb`` columns (NULL in its rows).
+rebuilt, formats 2 and 3 gain the columns they lack (NULL in their rows).
 
 The rows of a chunk of work are committed together, in one transaction, once the chunk
 is done, in WAL mode: a Ctrl-C keeps every finished chunk, a kill loses at most the
@@ -51,8 +53,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: The store's format (SQLite's ``user_version``): 2 since outcomes keep their texts once,
-#: 3 since they keep CPU time and peak memory (``cpu_s``, ``peak_mb``).
-FORMAT = 3
+#: 3 since they keep CPU time and peak memory (``cpu_s``, ``peak_mb``), 4 since they keep
+#: what a proof came to (``proved``, ``proof_lines``, ``proof_bytes``, ``check_time``).
+FORMAT = 4
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -106,6 +109,10 @@ CREATE TABLE IF NOT EXISTS outcomes (
     worker_id INTEGER,
     cpu_s REAL,
     peak_mb REAL,
+    proved INTEGER,
+    proof_lines INTEGER,
+    proof_bytes INTEGER,
+    check_time REAL,
     UNIQUE (run_id, set_id, backend_id, repeat, idx)
 );
 CREATE TABLE IF NOT EXISTS ratings (
@@ -151,6 +158,10 @@ SELECT
     w.name AS worker,
     o.cpu_s AS cpu_s,
     o.peak_mb AS peak_mb,
+    o.proved AS proved,
+    o.proof_lines AS proof_lines,
+    o.proof_bytes AS proof_bytes,
+    o.check_time AS check_time,
     o.rowid AS seq
 FROM outcomes o
 LEFT JOIN names s ON s.name_id = o.set_id
@@ -169,7 +180,8 @@ RATING_COLUMNS = ("puzzle", "status", "hardest", "score", "grade", "steps")
 RESULT_COLUMNS = (
     "run_id", "set", "idx", "puzzle", "backend", "engine", "repeat", "status", "solution",
     "count", "verified", "agrees", "time", "build_time", "solve_time", "nodes", "guesses",
-    "backtracks", "stats", "error", "worker", "cpu_s", "peak_mb",
+    "backtracks", "stats", "error", "worker", "cpu_s", "peak_mb", "proved", "proof_lines",
+    "proof_bytes", "check_time",
 )  # fmt: skip
 
 #: Rows a Parquet export reads and writes at a time.
@@ -185,7 +197,8 @@ def _parquet_schema() -> Any:
         "verified": pa.bool_(), "agrees": pa.bool_(), "time": pa.float64(),
         "build_time": pa.float64(), "solve_time": pa.float64(), "nodes": pa.int64(),
         "guesses": pa.int64(), "backtracks": pa.int64(), "cpu_s": pa.float64(),
-        "peak_mb": pa.float64(),
+        "peak_mb": pa.float64(), "proved": pa.bool_(), "proof_lines": pa.int64(),
+        "proof_bytes": pa.int64(), "check_time": pa.float64(),
     }  # fmt: skip
     return pa.schema([(c, kinds.get(c, pa.string())) for c in RESULT_COLUMNS])
 
@@ -194,7 +207,7 @@ def _parquet_schema() -> Any:
 ROW_FIELDS = (
     "idx", "repeat", "status", "solution", "count", "verified", "agrees", "time",
     "build_time", "solve_time", "nodes", "guesses", "backtracks", "stats", "error", "cpu_s",
-    "peak_mb",
+    "peak_mb", "proved", "proof_lines", "proof_bytes", "check_time",
 )  # fmt: skip
 #: The counters each outcome keeps in a column of its own (not in its stats text).
 COUNTERS = ("nodes", "guesses", "backtracks")
@@ -224,7 +237,8 @@ class ChunkRows:
     backend, worker, the stats every row shares as JSON), each puzzle's text, and a
     tuple per row in :data:`ROW_FIELDS` order (``stats``: the row's own stats as JSON,
     beyond the shared ones and the counters; None when it has none; ``cpu_s`` and
-    ``peak_mb``: None where the executor did not measure them)."""
+    ``peak_mb``: None where the executor did not measure them; the proof's figures: None
+    where nothing was proved)."""
 
     set: str
     backend: str
@@ -314,9 +328,13 @@ def machine() -> dict[str, Any]:
 #: Columns format 1 gained over time: (table, column, type); a format-1 store gets them
 #: before it is brought to format 2.
 ADDED_COLUMNS = (("results", "worker", "TEXT"), ("runs", "executors", "TEXT"))
-#: Columns format 3 added to ``outcomes``: a format-2 store gains them (NULL in the rows it
-#: has: not measured) and the ``results`` view is made again to show them.
-MEASURED_COLUMNS = (("cpu_s", "REAL"), ("peak_mb", "REAL"))
+#: Columns formats 3 and 4 added to ``outcomes``: an older store gains those it lacks (NULL
+#: in the rows it has: not measured, nothing proved) and the ``results`` view is made
+#: again to show them.
+MEASURED_COLUMNS = (
+    ("cpu_s", "REAL"), ("peak_mb", "REAL"), ("proved", "INTEGER"), ("proof_lines", "INTEGER"),
+    ("proof_bytes", "INTEGER"), ("check_time", "REAL"),
+)  # fmt: skip
 
 #: Format 1 to this one, in one transaction: the names and the puzzles once, each row's stats
 #: kept whole as its own (it has no shared part), the rows in their order.
@@ -392,7 +410,7 @@ def _upgrade(db: sqlite3.Connection, path: Path, version: int, tables: dict[str,
         db.commit()
         _migrate(db, path, _MIGRATE.format(schema=SCHEMA, version=FORMAT))
         return
-    if version < FORMAT:  # format 2: the measured columns, then the view again
+    if version < FORMAT:  # formats 2 and 3: the columns they lack, then the view again
         have = {row[1] for row in db.execute("PRAGMA table_info(outcomes)")}
         added = "".join(
             f"ALTER TABLE outcomes ADD COLUMN {column} {kind};\n"
@@ -732,6 +750,8 @@ class Store:
             " o.build_time AS build_time, o.solve_time AS solve_time, o.nodes AS nodes,"
             " o.guesses AS guesses, o.backtracks AS backtracks, o.error AS error,"
             " o.worker_id AS worker, o.cpu_s AS cpu_s, o.peak_mb AS peak_mb,"
+            " o.proved AS proved, o.proof_lines AS proof_lines, o.proof_bytes AS proof_bytes,"
+            " o.check_time AS check_time,"
             " o.rowid AS seq, (SELECT p.puzzle FROM puzzles p WHERE"
             " p.run_id = o.run_id AND p.set_id = o.set_id AND p.idx = o.idx) AS puzzle"
             f" FROM outcomes o{where}"
@@ -755,7 +775,7 @@ class Store:
         frame["stats"] = [
             s if s is None else json.dumps(json.loads(s), sort_keys=True) for s in frame["stats"]
         ]
-        for column in ("verified", "agrees"):  # 0/1/NULL as True/False/None
+        for column in ("verified", "agrees", "proved"):  # 0/1/NULL as True/False/None
             if not len(frame):
                 frame[column] = frame[column].map(bool)  # the dtype map gives, as ever
                 continue
@@ -788,7 +808,7 @@ class Store:
                 values = list(zip(*batch, strict=True))
                 arrays = {
                     name: [None if v is None else bool(v) for v in values[i]]
-                    if name in ("verified", "agrees")
+                    if name in ("verified", "agrees", "proved")
                     else list(values[i])
                     for i, name in enumerate(RESULT_COLUMNS)
                 }
@@ -874,9 +894,10 @@ class Rows:
         frame = pd.DataFrame(index=results.index)
         for column in columns:
             values = results[column] if column in results else pd.Series(None, index=results.index)
-            if column in ("time", "build_time", "solve_time", "cpu_s", "peak_mb", *COUNTERS):
+            if column in ("time", "build_time", "solve_time", "cpu_s", "peak_mb", "check_time",
+                          "proof_lines", "proof_bytes", *COUNTERS):  # fmt: skip
                 values = pd.to_numeric(values, errors="coerce")
-            elif column in ("verified", "agrees", "count", "idx", "repeat"):
+            elif column in ("verified", "agrees", "proved", "count", "idx", "repeat"):
                 values = values.map(_plain)
             frame[column] = values.astype(object).where(values.notna(), None)
         frame["seq"] = np.arange(len(frame))

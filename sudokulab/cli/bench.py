@@ -43,6 +43,7 @@ examples:
   sudokulab bench --resume 3                        # finish an interrupted run
   sudokulab bench top95 --executor dask --workers 8 # chunks as tasks of a local Dask cluster
   sudokulab bench top95 --scheduler tcp://head:8786 # ... or of a running cluster
+  sudokulab bench top95 --backends native,cpsat --unique --certify  # each verdict proved
 
 Results are kept in OUT/results.sqlite as they are produced; the report and the plots of
 run N go to OUT/run-N/. A run is written by one bench at a time (a second one is refused).
@@ -155,6 +156,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="solve each puzzle R times with each backend (default: 1)",
     )
     p.add_argument("--unique", action="store_true", help="also check uniqueness (limit 2)")
+    p.add_argument(
+        "--certify",
+        action="store_true",
+        help="prove each negative claim ('no solution'; with --unique, 'unique') and check "
+        "the proof (the backend's own, else a second solver's, as `solve --certify`): each "
+        "row keeps the proof's lines, bytes, check time and whether it was accepted (the "
+        "report's certified column; a rejected proof is a wrong row, a refuted claim an "
+        "error). Each puzzle is then solved alone; the proofs are not kept",
+    )
     p.add_argument(
         "--rate",
         action="store_true",
@@ -287,10 +297,24 @@ def _new_plan(args: argparse.Namespace):
         sample=args.sample,
         seed=args.seed,
         data_dirs=[str(Path(d).resolve()) for d in args.data_dir],
+        certify=args.certify,
     )
+    if plan.certify:
+        _check_proofs(plan.specs)
     _check_sets(plan)
     _check_baseline(args.baseline, plan.specs, "the bench's backends")
     return plan
+
+
+def _check_proofs(specs: list[str]) -> None:
+    """Fail before any work when a backend asked to certify writes no proof with its
+    options (a sat solver without proof logging)."""
+    from .solve import proof_refusal
+
+    for spec in specs:
+        refused = proof_refusal(spec)
+        if refused:
+            raise UsageError(f"--certify: {refused}")
 
 
 def _check_baseline(baseline: str | None, labels, among: str) -> None:
@@ -407,9 +431,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
             executor, where = cluster.enter_context(_executor(args))
             if store is None:
                 store = stack.enter_context(_store(path, False, args.out))
+            proving = "; certified" if plan.certify else ""
             print(
                 f"bench: {', '.join(plan.sets)} x {', '.join(plan.specs)}; "
-                f"timeout {plan.timeout:g} s, {where}; store {store.path}",
+                f"timeout {plan.timeout:g} s{proving}, {where}; store {store.path}",
                 file=sys.stderr,
             )
             run = run_bench(
@@ -580,7 +605,7 @@ def _report_stores(args: argparse.Namespace, home: Path) -> int:
 #: the terminal's width (80 columns when the output is not a terminal).
 ALWAYS = ["set", "backend", "puzzles", "solved", "timeouts", "errors", "wrong", "mean_s",
           "vs_baseline"]  # fmt: skip
-WHEN_FOUND = ["unsolvable", "multiple", "invalid"]
+WHEN_FOUND = ["unsolvable", "multiple", "invalid", "certified"]
 IF_ROOM = [
     "median_s", "vs_baseline_low", "vs_baseline_high", "mean_low_s",
     "mean_high_s", "max_s", "mean_guesses", "p90_s", "puzzles_per_s", "mean_cpu_s",
@@ -595,9 +620,12 @@ def _fitted(summary, render) -> Any:
     """The summary's columns for a terminal, in its order: :data:`ALWAYS`,
     :data:`WHEN_FOUND` where some row has one, then :data:`IF_ROOM` in turn while the
     rendered table fits the terminal's width; standard error says how many were left
-    out."""
+    out. A certified run's proof columns are one ``certified`` column here."""
     import shutil
 
+    from ..bench.report import compact_certified
+
+    summary = compact_certified(summary)
     width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
     found = [c for c in WHEN_FOUND if c in summary and summary[c].astype(bool).any()]
     columns = [c for c in ALWAYS if c in summary] + found

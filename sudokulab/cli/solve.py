@@ -9,6 +9,7 @@ import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..api import solve as solve_puzzle
@@ -23,14 +24,13 @@ from ..backends import (
 )
 from ..backends import parse_spec as _parse_spec
 from ..backends import parse_specs as _parse_specs
-from ..backends.base import kind_name, may_isolate
+from ..backends.base import check_options, kind_name, may_isolate
 from ..backends.result import Answers, Status
 from ..backends.specs import slow_reason
 from ..models import (
     Entry,
     Geometry,
     ParseError,
-    build_model,
     format_grid,
     format_line,
     read_file,
@@ -67,7 +67,9 @@ examples:
   sudokulab solve puzzles.txt --unique --certify proofs    # proofs/1.cnf, proofs/1.drat, ...
 
 exit status: 0 every puzzle solved, 1 some puzzle had no solution, timed out or (with
---unique) had several, 2 bad input (unreadable text, clashing givens, bad option).
+--unique) had several, or (with --certify) a claim was refuted, its proof rejected or
+not made, 2 bad input (unreadable text, clashing givens, bad option, a backend asked to
+certify with options under which it writes no proof).
 """
 
 CHECK_EXAMPLES = """\
@@ -75,13 +77,20 @@ examples:
   sudokulab check puzzles.txt
   sudokulab check hard95 --data-dir ../shared/data --backends native,cpsat
   sudokulab check puzzles.txt --backends backtracking,hidden-singles,cpsat:workers=2
+  sudokulab check puzzles.txt --backends native,cpsat --certify proofs  # proofs/1.cnf, ...
 
 A backend that refuses a puzzle's constraint kinds (variant rules it does not model) is
 skipped on it, with its reason: neither a failure nor a disagreement.
 
+With --certify each backend's negative claims ('no solution', 'unique') are proved and
+checked: the table's certified column counts the proofs accepted (and rejected), with the
+mean proof's lines, bytes and check time; a rejected proof or a refuted claim is a
+disagreement.
+
 exit status: 0 every backend agrees and every answer verifies (on a puzzle without a
 solution too, when every backend proves it has none), 1 some backend disagrees, fails
-verification, times out or errs, 2 bad input.
+verification, times out or errs (or, with --certify, a proof is rejected or a claim
+refuted), 2 bad input.
 """
 
 
@@ -189,9 +198,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="prove each negative claim ('no solution', 'unique', an exact --count): for "
         "the k-th puzzle of the input (from 1, bad ones counted), write DIR/k.cnf (its CNF "
-        "and a clause blocking each solution found) and DIR/k.drat (Glucose's DRAT proof "
-        "that it has no model), checked by `sudokulab check-proof`; a claim the CNF refutes "
-        "is an error. Puzzles are then solved one at a time",
+        "and a clause blocking each solution found) and DIR/k.drat (a DRAT proof that it "
+        "has no model: the backend's own where it writes one, else Glucose's), checked by "
+        "`sudokulab check-proof`'s checker; a claim the CNF refutes is an error. Puzzles "
+        "are then solved one at a time",
     )
     p.set_defaults(handler=cmd_solve)
 
@@ -226,6 +236,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="known solutions, one per puzzle in the same order (any format)",
     )
     p.add_argument("--csv", metavar="FILE", help="also write every row to this CSV file")
+    p.add_argument(
+        "--certify",
+        metavar="DIR",
+        help="prove and check each backend's negative claims ('no solution', 'unique'), as "
+        "`solve --certify` does; the table counts the proofs, each puzzle's files "
+        "DIR/k.cnf and DIR/k.drat (k: its number in the input, from 1, bad ones counted) "
+        "are those of the first backend, in --backends' order, whose proof was accepted. "
+        "Puzzles are then solved one at a time",
+    )
     p.set_defaults(handler=cmd_check)
 
     p = commands.add_parser(
@@ -254,6 +273,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     limit = args.limit if args.count else 2 if args.unique else 1
+    if args.certify:
+        _proof_folder(args.certify)
+        refused = proof_refusal(spec)
+        if refused:
+            raise UsageError(f"--certify: {refused}")
     few = argument_puzzles(args)
     with contextlib.ExitStack() as stack:
         worker = None
@@ -273,7 +297,26 @@ def cmd_solve(args: argparse.Namespace) -> int:
             printer = _solve_blocks(input_blocks(args), spec, limit, worker, args)
     if not printer.seen and printer.worst == EXIT_OK:
         raise UsageError("no puzzle found in the input")
+    if printer.unclaimed:
+        print(
+            f"sudokulab: {counted(printer.unclaimed, 'answer')} made no negative claim (a "
+            "first solution, a count stopped at its limit, a timeout): nothing to certify; "
+            "ask --unique or --count",
+            file=sys.stderr,
+        )
     return printer.worst
+
+
+def proof_refusal(spec: BackendSpec | str) -> str:
+    """Why a backend that writes its own proofs writes none with the spec's options
+    ("": it writes one, or a second solver proves its claims), as a usage error says
+    it."""
+    spec = as_spec(spec)
+    backend = get_backend(spec.backend)
+    if not backend.certifies:
+        return ""
+    refused = backend.proof_refusal(check_options(backend, dict(spec.options)))
+    return f"{spec}: no proof: {refused}" if refused else ""
 
 
 #: The most puzzles given as text that are solved one at a time (see :func:`cmd_solve`).
@@ -318,13 +361,14 @@ def _solve_few(
         if reason and not warned:
             _warn(reason)
             warned = True
-        result = solve_puzzle(puzzle, spec, limit, timeout, worker=worker)  # verified there
+        certify = args.certify is not None  # checked there, the claim proved
+        result = solve_puzzle(puzzle, spec, limit, timeout, worker=worker, certify=certify)
         printer.seen += 1
         label = f"{item.source} line {item.line}" if printer.many else "puzzle"
         good = result.solution is not None and result.status is not Status.ERROR
         printer.one(label, result, puzzle.geometry, good)
-        if args.certify:
-            printer.certify(label, number, puzzle, result)
+        if certify:
+            printer.certify(label, number, result)
 
 
 def _solve_blocks(
@@ -475,6 +519,8 @@ class _Printer:
         self.worst = EXIT_OK
         self.seen = 0
         self.first_grid = True
+        #: With --certify, the answers that made no negative claim (said once, at the end).
+        self.unclaimed = 0
 
     def label(self, block: Block, i: int) -> str:
         return f"{block.source} line {block.lines[i]}" if self.many else "puzzle"
@@ -543,42 +589,41 @@ class _Printer:
         print(text)
         self.first_grid = False
 
-    def certify(self, label: str, number: int, puzzle: Any, result: Result) -> None:
-        """Prove the answer's negative claim (none when it makes none: a first solution,
-        a count stopped at its limit, a timeout) into ``--certify``'s folder."""
-        from pathlib import Path
+    def certify(self, label: str, number: int, result: Result) -> None:
+        """Write the certificate :func:`sudokulab.solve` made of the answer's negative
+        claim into ``--certify``'s folder and say what it is; count an answer that makes
+        none (a first solution, a count stopped at its limit, a timeout)."""
+        from ..api import claimed
 
-        from ..certify.prove import certify
-
-        exact = result.exact and result.status in (Status.SOLVED, Status.MULTIPLE)
-        if result.status is Status.UNSOLVABLE and result.exact:
-            solutions: tuple = ()
-        elif exact and result.count == len(result.solutions):
-            solutions = result.solutions
-        else:
+        made = result.certificate
+        if result.status is Status.INVALID:
             return
-        try:
-            made = certify(build_model(puzzle), solutions)
-        except ValueError as err:
-            print(f"sudokulab: {label}: not certified: {err}", file=sys.stderr)
+        if made is None:
+            if claimed(result) is None:
+                self.unclaimed += 1
+                return
+            # a claim that cannot be put as a CNF: the API kept the result and said why
+            said = result.message.find("not certified")
+            why = result.message[said:] if said >= 0 else "not certified"
+            print(f"sudokulab: {label}: {why}", file=sys.stderr)
             self.worst = max(self.worst, EXIT_FAILED)
             return
-        if made.refuted is not None:
+        if made.refuted is not None:  # the answer's line said so (an error)
+            return
+        cnf, drat = made.write(Path(self.args.certify), number)
+        if not made.accepted:
             print(
-                f"sudokulab: {label}: {made.claim} is refuted: its CNF also allows "
-                f"{format_line(list(made.refuted))}",
+                f"sudokulab: {label}: the proof of {made.claim} was rejected: {made.reason} "
+                f"({cnf}, {drat}; proof by {made.prover})",
                 file=sys.stderr,
             )
             self.worst = max(self.worst, EXIT_FAILED)
             return
-        cnf, drat = made.write(Path(self.args.certify), number)
-        if not made.accepted:
-            print(f"sudokulab: {label}: the proof was rejected: {made.reason}", file=sys.stderr)
-            self.worst = max(self.worst, EXIT_FAILED)
-            return
         print(
-            f"sudokulab: {label}: certified {made.claim}: {cnf}, {drat} "
-            f"({made.lemmas:,} lemmas, accepted by our checker)",
+            f"sudokulab: {label}: certified {made.claim}: {cnf}, {drat} (proof by "
+            f"{made.prover}: {counted(made.lemmas, 'lemma')}, {counted(made.lines, 'line')}, "
+            f"{counted(made.size, 'byte')}; accepted by our checker in "
+            f"{made.check_time * 1000:.3g} ms)",
             file=sys.stderr,
         )
 
@@ -600,15 +645,25 @@ def _stats_line(label: str, result: Result) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Cross-check backends; exit 0 when all agree and verify, 1 when not, 2 for bad input."""
-    from ..bench.crosscheck import SKIPPED, cross_check, summarize
+    from ..bench.crosscheck import SKIPPED, available_specs, cross_check, summarize
 
+    if args.certify:
+        _proof_folder(args.certify)
+        for spec in args.backends or available_specs():
+            refused = proof_refusal(spec)
+            if refused:
+                raise UsageError(f"--certify: {refused}")
     entries, unread = [], 0
+    numbers: list[int] = []  # each puzzle's number in the input, bad pieces counted
     for item in input_blocks(args):  # a bad line is named, the good puzzles are checked
         if isinstance(item, ParseError):
             error(item)
             unread += 1
         else:
-            entries += item.entries()
+            found = item.entries()
+            first = len(numbers) + unread + 1
+            numbers += range(first, first + len(found))
+            entries += found
     if not entries:
         if unread:
             return EXIT_BAD_INPUT
@@ -622,8 +677,17 @@ def cmd_check(args: argparse.Namespace) -> int:
                 f"{counted(len(entries), 'puzzle')}"
             )
         solutions = [k.puzzle.givens for k in known]
+    written: set[int] = set()
+
+    def write(index: int, made: Any) -> None:
+        """The first accepted proof of a puzzle, backends in the order asked."""
+        if index not in written:
+            written.add(index)
+            made.write(Path(args.certify), numbers[index])
+
     try:
-        frame = cross_check(entries, args.backends, args.timeout, solutions, progress=True)
+        frame = cross_check(entries, args.backends, args.timeout, solutions, progress=True,
+                            certify=bool(args.certify), proved=write)  # fmt: skip
     except ValueError as err:  # e.g. no backend to check with
         raise UsageError(str(err)) from None
     if args.csv:
@@ -640,6 +704,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         for backend, rows in skipped.groupby("backend", sort=False):
             why = "; ".join(dict.fromkeys(rows["message"]))
             print(f"  {backend:<24} {counted(len(rows), 'puzzle')}: {why}")
+    if args.certify:
+        print(
+            f"\nproofs: {len(written)} of {counted(frame['index'].nunique(), 'puzzle')} in "
+            f"{args.certify}/ (k.cnf and k.drat, k the puzzle's number in the input; the "
+            "first backend's proof accepted)"
+        )
     bad = frame[~frame["ok"]]
     for index, rows in bad.groupby("index", sort=True):
         first = rows.iloc[0]
@@ -653,6 +723,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                 notes.append("differs from the known answer (solution or count)")
             if row["agrees"] is False:
                 notes.append("disagrees with the other backends")
+            if row.get("proved") is True:
+                notes.append("proved")
+            elif row.get("proved") is False and row["status"] != "error":
+                notes.append("PROOF REJECTED")
             if row["message"]:
                 notes.append(row["message"])
             print(f"  {row['backend']:<24} {answer}  {'; '.join(notes)}")
@@ -675,6 +749,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     who = f"all {backends} backends agree" if backends > 1 else "the backend's answers verify"
     print(f"\n{who} on {'all ' if total > 1 else ''}{counted(total, 'puzzle')}")
     return EXIT_OK
+
+
+def _proof_folder(path: str) -> None:
+    """A usage error when ``--certify``'s DIR is something other than a folder."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"--certify {path}: not a folder (the proofs go in it)")
 
 
 # --- backends ----------------------------------------------------------------------------
