@@ -111,3 +111,12 @@ def test_explain_certify_prints_the_proof_and_embeds_it_in_the_page(tmp_path, ca
     assert main(["explain", UNIQUE, "--certify", "--logic"]) == 2
     assert "--certify: with the engine's story only" in capsys.readouterr().err
 
+
+def test_texts_over_the_bound_are_left_out_with_the_command_that_writes_them():
+    from sudokulab.serve.bounds import Bounds
+    from sudokulab.serve.work import certify
+
+    made, proof = certify(parse_puzzle(UNIQUE), Bounds(max_certificate=100))
+    assert made["accepted"] is True and made["cnf"] is None and made["proof"] is None
+    assert "over the server's bound of 100: sudokulab solve PUZZLE --certify DIR" in made["note"]
+    assert proof["outcome"] == "accepted"
