@@ -537,3 +537,40 @@ def test_past_the_queue_the_server_says_it_is_busy_and_then_serves_again(monkeyp
         thread.join(120)
         assert first[0][0] == 200 and first[0][1]["rows"][0]["status"] == "solved"
         assert call(url, "/api/options")[0] == 200
+
+
+#: A 4x4 puzzle with one solution, one with none (r1c1 can only be 1, and column 1 has a 1
+#: already), and one with many.
+UNIQUE4, UNSOLVABLE4, MANY4 = "..1.4.....3..2..", ".2341...........", "1..............."
+
+
+@pytest.mark.parametrize(
+    ("puzzle", "claim"), [(UNIQUE4, "exactly 1 solution"), (UNSOLVABLE4, "no solution")]
+)
+def test_certify_answers_a_certificate_our_checker_accepts(server, puzzle, claim):
+    pytest.importorskip("pysat")
+    from sudokulab.certify import check_proof
+
+    status, answer = call(server, "/api/solve", {"puzzle": puzzle, "certify": True})
+    assert status == 200
+    made = answer["certificate"]
+    assert made["claim"] == claim and made["accepted"] is True and made["exact"] is True
+    assert made["cnf"].startswith(f"c sudokulab certificate: {claim}\nc puzzle: {puzzle}\n")
+    verdict = check_proof(made["cnf"], made["proof"])  # checked again, here
+    assert verdict.accepted and verdict.lemmas == made["lemmas"]
+    assert made["bytes"] == len(made["proof"]) and made["lines"] == made["proof"].count("\n")
+    proof = answer["viewer"]["proof"]  # the viewer's proof section
+    assert proof["outcome"] == "accepted" and proof["claim"] == f"the puzzle has {claim}"
+    assert proof["propagation"][-1].split(". ", 1)[1].startswith("a contradiction")
+
+
+def test_certify_proves_nothing_of_many_solutions_and_takes_only_true_or_false(server):
+    pytest.importorskip("pysat")
+    status, answer = call(server, "/api/solve", {"puzzle": MANY4, "certify": True})
+    made = answer["certificate"]
+    assert status == 200 and made["claim"] is None and made["cnf"] is None
+    assert made["note"].startswith("no claim to prove: the search stopped at 10 solutions")
+    status, answer = call(server, "/api/solve", {"puzzle": UNIQUE4})
+    assert status == 200 and "certificate" not in answer and "proof" not in answer["viewer"]
+    status, answer = call(server, "/api/solve", {"puzzle": UNIQUE4, "certify": "yes"})
+    assert status == 422 and answer == {"error": "certify: 'yes' is not true or false"}

@@ -128,7 +128,7 @@ def test_type_a_puzzle_step_to_the_end_switch_propagation_and_share(page, server
     assert page.errors == []
 
 
-def test_a_puzzle_in_the_url_opens_with_the_default_settings(page, server):
+def test_a_puzzle_in_the_url_opens_with_the_default_settings_and_certify_adds_a_proof(page, server):
     page.goto(f"{server}?puzzle={HARD}")
     ready(page)
     assert role(page, "solver").input_value() == "engine"
@@ -139,6 +139,23 @@ def test_a_puzzle_in_the_url_opens_with_the_default_settings(page, server):
         '[data-role="editor"] input', "els => els.map(e => e.value || '.')"
     )
     assert "".join(values) == HARD
+    assert not role(page, "certify").is_checked() and not role(page, "proof").is_visible()
+    # certify: the proof of a 4x4's verdict, in a collapsed section under the summary
+    pytest.importorskip("pysat")
+    page.goto(f"{server}?puzzle=..1.4.....3..2..&certify=true")
+    ready(page)
+    assert role(page, "certify").is_checked()
+    section = page.locator('[data-role="viewer"] [data-role="proof"]')
+    assert section.is_visible() and section.get_attribute("data-outcome") == "accepted"
+    steps = section.locator('[data-role="proof-propagation"] li')
+    assert not steps.first.is_visible()  # collapsed until asked
+    section.locator("summary").click()
+    claim = section.locator('[data-role="proof-claim"]').inner_text()
+    assert claim == "proof: the puzzle has exactly 1 solution"
+    verdict = section.locator('[data-role="proof-verdict"]').inner_text()
+    assert verdict.startswith("accepted by sudokulab's checker")
+    assert steps.count() > 1 and "a contradiction" in steps.last.inner_text()
+    assert steps.first.get_attribute("data-implied") == "1"
     assert page.errors == []
 
 

@@ -152,6 +152,7 @@ def test_a_post_from_another_origin_is_refused(server, origin):
         ("/api/solve", {"puzzle": HARD, "maxSteps": True}, 422, "maxSteps: give a whole"),
         ("/api/solve", {"puzzle": HARD, "maxSteps": 1.5}, 422, "maxSteps: give a whole"),
         ("/api/solve", {"puzzle": HARD, "propagation": 3}, 422, "propagation: give a string"),
+        ("/api/solve", {"puzzle": HARD, "certify": 1}, 422, "certify: 1 is not true or false"),
         ("/api/solve", {"puzzle": [HARD]}, 422, "puzzle: give a string"),
         ("/api/solve", {"puzzle": "x" * 100, "solver": "z" * 99}, 400, "puzzle: line 1"),
         ("/api/check", {"puzzle": HARD, "backends": "native"}, 422, "backends: give a list"),

@@ -31,6 +31,7 @@ from __future__ import annotations
 import html
 import json
 import secrets
+from typing import TYPE_CHECKING, Any
 
 from ..models import Geometry, Puzzle
 from ..models.puzzle import symbol
@@ -40,8 +41,16 @@ from .narrative import Step, level_rows, outcome_text, removal_line, settings, s
 from .page_assets import MARKUP, SCRIPT, STYLE
 from .trace import GacFilter, State, Trace
 
+if TYPE_CHECKING:
+    from ..backends import Result
+
 #: A full state every this many steps: a jump applies at most this many diffs.
 SNAPSHOT_EVERY = 200
+#: The proofs told in words: of a grid this size or smaller, with at most so many lemmas.
+PROOF_SIZE = 4
+PROOF_LEMMAS = 40
+#: Solutions counted for a proof: fewer than this is an exact count, and a claim to prove.
+PROOF_LIMIT = 10
 
 
 def _pack(state: State, n: int) -> list[int]:
@@ -146,10 +155,101 @@ def story_data(
     }
 
 
-def viewer_html(trace: Trace, standalone: bool = True) -> str:
+def viewer_html(trace: Trace, standalone: bool = True, proof: dict | None = None) -> str:
     """The step-through viewer of a traced search: a whole page, or a fragment to embed
-    (notebooks)."""
-    return story_html(viewer_data(trace), f"sudokulab explain {trace.puzzle}", standalone)
+    (notebooks); with ``proof`` (:func:`proof_data`), its proof section."""
+    data = viewer_data(trace)
+    if proof is not None:
+        data["proof"] = proof
+    return story_html(data, f"sudokulab explain {trace.puzzle}", standalone)
+
+
+def prove(puzzle: Puzzle, timeout: float | None) -> Result:
+    """The puzzle's verdict from the native engine, certified (:func:`sudokulab.solve`
+    with ``certify``): up to :data:`PROOF_LIMIT` solutions counted, so that a unique
+    puzzle, one without a solution and one with a few solutions each make a claim."""
+    from .. import api
+
+    return api.solve(puzzle, "native", limit=PROOF_LIMIT, timeout=timeout, certify=True)
+
+
+def proof_data(puzzle: Puzzle, result: Result) -> dict[str, Any]:
+    """The proof section's data for a certified result (:func:`prove`): ``claim`` (None
+    when the result makes none), ``outcome`` (``accepted``, ``rejected``, ``refuted`` or
+    ``none``), ``verdict`` (the checker's, one line), ``lemmas`` and ``propagation`` (the
+    proof in words and the unit propagation that ends it, :mod:`sudokulab.certify.words`,
+    when it is small enough to read: :data:`PROOF_SIZE`, :data:`PROOF_LEMMAS`; else None)
+    and a ``note``."""
+    from ..models import build_model
+    from ..models.formats import format_line
+
+    made = result.certificate
+    out: dict[str, Any] = {
+        "claim": None,
+        "outcome": "none",
+        "verdict": "",
+        "lemmas": None,
+        "propagation": None,
+        "note": "",
+    }
+    if made is None:
+        found = f"{result.count} solution{'s' * (result.count != 1)}"
+        if result.message:  # an error, or a claim the CNF cannot put (a sum too long)
+            out["note"] = result.message
+        elif result.status.value in ("solved", "multiple") and not result.exact:
+            out["note"] = (
+                f"no claim to prove: the search stopped at {found} (a proof covers no "
+                f"solution, one, or an exact count below {PROOF_LIMIT})"
+            )
+        else:
+            out["note"] = f"no claim to prove: {result.status.value}"
+        return out
+    out["claim"] = f"the puzzle has {made.claim}"
+    if made.refuted is not None:
+        out["outcome"] = "refuted"
+        out["verdict"] = f"refuted: the claim's CNF also allows {format_line(list(made.refuted))}"
+        return out
+    lemmas = f"{made.lemmas} lemma{'s' * (made.lemmas != 1)}"
+    out["outcome"] = "accepted" if made.accepted else "rejected"
+    out["verdict"] = (  # no time: the page and the text say the same every run
+        f"accepted by sudokulab's checker ({lemmas} checked)"
+        if made.accepted
+        else f"rejected by sudokulab's checker: {made.reason}"
+    )
+    by = f"proof by {made.prover} over the {made.encoding} encoding"
+    written = sum(1 for line in made.proof.splitlines() if line.strip() and line[0] != "d")
+    if puzzle.size > PROOF_SIZE or written > PROOF_LEMMAS:
+        lemmas = f"{written} lemma{'s' * (written != 1)}"
+        out["note"] = (
+            f"{by}: {lemmas}, told in words up to {PROOF_SIZE}x{PROOF_SIZE} grids and "
+            f"{PROOF_LEMMAS} lemmas; sudokulab solve PUZZLE --certify DIR writes the CNF "
+            "and the proof"
+        )
+        return out
+    from ..certify.words import explain_proof, explain_refutation
+
+    model = build_model(puzzle)
+    out["lemmas"] = explain_proof(model, made)
+    out["propagation"] = explain_refutation(model, made)
+    out["note"] = (
+        f"{by}: no lemma needed, unit propagation over the claim's clauses alone reaches a "
+        "contradiction"
+        if not written
+        else f"{by}: each lemma follows by unit propagation from the claim's clauses and the "
+        "lemmas before it; then unit propagation reaches a contradiction"
+    )
+    return out
+
+
+def proof_lines(proof: dict[str, Any]) -> list[str]:
+    """The proof section (:func:`proof_data`) as text, as ``explain --certify`` prints it."""
+    out = [f"proof: {proof['claim'] or 'no claim to prove'}"]
+    out += [line for line in (proof["verdict"], proof["note"]) if line]
+    out += [f"  {line}" for line in proof["lemmas"] or ()]
+    if proof["propagation"]:
+        out.append("then unit propagation:")
+        out += [f"  {line}" for line in proof["propagation"]]
+    return out
 
 
 def story_html(data: dict, title: str, standalone: bool = True) -> str:

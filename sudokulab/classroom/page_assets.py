@@ -27,6 +27,14 @@ MARKUP = """\
   <div class="slv-right">
     <ol class="slv-list" data-role="list"></ol>
     <table class="slv-summary" data-role="summary"></table>
+    <details class="slv-proof" data-role="proof" hidden>
+      <summary data-role="proof-claim"></summary>
+      <div class="slv-proof-verdict" data-role="proof-verdict"></div>
+      <div class="slv-proof-note" data-role="proof-note"></div>
+      <ol class="slv-lemmas" data-role="proof-lemmas"></ol>
+      <div class="slv-proof-then" data-role="proof-then" hidden>then unit propagation:</div>
+      <ol class="slv-lemmas" data-role="proof-propagation"></ol>
+    </details>
   </div>
 </div>
 """
@@ -95,6 +103,15 @@ STYLE = """\
 .slv-summary { margin-top: 0.6em; font-size: 0.8em; border-collapse: collapse; }
 .slv-summary td { padding: 0.05em 0.6em 0.05em 0; }
 .slv-summary td:last-child { font-weight: 600; }
+.slv-proof { margin-top: 0.6em; font-size: 0.8em; max-width: 40em; }
+.slv-proof summary { cursor: pointer; font-weight: 600; }
+.slv-proof-verdict { margin: 0.3em 0; }
+.slv-proof[data-outcome="accepted"] .slv-proof-verdict { color: #080; }
+.slv-proof[data-outcome="rejected"] .slv-proof-verdict,
+.slv-proof[data-outcome="refuted"] .slv-proof-verdict { color: #c00; }
+.slv-lemmas { margin: 0.3em 0; padding-left: 0; list-style: none; }
+.slv-proof-note { color: #555; }
+.slv-proof-then { margin-top: 0.3em; }
 """
 
 SCRIPT = """\
@@ -292,6 +309,27 @@ DATA.summary.forEach(function (row) {
   });
   q("summary").appendChild(tr);
 });
+// The proof of the puzzle's verdict (a certificate), when the page was asked for one:
+// the claim, the checker's verdict, and a small proof's lemmas in words.
+if (DATA.proof) (function () {
+  var p = DATA.proof, box = q("proof");
+  box.hidden = false;
+  box.setAttribute("data-outcome", p.outcome);
+  q("proof-claim").textContent = "proof: " + (p.claim || "no claim to prove");
+  q("proof-verdict").textContent = p.verdict;
+  function lines(role, words, key) {
+    (words || []).forEach(function (line, k) {
+      var li = document.createElement("li");
+      li.textContent = line;
+      li.setAttribute(key, k + 1);
+      q(role).appendChild(li);
+    });
+  }
+  lines("proof-lemmas", p.lemmas, "data-lemma");
+  lines("proof-propagation", p.propagation, "data-implied");
+  q("proof-then").hidden = !(p.propagation && p.propagation.length);
+  q("proof-note").textContent = p.note;
+})();
 var state = DATA.start.slice(), pos = -1, marked = [], timer = null;
 function apply(d, which) {
   for (var i = 0; i < d.length; i += 3) state[d[i]] = d[i + which];

@@ -33,6 +33,7 @@ examples:
   sudokulab explain puzzle.txt --propagation gac --html gac.html  # the matchings drawn
   sudokulab explain puzzle.txt --propagation forward --backjump --order first
   sudokulab explain puzzle.txt --backend local:method=annealing,seed=2 --max-steps 100
+  sudokulab explain '..1.4.....3..2..' --certify --html proof.html  # the verdict proved
 
 --show-candidates prints the candidates grid: start (after the givens are placed and
 propagated), guesses (that, and before every guess), every (after every step), end.
@@ -45,9 +46,13 @@ its technique, the cells and units it rests on and what it removes; the page hig
 them. --backend local tells local search's moves instead (min-conflicts: the cell, its old
 and new value, its conflicts before and after; annealing: the swap in a box, the cost, the
 temperature) and its summary (moves, restarts, best cost).
+--certify proves the puzzle's verdict (no solution, one, or an exact count below 10) and
+checks the proof: after the story, or in the page's proof section; a 4x4 puzzle's proof is
+told in words (each lemma's cells and values, then the unit propagation that ends it).
 exit status: 0 solved (and unique, with --unique), 1 no solution, several, or timed out
 (with --logic: the ladder stalls or meets a contradiction; with --backend local: no
-solution found in time), 2 bad input.
+solution found in time; with --certify: the proof rejected or the claim refuted), 2 bad
+input.
 """
 
 MODEL_EXAMPLES = """\
@@ -131,6 +136,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--html", metavar="FILE", help="write a step-through page; print the summary")
     p.add_argument(
+        "--certify",
+        action="store_true",
+        help="also prove the puzzle's verdict with a checked certificate (see below)",
+    )
+    p.add_argument(
         "--logic",
         action="store_true",
         help="tell the logic solver's run instead: human techniques, simplest first "
@@ -195,6 +205,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     entry = _one_entry(args)
     if not _valid(entry):
         return EXIT_BAD_INPUT
+    if args.certify and (args.backend is not None or args.logic):
+        raise UsageError("--certify: with the engine's story only (not --logic or --backend)")
     if args.backend is not None:
         return _explain_local(entry, args)
     if args.logic:
@@ -212,18 +224,28 @@ def cmd_explain(args: argparse.Namespace) -> int:
         )
     except ValueError as err:  # pencil marks, or knobs the engine refuses (native.options)
         raise UsageError(f"explain: {err}") from None
+    proof = None
+    if args.certify:
+        from ..classroom.page import proof_data, prove
+
+        proof = proof_data(entry.puzzle, prove(entry.puzzle, args.timeout))
     if args.html:
         from ..classroom.page import viewer_html
 
-        _write(args.html, viewer_html(trace))
+        _write(args.html, viewer_html(trace, proof=proof))
         kept = f" (the first {counted(args.max_steps, 'step')})" if trace.truncated else ""
         print(f"wrote {args.html}{kept}", file=sys.stderr)
         print("\n".join(summary_lines(trace)))
     else:
         print(narrative(trace, args.show_candidates))
+    if proof is not None:
+        from ..classroom.page import proof_lines
+
+        print("\n".join(proof_lines(proof)))
     found = trace.summary.solutions
     ok = found == 1 and (trace.complete or not args.unique) and not trace.timed_out
-    return EXIT_OK if ok else EXIT_FAILED
+    proved = proof is None or proof["outcome"] in ("accepted", "none")
+    return EXIT_OK if ok and proved else EXIT_FAILED
 
 
 def _explain_local(entry: Entry, args: argparse.Namespace) -> int:

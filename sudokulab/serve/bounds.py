@@ -15,3 +15,4 @@ class Bounds:
     timeout: float = 5.0  # seconds of search per trace, per backend checked, per puzzle made
     max_text: int = 4096  # characters of puzzle text
     max_backends: int = 12  # backends in one check
+    max_certificate: int = 256 * 1024  # bytes of a certificate's CNF and proof texts sent

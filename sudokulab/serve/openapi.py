@@ -86,6 +86,10 @@ def openapi(bounds: Bounds) -> dict[str, Any]:
         propagation={"type": "string", "enum": list(PROPAGATIONS)},
         order={"type": "string", "enum": list(ORDERS)},
         maxSteps={"type": "integer", "minimum": 1, "maximum": bounds.max_steps},
+        certify={
+            "type": "boolean",
+            "description": "Also prove the puzzle's verdict: the answer's certificate.",
+        },
     )
     check_request = _object(
         ["puzzle", "backends"],
@@ -122,6 +126,32 @@ def openapi(bounds: Bounds) -> dict[str, Any]:
         sets={"type": "array", "items": {"type": "array"}},
         bounds=OBJECT,
     )
+    nullable_string = {"type": "string", "nullable": True}
+    certificate = _object(
+        ["status", "claim", "accepted", "cnf", "proof", "note"],
+        status=STRING,
+        count=INTEGER,
+        exact=BOOLEAN,
+        claim={
+            **nullable_string,
+            "description": "no solution, exactly k solutions; null: the verdict claims none",
+        },
+        prover=nullable_string,
+        encoding=nullable_string,
+        accepted={"type": "boolean", "nullable": True},
+        lemmas=INTEGER,
+        lines=INTEGER,
+        bytes=INTEGER,
+        checkTime=NUMBER,
+        reason=STRING,
+        refuted={**nullable_string, "description": "A grid the claim left out."},
+        cnf={
+            **nullable_string,
+            "description": f"DIMACS; null over {bounds.max_certificate} bytes with the proof",
+        },
+        proof={**nullable_string, "description": "DRAT text; null with the CNF."},
+        note=STRING,
+    )
     solved = _object(
         ["puzzle", "size", "settings", "viewer", "tree", "counters", "rating"],
         puzzle=STRING,
@@ -133,6 +163,7 @@ def openapi(bounds: Bounds) -> dict[str, Any]:
         counters=OBJECT,
         rating=OBJECT,
         seconds=NUMBER,
+        certificate=certificate,
     )
     row = _object(
         ["backend", "status", "solution"],
@@ -212,7 +243,11 @@ def openapi(bounds: Bounds) -> dict[str, Any]:
                     "operationId": "solve",
                     "requestBody": _body(solve_request),
                     "responses": {
-                        "200": _answer("The steps, the search tree, counters, rating.", solved),
+                        "200": _answer(
+                            "The steps, the search tree, counters, rating; with certify, "
+                            "the certificate of the verdict.",
+                            solved,
+                        ),
                         **_refusals(*posted),
                     },
                 }

@@ -25,7 +25,7 @@ from ..backends import get_backend
 from ..backends.registry import backend_names
 from ..classroom.logic_story import logic_steps, summary_rows
 from ..classroom.narrative import steps as story_steps
-from ..classroom.page import SNAPSHOT_EVERY, story_data, viewer_data
+from ..classroom.page import SNAPSHOT_EVERY, proof_data, prove, story_data, viewer_data
 from ..classroom.trace import Contradiction, Forced, Guess, Solution, Trace, trace_puzzle
 from ..logic import solve_logic
 from ..logic.ladder import GRADES, LADDER
@@ -156,6 +156,7 @@ def options(bounds: Bounds, data_dirs: tuple[str, ...] = ()) -> dict[str, Any]:
             "maxSteps": bounds.max_steps,
             "timeout": bounds.timeout,
             "maxBackends": bounds.max_backends,
+            "maxCertificate": bounds.max_certificate,
         },
     }
 
@@ -321,6 +322,7 @@ def solve(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     puzzle = read_puzzle(body, bounds)
     solver = _choice(body, "solver", SOLVERS, "engine")
     max_steps = _whole(body, "maxSteps", min(2000, bounds.max_steps), 1, bounds.max_steps)
+    certifying = _flag(body, "certify")
     start = time.perf_counter()
     if solver == "logic":
         try:
@@ -359,7 +361,10 @@ def solve(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
             counters["forced"] = s.forced
     data.update(standalone=False, every=SNAPSHOT_EVERY)
     settings["variant"] = _text(body, "variant", "classic")
-    return {
+    certificate = None
+    if certifying:
+        certificate, data["proof"] = certify(puzzle, bounds)
+    answer = {
         "puzzle": str(puzzle),
         "size": puzzle.size,
         "settings": settings,
@@ -370,6 +375,70 @@ def solve(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
         "rating": rating,
         "seconds": round(time.perf_counter() - start, 4),
     }
+    if certificate is not None:
+        answer["certificate"] = certificate
+    return answer
+
+
+def certify(puzzle: Puzzle, bounds: Bounds) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The certificate of the puzzle's verdict (the native engine's, solutions counted up
+    to a few: :func:`sudokulab.classroom.page.prove`) as the API gives it, and the
+    viewer's proof section. The CNF and the proof texts come whole while together they
+    hold at most ``bounds.max_certificate`` bytes; else None, and a note names the command
+    that writes them."""
+    result = prove(puzzle, bounds.timeout)
+    made = result.certificate
+    out: dict[str, Any] = {
+        "status": result.status.value,
+        "count": result.count,
+        "exact": result.exact,
+        "claim": None,
+        "prover": None,
+        "encoding": None,
+        "accepted": None,
+        "lemmas": 0,
+        "lines": 0,
+        "bytes": 0,
+        "checkTime": 0.0,
+        "reason": "",
+        "refuted": None,
+        "cnf": None,
+        "proof": None,
+        "note": "",
+    }
+    proof = proof_data(puzzle, result)
+    if made is None:
+        out["note"] = proof["note"]
+    else:
+        out.update(
+            claim=made.claim,
+            prover=made.prover,
+            encoding=made.encoding,
+            accepted=made.accepted,
+            lemmas=made.lemmas,
+            lines=made.lines,
+            bytes=made.size,
+            checkTime=round(made.check_time, 6),
+            reason=made.reason,
+            refuted=None if made.refuted is None else "".join(map(symbol, made.refuted)),
+        )
+        texts = len(made.cnf) + len(made.proof)
+        if texts <= bounds.max_certificate:
+            out.update(cnf=made.cnf, proof=made.proof)
+        else:
+            out["note"] = (
+                f"the CNF and the proof hold {texts} bytes, over the server's bound of "
+                f"{bounds.max_certificate}: sudokulab solve PUZZLE --certify DIR writes them"
+            )
+    return out, proof
+
+
+def _flag(body: dict[str, Any], key: str) -> bool:
+    """The body's ``key``: true or false (false when left out)."""
+    value = body.get(key, False)
+    if not isinstance(value, bool):
+        raise Refused(422, f"{key}: {shown(value)} is not true or false")
+    return value
 
 
 def check(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:

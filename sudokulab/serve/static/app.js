@@ -159,6 +159,7 @@
       s.propagation = q("propagation").value;
       s.order = q("order").value;
     }
+    if (q("certify").checked) s.certify = true;  // the proof of the verdict, on request
     return s;
   }
   function stateUrl() {
@@ -179,7 +180,7 @@
     var engine = q("solver").value === "engine";
     APP.querySelectorAll(".engine-only").forEach(function (el) { el.hidden = !engine; });
   }
-  ["variant", "solver", "propagation", "order"].forEach(function (role) {
+  ["variant", "solver", "propagation", "order", "certify"].forEach(function (role) {
     q(role).addEventListener("change", function () {
       showSolverFields();
       remember();
@@ -456,6 +457,7 @@
     q("solver").value = params.get("solver") || d.solver;
     q("propagation").value = params.get("propagation") || d.propagation;
     q("order").value = params.get("order") || d.order;
+    q("certify").checked = params.get("certify") === "true";
     showSolverFields();
     q("size").value = 9;
     buildEditor(9);
