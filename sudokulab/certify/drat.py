@@ -57,12 +57,18 @@ def read_dimacs(text: str, name: str = "CNF") -> tuple[int, list[tuple[int, ...]
             continue
         if header is None:
             raise ProofError(f"{name}: line {number}: a clause before the 'p cnf' header")
-        for word in words:
-            literal = _literal(word, name, number)
-            if abs(literal) > header[0]:
-                raise ProofError(
-                    f"{name}: line {number}: variable {abs(literal)} above the header's {header[0]}"
-                )
+        try:
+            literals = list(map(int, words))
+        except ValueError:
+            literals = [_literal(word, name, number) for word in words]  # names the word
+        if max(literals) > header[0] or -min(literals) > header[0]:
+            far = max(abs(lit) for lit in literals)
+            raise ProofError(f"{name}: line {number}: variable {far} above the header's {header[0]}")
+        if literals[-1] == 0 and 0 not in literals[:-1]:  # one clause on the line: the usual
+            clauses.append(tuple(current + literals[:-1]))
+            current = []
+            continue
+        for literal in literals:
             if literal:
                 current.append(literal)
             else:
@@ -149,7 +155,7 @@ class _Clauses:
         self.watches: list[list[int]] = [[] for _ in self.value]
         self.clauses: list[list[int]] = []
         self.alive: list[bool] = []
-        self.by_literals: dict[tuple[int, ...], list[int]] = {}
+        self.by_literals: dict[tuple[int, ...], list[int]] | None = None
         self.trail: list[int] = []
         self.conflict = False
 
@@ -165,11 +171,17 @@ class _Clauses:
         """Hold a clause (implied by those held): watch it, or assign its one open literal."""
         if self.conflict:
             return
-        literals = list(dict.fromkeys(self._index(lit) for lit in clause))
         value = self.value
-        if any(value[i] == 1 for i in literals) or any(i ^ 1 in literals for i in literals):
-            return  # true at the root, or a tautology: it can never propagate
-        open_ = [i for i in literals if value[i] == 0]
+        seen: dict[int, None] = {}
+        for lit in clause:
+            index = 2 * lit if lit > 0 else -2 * lit + 1
+            if index >= len(value):
+                index = self._index(lit)
+                value = self.value
+            if value[index] == 1 or index ^ 1 in seen:
+                return  # true at the root, or a tautology: it can never propagate
+            seen[index] = None
+        open_ = [i for i in seen if value[i] == 0]
         if not open_:
             self.conflict = True
             return
@@ -178,19 +190,26 @@ class _Clauses:
             self._assign(open_[0])
             self.conflict = self._propagate(mark)
             return
-        rest = [i for i in literals if value[i] != 0]
-        ordered = open_ + rest
+        ordered = open_ + [i for i in seen if value[i] != 0] if len(open_) < len(seen) else open_
         number = len(self.clauses)
         self.clauses.append(ordered)
         self.alive.append(True)
         self.watches[ordered[0]].append(number)
         self.watches[ordered[1]].append(number)
-        self.by_literals.setdefault(tuple(sorted(clause)), []).append(number)
+        if self.by_literals is not None:
+            self.by_literals.setdefault(tuple(sorted(ordered)), []).append(number)
 
     def delete(self, clause: tuple[int, ...]) -> int:
         """Stop watching one copy of a clause: 1, or 0 when none is held (a clause true
-        at the root was never watched, a unit clause's root assignment stays)."""
-        numbers = self.by_literals.get(tuple(sorted(set(clause))))
+        at the root was never watched, a unit clause's root assignment stays). The index
+        of the clauses by their literals is built at the first deletion."""
+        if self.by_literals is None:
+            self.by_literals = {}
+            for number, held in enumerate(self.clauses):
+                if self.alive[number]:
+                    self.by_literals.setdefault(tuple(sorted(held)), []).append(number)
+        key = tuple(sorted({self._index(lit) for lit in clause}))
+        numbers = self.by_literals.get(key)
         if not numbers:
             return 0
         self.alive[numbers.pop()] = False
