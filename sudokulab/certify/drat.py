@@ -63,7 +63,9 @@ def read_dimacs(text: str, name: str = "CNF") -> tuple[int, list[tuple[int, ...]
             literals = [_literal(word, name, number) for word in words]  # names the word
         if max(literals) > header[0] or -min(literals) > header[0]:
             far = max(abs(lit) for lit in literals)
-            raise ProofError(f"{name}: line {number}: variable {far} above the header's {header[0]}")
+            raise ProofError(
+                f"{name}: line {number}: variable {far} above the header's {header[0]}"
+            )
         if literals[-1] == 0 and 0 not in literals[:-1]:  # one clause on the line: the usual
             clauses.append(tuple(current + literals[:-1]))
             current = []
