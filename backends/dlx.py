@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import native
 from ..models import Grid, Model, build_model
-from ..native.reference import KEEP
+from ..native.surface import KEEP
 from . import interrupt
 from .base import Backend, Request
 from .result import Answers, Result, status_codes, status_of

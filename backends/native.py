@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import native
 from ..models import Model, build_model, geometry
-from ..native import BUDGET_SPENT, COMPLETE, TIMED_OUT, reference
+from ..native import BUDGET_SPENT, COMPLETE, TIMED_OUT
 from ..native import options as engine_options
-from ..native.reference import Cage
+from ..native.surface import RULE_KINDS, Cage
 from . import interrupt
 from .base import Backend, Request, WholeNumber
 from .result import Answers, Result, status_codes, status_of
@@ -51,7 +51,7 @@ class NativeBackend(Backend):
     """
 
     #: The units, the cages and every variant rule kind the engine propagates.
-    kinds = frozenset({"alldifferent", "sum"}) | reference.RULE_KINDS
+    kinds = frozenset({"alldifferent", "sum"}) | RULE_KINDS
     stops_itself = True  # the search looks at the clock (and counts its guesses) itself
     batch = True  # search_grids: many puzzles per engine call, each with its own timeout
     checks_signals = True  # the reference is Python; the compiled core looks itself
@@ -61,10 +61,20 @@ class NativeBackend(Backend):
     #: the model has units only; a second solver proves the claims of cages and rules.
     certifies = True
 
-    def __init__(self, name: str, engine_class: type, engine: str) -> None:
+    def __init__(self, name: str, engine_class: type | None, engine: str) -> None:
         self.name = name
-        self._engine_class = engine_class  # native.Engine or reference.Engine
+        self._class = engine_class  # native.Engine, or None: the reference's, when first used
         self.engine = engine  # "python" or "c": which implementation runs
+
+    @property
+    def _engine_class(self) -> type:
+        """The engine class: ``native-py``'s is the reference's, imported on its first
+        search (a command that runs the compiled core loads none of the reference)."""
+        if self._class is None:
+            from ..native.reference import Engine
+
+            self._class = Engine
+        return self._class
 
     @cached_property
     def options(self) -> dict[str, Any]:  # type: ignore[override]
@@ -264,7 +274,7 @@ def shape_of(model: Model) -> tuple[tuple[tuple[int, ...], ...], tuple[Cage, ...
 
 def rules_of(model: Model) -> tuple:
     """The model's variant rules (the records of :mod:`sudokulab.models.rules`), in order."""
-    return tuple(c for c in model.constraints if c.kind in reference.RULE_KINDS)
+    return tuple(c for c in model.constraints if c.kind in RULE_KINDS)
 
 
 @lru_cache(maxsize=64)
@@ -311,5 +321,5 @@ def backends() -> list[NativeBackend]:
     """``native`` (the active implementation) and ``native-py`` (always the reference)."""
     return [
         NativeBackend("native", native.Engine, native.ENGINE),
-        NativeBackend("native-py", reference.Engine, "python"),
+        NativeBackend("native-py", None, "python"),
     ]

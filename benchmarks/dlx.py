@@ -14,6 +14,12 @@ The same exact covers of the same puzzles, five ways:
                 the same matrix as a dense 0-1 array, first solution only (left out when
                 the package is not installed)
 
+Then the issue's figure, through the command line: ``sudokulab solve FILE --backend dlx``
+against ``--backend native`` on the first ``--cli-puzzles`` lines of sudokus_17, start to
+exit (the installed script, as a user runs it), the two interleaved, best of
+``--starts`` each, wall and CPU (the process's user and system time), first solution and
+``--unique``; every printed solution is verified (target: dlx at most 2x native).
+
 Mean milliseconds per puzzle, each puzzle's best of ``--repeat`` passes, the ways
 interleaved in each pass (the compiled ones ``--c-passes`` times a pass: a few
 milliseconds of a whole set, where one preemption would weigh); a compiled puzzle's time
@@ -23,17 +29,21 @@ implementations' counts, nodes and updates must be equal. ``py / c`` is the rati
 issue's target is on (at least 50x), ``bare py / c`` the same for the bare loops.
 
     python benchmarks/dlx.py --data-dir ../shared/data [--sample 100] [--repeat 3]
+    python benchmarks/dlx.py --data-dir ../shared/data --cli-only [--cli-puzzles 2000]
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from classic_sets import add_data_dir, data_dir
+from frontend import SUDOKUS_17, run, verified
 
 
 def main() -> int:
@@ -42,9 +52,61 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=100, help="puzzles per set (default 100)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--c-passes", type=int, default=5, help="compiled runs a pass")
+    parser.add_argument("--cli-puzzles", type=int, default=2000, help="lines of sudokus_17")
+    parser.add_argument("--starts", type=int, default=7, help="runs of each command")
+    parser.add_argument("--cli-only", action="store_true", help="the command line's ratio alone")
     args = parser.parse_args()
-    data_dir(parser, args)
+    folder = data_dir(parser, args, [SUDOKUS_17])
+    if not args.cli_only:
+        in_process(args)
+    through_the_cli(folder, args.cli_puzzles, args.starts)
+    return 0
 
+
+def through_the_cli(folder: Path, puzzles: int, starts: int) -> None:
+    """Print ``solve FILE --backend dlx`` against ``--backend native`` start to exit, on
+    the first ``puzzles`` lines of sudokus_17, interleaved, best of ``starts``; each
+    output verified."""
+    script = shutil.which("sudokulab", path=str(Path(sys.executable).parent))
+    if script is None:
+        sys.exit("the sudokulab script is not installed next to this Python")
+    lines = (folder / SUDOKUS_17).read_text().splitlines(keepends=True)[:puzzles]
+    print(f"\nsolve FILE ({len(lines):,} lines of sudokus_17), start to exit, best of {starts}")
+    print(
+        "| solve | native wall s | dlx wall s | wall ratio | native CPU s | dlx CPU s | CPU ratio |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        path, out = Path(tmp) / "puzzles.txt", Path(tmp) / "out.txt"
+        path.write_text("".join(lines))
+        for flags in ((), ("--unique",)):
+            wall, cpu = {}, {}
+            for _ in range(starts):
+                for backend in ("native", "dlx"):
+                    with open(out, "wb") as f:
+                        took, _, _, used = run(
+                            [script, "solve", str(path), "--backend", backend, *flags], stdout=f
+                        )
+                    wall[backend] = min(wall.get(backend, took), took)
+                    cpu[backend] = min(cpu.get(backend, used), used)
+                    if flags:  # "grid unique" a line: every 17-clue puzzle has one solution
+                        rows = [x.split() for x in out.read_text().splitlines()]
+                        if any(row[1:] != ["unique"] for row in rows):
+                            sys.exit(f"solve --unique --backend {backend}: not unique")
+                        out.write_text("".join(row[0] + "\n" for row in rows))
+                    if verified(path, out) != len(lines):
+                        sys.exit(f"solve --backend {backend}: a solution does not verify")
+            mode = " ".join(flags) or "first solution"
+            print(
+                f"| {mode} | {wall['native']:.3f} | {wall['dlx']:.3f} "
+                f"| {wall['dlx'] / wall['native']:.2f} | {cpu['native']:.3f} | {cpu['dlx']:.3f} "
+                f"| {cpu['dlx'] / cpu['native']:.2f} |"
+            )
+    print("target: dlx at most 2x native")
+
+
+def in_process(args: argparse.Namespace) -> None:
+    """The table of the module docstring: each way per puzzle, in this process."""
     import numpy as np
 
     from sudokulab import build_model, is_solution
@@ -153,7 +215,6 @@ def main() -> int:
                 f"| {ms['one']:.4f} | {cbare:.4f} | {ms['py'] / cms:.0f}x "
                 f"| {ms['bare'] / cbare:.0f}x | {lib} |"
             )
-    return 0
 
 
 if __name__ == "__main__":

@@ -7,10 +7,13 @@ to any backend; no backend re-derives Sudoku rules by itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
 
 from .geometry import Geometry
 from .puzzle import Puzzle, values_of
-from .rules import Rule
+
+if TYPE_CHECKING:
+    from .rules import Rule
 
 __all__ = ["AllDifferent", "Constraint", "Model", "Sum", "build_model"]
 
@@ -40,8 +43,9 @@ class Sum:
 
 
 #: Every constraint type a model can hold: units, cages and the variant rules
-#: (:mod:`.rules`), which the model takes from the puzzle unchanged.
-Constraint = AllDifferent | Sum | Rule
+#: (:mod:`.rules`), which the model takes from the puzzle unchanged. The rules by name:
+#: their module loads with the first puzzle that has rules, not at every start-up.
+Constraint = Union[AllDifferent, Sum, "Rule"]  # noqa: UP007 (a name: `|` takes no string)
 
 
 @dataclass(frozen=True)

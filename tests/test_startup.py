@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from sudokulab import native
 from sudokulab.cli.commands import GROUPS, build_parser
 from sudokulab.models import is_solution, parse_puzzle
 
@@ -97,6 +98,11 @@ def test_solving_one_puzzle_loads_the_engine_and_the_front_end_alone(tmp_path):
     # a puzzle text is not a word, so it names no set: the catalog is not read
     assert "sudokulab.catalog" not in modules and "sudokulab.backends.isolation" not in modules
     assert "sudokulab.models.grids" not in modules or "sudokulab.models.grids" in engine
+    # the reference's two thousand lines and the encodings only where they run, and the
+    # variant rules' records only for a puzzle that has rules
+    if native.ENGINE == "c":
+        assert not {"sudokulab.native.reference", "sudokulab.encodings"} & modules
+    assert "sudokulab.models.rules" not in modules
 
 
 def test_a_file_of_puzzles_goes_the_block_way(tmp_path):
