@@ -1,8 +1,9 @@
 """Certified verdicts: what a backend's own proof costs, and what checking it costs.
 
-For each backend spec (``--backends``, default ``sat``) and each puzzle of a public set
-(default the first 200 of top1465) with ``--limit`` (default 2, a uniqueness check), one
-after the other: ``sudokulab.solve`` without ``certify``, then with it. Per puzzle: the
+For each puzzle of a public set (default the first 200 of top1465) and each backend spec
+(``--backends``, default ``sat``; the specs take turns on each puzzle, so they share the
+machine's load) with ``--limit`` (default 2, a uniqueness check), one after the other:
+``sudokulab.solve`` without ``certify``, then with it. Per puzzle: the
 solve's time without proof, the time with proof logging (the call's less the checker's),
 the proof's lines and bytes, our checker's time (``Certificate.checked().check_time``),
 and the ratios check / solve and proof / solve; each time the best of ``--repeat`` runs.
@@ -64,50 +65,60 @@ def drat_trim(program: str, certificate, folder: Path, number: int) -> bool:
     return "s VERIFIED" in run.stdout.splitlines()
 
 
-def measure(
-    spec: str, puzzles: list, limit: int, program: str | None, repeat: int
-) -> dict[str, list]:
-    """Per puzzle: times without and with proof, proof size, check time (each the best of
-    ``repeat`` runs), drat-trim's word."""
+def measure_one(
+    spec: str, puzzle, number: int, limit: int, repeat: int
+) -> tuple[str, list[float], object] | None:
+    """One puzzle on one spec: its verdict, the best of ``repeat`` times without proof,
+    with proof and of the check, and the certificate (None: no verdict to certify)."""
     from sudokulab import is_solution, solve
 
-    rows: dict[str, list] = {k: [] for k in ("plain", "proved", "lines", "bytes", "check")}
-    rows["trimmed"] = []
-    rows["verdicts"] = []
+    best = [float("inf")] * 3  # without proof, with proof, the check
+    for _ in range(repeat):
+        start = time.perf_counter()
+        plain = solve(puzzle, spec, limit=limit)
+        plain_time = time.perf_counter() - start
+        start = time.perf_counter()
+        result = solve(puzzle, spec, limit=limit, certify=True)
+        took = time.perf_counter() - start
+        made = result.certificate
+        for answer in (plain, result):
+            if not all(is_solution(puzzle, s) for s in answer.solutions):
+                raise SystemExit(f"{spec}: puzzle {number}: a solution breaks the rules")
+        if not result.exact:
+            return None  # no verdict to certify (a count stopped at its limit)
+        if made is None or not made.accepted:
+            why = made.reason if made else result.message
+            raise SystemExit(f"{spec}: puzzle {number}: {result.status} not certified: {why}")
+        times = (plain_time, took - made.check_time, made.check_time)
+        best = [min(b, t) for b, t in zip(best, times, strict=True)]
+    return str(result.status), best, made
+
+
+def measure(
+    specs: list[str], puzzles: list, limit: int, program: str | None, repeat: int
+) -> dict[str, dict[str, list]]:
+    """Per spec, per puzzle: times without and with proof, proof size, check time,
+    drat-trim's word. The specs take turns on each puzzle, so that they share the load."""
+    table = {spec: {k: [] for k in ("verdicts", "plain", "proved", "lines", "bytes", "check",
+                                    "trimmed")} for spec in specs}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="sudokulab-certify-") as folder:
         for number, puzzle in enumerate(puzzles, 1):
-            best = [float("inf")] * 3  # without proof, with proof, the check
-            for _ in range(repeat):
-                start = time.perf_counter()
-                plain = solve(puzzle, spec, limit=limit)
-                plain_time = time.perf_counter() - start
-                start = time.perf_counter()
-                result = solve(puzzle, spec, limit=limit, certify=True)
-                took = time.perf_counter() - start
-                made = result.certificate
-                for answer in (plain, result):
-                    if not all(is_solution(puzzle, s) for s in answer.solutions):
-                        raise SystemExit(f"{spec}: puzzle {number}: a solution breaks the rules")
-                if not result.exact:
-                    break  # no verdict to certify (a count stopped at its limit)
-                if made is None or not made.accepted:
-                    why = made.reason if made else result.message
-                    raise SystemExit(
-                        f"{spec}: puzzle {number}: {result.status} not certified: {why}"
-                    )
-                times = (plain_time, took - made.check_time, made.check_time)
-                best = [min(b, t) for b, t in zip(best, times, strict=True)]
-            if not result.exact:
-                continue
-            rows["verdicts"].append(str(result.status))
-            rows["plain"].append(best[0])
-            rows["proved"].append(best[1])
-            rows["lines"].append(made.lines)
-            rows["bytes"].append(made.size)
-            rows["check"].append(best[2])
-            if program:
-                rows["trimmed"].append(drat_trim(program, made, Path(folder), number))
-    return rows
+            for turn, spec in enumerate(specs):
+                found = measure_one(spec, puzzle, number, limit, repeat)
+                if found is None:
+                    continue
+                verdict, (plain, proved, check), made = found
+                rows = table[spec]
+                rows["verdicts"].append(verdict)
+                rows["plain"].append(plain)
+                rows["proved"].append(proved)
+                rows["lines"].append(made.lines)
+                rows["bytes"].append(made.size)
+                rows["check"].append(check)
+                if program:
+                    where = Path(folder) / str(turn)
+                    rows["trimmed"].append(drat_trim(program, made, where, number))
+    return table
 
 
 def spread(values: list[float], scale: float = 1.0, digits: int = 2) -> str:
@@ -154,8 +165,8 @@ def main() -> int:
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for label, chosen in groups:
-        for spec in specs:
-            rows = measure(spec, chosen, args.limit, args.drat_trim, args.repeat)
+        table = measure(specs, chosen, args.limit, args.drat_trim, args.repeat)
+        for spec, rows in table.items():
             plain, proved, check = rows["plain"], rows["proved"], rows["check"]
             kinds = ", ".join(
                 f"{rows['verdicts'].count(k)} {k}" for k in sorted(set(rows["verdicts"]))
