@@ -29,8 +29,8 @@ then each blocking clause. Of :data:`SOLVERS`, the Glucose family, MapleCM and
 MapleChrono write proofs that our checker and drat-trim accept (:data:`PROOF_SOLVERS`);
 MiniSat 2.2 and MergeSat 3 log none, and MapleSAT's binding writes its variables off by
 one (pysathq/pysat issue 139), so a proof neither checker accepts: those three are refused
-by name. With no solver named, ``certify`` takes :data:`PROOF_SOLVERS`' first, the
-fastest. Inference alone (``search`` none or failed-literal) writes its own proof, with
+by name. With no solver named, ``certify`` takes :data:`PROOF_SOLVERS`' first.
+Inference alone (``search`` none or failed-literal) writes its own proof, with
 any solver: each failed literal's negation as a unit lemma, then the empty clause.
 
 :func:`infer` is inference alone, as in the paper's experiments: unit propagation, or
@@ -73,9 +73,9 @@ SOLVERS = (
 )
 
 #: The :data:`SOLVERS` whose proofs (``with_proof``) our checker and drat-trim accept;
-#: first the one ``certify`` takes when no solver is named, Glucose 4.1: the family's
-#: proofs are the same, and it was the fastest to write them (docs/results.md, "Certified
-#: verdicts").
+#: first the one ``certify`` takes when no solver is named, Glucose 4.1: the family writes
+#: the same proofs as fast, MapleCM and MapleChrono longer ones, more slowly
+#: (docs/results.md, "Certified verdicts").
 PROOF_SOLVERS = ("glucose4", "glucose3", "glucose42", "maplecm", "maplechrono")
 
 #: Why the other :data:`SOLVERS` cannot certify.
