@@ -23,23 +23,38 @@ from a timer thread (``solve_limited(expect_interrupt=True)``), so only solvers 
 PySAT binding can be interrupted are offered (CaDiCaL, Lingeling and Kissat cannot).
 PySAT is imported only when a model is solved.
 
+With ``certify`` (:attr:`SatBackend.certifies`) an exact answer comes with the solver's
+own DRAT proof (PySAT's ``with_proof``) over the clauses it was given: the encoding's,
+then each blocking clause. Of :data:`SOLVERS`, the Glucose family, MapleCM and
+MapleChrono write proofs that our checker and drat-trim accept (:data:`PROOF_SOLVERS`);
+MiniSat 2.2 and MergeSat 3 log none, and MapleSAT's binding writes its variables off by
+one (pysathq/pysat issue 139), so a proof neither checker accepts: those three are refused
+by name. With no solver named, ``certify`` takes :data:`PROOF_SOLVERS`' first.
+Inference alone (``search`` none or failed-literal) writes its own proof, with
+any solver: each failed literal's negation as a unit lemma, then the empty clause.
+
 :func:`infer` is inference alone, as in the paper's experiments: unit propagation, or
 unit propagation with failed-literal probing, and no search.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import threading
 import time
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..encodings import accepted_kinds
-from ..encodings.cnf import ENCODINGS, RULES, TYPES, encode
+from ..encodings.cnf import ENCODINGS, RULES, TYPES, Cnf, encode
 from ..models import Grid, Model
 from . import interrupt
 from .base import Backend, Request, Unanswered, check_deadline, count_by_blocking
 from .result import Result, Status
+
+if TYPE_CHECKING:  # the certificate's module is imported only to certify
+    from ..certify.prove import Certificate
 
 #: PySAT solvers whose binding takes an interrupt (the deadline) and ``propagate``
 #: (:func:`infer`), default first. MiniSat 2.2 is the default: as fast as the Glucose
@@ -56,6 +71,20 @@ SOLVERS = (
     "maplechrono",
     "mergesat3",
 )
+
+#: The :data:`SOLVERS` whose proofs (``with_proof``) our checker and drat-trim accept;
+#: first the one ``certify`` takes when no solver is named, Glucose 4.1: the family writes
+#: the same proofs as fast, MapleCM and MapleChrono longer ones, more slowly
+#: (docs/results.md, "Certified verdicts").
+PROOF_SOLVERS = ("glucose4", "glucose3", "glucose42", "maplecm", "maplechrono")
+
+#: Why the other :data:`SOLVERS` cannot certify.
+NO_PROOF = {
+    "minisat22": "its PySAT binding logs no proof",
+    "mergesat3": "its PySAT binding logs no proof",
+    "maplesat": "its PySAT binding numbers the proof's variables off by one (pysathq/pysat "
+    "issue 139), so neither our checker nor drat-trim accepts it",
+}
 
 #: Inference without search (:func:`infer`): unit propagation alone, or with failed
 #: literals probed to a fixpoint.
@@ -80,6 +109,7 @@ class SatBackend(Backend):
     # solver, in numpy and PySAT calls that hold the interpreter: no deadline or Ctrl-C
     # can stop them, so a larger grid than 16x16 is solved in a worker process.
     in_process_cells = 256
+    certifies = True  # the solver's own DRAT proof; inference's lemmas without search
 
     def available(self) -> bool:
         """True when PySAT is installed (found, not imported)."""
@@ -91,13 +121,25 @@ class SatBackend(Backend):
 
         return importlib.metadata.version("python-sat")
 
+    def proof_refusal(self, options: Mapping[str, Any]) -> str:
+        """Why ``certify`` is refused: a solver named that writes no proof we accept (the
+        inference searches write their own lemmas, whatever the solver)."""
+        solver = options.get("solver")
+        if options.get("search", SEARCHES[0]) != "cdcl" or solver not in NO_PROOF:
+            return ""
+        return (
+            f"solver {solver} writes no DRAT proof: {NO_PROOF[solver]}; choose one of "
+            f"{', '.join(PROOF_SOLVERS)}"
+        )
+
     def search(self, model: Model, request: Request) -> Result:
         """Find up to ``request.limit`` solutions, one solver call each, by the deadline."""
         options = request.options
         encoding = options.get("encoding", ENCODINGS[0])
-        solver_name = options.get("solver", SOLVERS[0])
         if options.get("search", SEARCHES[0]) != "cdcl":
-            return self._infer(model, encoding, solver_name, options["search"])
+            solver_name = options.get("solver", SOLVERS[0])
+            return self._infer(model, encoding, solver_name, options["search"], request.certify)
+        solver_name = options.get("solver", PROOF_SOLVERS[0] if request.certify else SOLVERS[0])
         from pysat.solvers import NoSuchSolverError, Solver
 
         deadline = request.deadline
@@ -114,7 +156,9 @@ class SatBackend(Backend):
         if request.passed():  # the encoding took the whole time: no solver to load it into
             return Result(self.name, Status.TIMEOUT, stats=stats)
         try:
-            solver = Solver(name=solver_name, bootstrap_with=cnf.clauses)
+            solver = Solver(
+                name=solver_name, bootstrap_with=cnf.clauses, with_proof=request.certify
+            )
         except NoSuchSolverError:
             return Result(
                 self.name,
@@ -128,8 +172,13 @@ class SatBackend(Backend):
             interrupt.on_interrupt(watch.stop)
 
             found_model: list[int] = []
+            blocked: list[list[int]] = []  # the clauses the solver was given after the CNF
 
             def ask(left: float | None) -> Grid | None | Unanswered:
+                if not cnf.variables:
+                    # every cell given and nothing to search: MapleSAT's binding crashes on
+                    # a CNF without variables, and any clause left is empty (unsatisfiable)
+                    return None if cnf.clauses else cnf.grid([])
                 answer = None if watch.passed else solver.solve_limited(expect_interrupt=True)
                 if answer is None:  # interrupted: the deadline (or Ctrl-C)
                     return Unanswered()
@@ -139,20 +188,36 @@ class SatBackend(Backend):
                 return cnf.grid(found_model)
 
             def block(grid: Grid) -> None:
-                solver.add_clause(cnf.blocking(found_model))
+                blocked.append(cnf.blocking(found_model))
+                solver.add_clause(blocked[-1])
 
             found = count_by_blocking(request, ask, block, closed=0 not in cnf.fixed)
             stats.update(solver.accum_stats())
+            proved = request.certify and found.exact and not found.timed_out and not found.message
+            # the proof is the solver's: read before the solver is deleted
+            proof = solver.get_proof() if proved and cnf.variables else []
         solve_time = time.perf_counter() - start
-        return Result.counted(
+        result = Result.counted(
             self.name, found.solutions, found.exact, found.timed_out, 0.0, solve_time, stats,
             found.message,
         )  # fmt: skip
+        if not proved:
+            return result
+        if len(blocked) < len(found.solutions):  # a full grid: counted without blocking it
+            blocked.append([])  # its blocking clause, over no open cell, is empty
+        prover = f"sat:{solver_name} (its own proof)"
+        certificate = _certificate(model, cnf, blocked, proof, prover)
+        return dataclasses.replace(result, certificate=certificate)
 
-    def _infer(self, model: Model, encoding: str, solver_name: str, search: str) -> Result:
+    def _infer(
+        self, model: Model, encoding: str, solver_name: str, search: str, certify: bool = False
+    ) -> Result:
         """Inference alone (``search`` none or failed-literal): solved when it decides
         every cell (then the solution is forced: exact), unsolvable on a contradiction,
-        else a timeout saying how far it got."""
+        else a timeout saying how far it got. With ``certify`` a verdict's proof is the
+        failed literals' negations (each a unit lemma that unit propagation derives),
+        then the empty clause, which unit propagation then derives from the CNF (with
+        the solution's blocking clause, for a solution)."""
         start = time.perf_counter()
         method = "unit" if search == "none" else "failed-literal"
         found = infer(model, encoding, method, solver_name)
@@ -163,11 +228,22 @@ class SatBackend(Backend):
         stats = {"encoding": encoding, "solver": solver_name, "search": search,
                  "open": open_cells, "decided": decided}  # fmt: skip
         elapsed = time.perf_counter() - start
-        if found.contradiction:
-            return Result(self.name, Status.UNSOLVABLE, (), 0, True, 0.0, elapsed, stats)
-        if found.solution is not None:
-            return Result(self.name, Status.SOLVED, (found.solution,), 1, True, 0.0, elapsed, stats)
         what = "unit propagation" if search == "none" else "failed literals"
+        certificate = None
+        if certify and (found.contradiction or found.solution is not None):
+            from ..certify.prove import blocking
+
+            cnf = encode(model, encoding)
+            blocked = [] if found.solution is None else [blocking(cnf, found.solution)]
+            proof = [f"{-lit} 0" for lit in found.failed] + ["0"]
+            prover = f"sat:{solver_name} ({what}, written as lemmas)"
+            certificate = _certificate(model, cnf, blocked, proof, prover)
+        if found.contradiction:
+            return Result(self.name, Status.UNSOLVABLE, (), 0, True, 0.0, elapsed, stats,
+                          certificate=certificate)  # fmt: skip
+        if found.solution is not None:
+            return Result(self.name, Status.SOLVED, (found.solution,), 1, True, 0.0, elapsed, stats,
+                          certificate=certificate)  # fmt: skip
         return Result(
             self.name,
             Status.TIMEOUT,
@@ -189,6 +265,21 @@ class SatBackend(Backend):
             f"sat: {cnf.encoding} encoding, {variables}, {len(cnf.clauses)} clauses "
             f"({groups}); solver {SOLVERS[0]}"
         )
+
+
+def _certificate(
+    model: Model, cnf: Cnf, blocked: list[list[int]], proof: Sequence[str], prover: str
+) -> Certificate:
+    """The certificate (not checked yet) that ``model`` has exactly as many solutions as
+    ``blocked`` has clauses: the CNF is ``cnf``'s clauses and then those, as given to the
+    solver; ``proof`` the proof's lines."""
+    from ..certify.prove import Certificate, claim_of, dimacs
+
+    claim = claim_of(len(blocked))
+    clauses = [*cnf.clauses, *blocked]
+    text = dimacs(model, cnf, clauses, claim, prover)
+    lines = "".join(f"{line}\n" for line in proof)
+    return Certificate(claim, text, lines, prover=prover, encoding=cnf.encoding)
 
 
 class _Deadline:
@@ -253,11 +344,13 @@ _AGAIN = 0.02
 class Inference(NamedTuple):
     """What inference alone decides: the grid so far (0 where undecided), the solution
     when every cell is decided (else None), and whether it met a contradiction (the
-    puzzle has no solution; ``decided`` is then what was decided before it)."""
+    puzzle has no solution; ``decided`` is then what was decided before it); ``failed``:
+    the failed literals, in the order found (each one's negation was added)."""
 
     decided: Grid
     solution: Grid | None
     contradiction: bool = False
+    failed: tuple[int, ...] = ()
 
 
 def infer(
@@ -294,6 +387,7 @@ def infer(
     others = [c for c in cnf.clauses if len(c) != 1]
     if any(not c for c in others) or not set(roots).isdisjoint(-lit for lit in roots):
         return Inference(cnf.fixed, None, True)
+    units = len(roots)  # the failed literals' negations follow them in roots
     with Solver(name=solver, bootstrap_with=others) as sat:
         ok, assigned = sat.propagate(assumptions=roots)
         if not ok:
@@ -301,11 +395,16 @@ def infer(
         while method == "failed-literal":
             ok, assigned, found = _probe(sat, roots, assigned, cnf.variables)
             if not ok:
-                return Inference(cnf.grid(assigned), None, True)
+                return Inference(cnf.grid(assigned), None, True, _failed(roots, units))
             if not found:
                 break
     decided = cnf.grid(assigned)
-    return Inference(decided, None if 0 in decided else decided)
+    return Inference(decided, None if 0 in decided else decided, False, _failed(roots, units))
+
+
+def _failed(roots: list[int], units: int) -> tuple[int, ...]:
+    """The failed literals whose negations ``roots`` took after its first ``units``."""
+    return tuple(-lit for lit in roots[units:])
 
 
 def _probe(
