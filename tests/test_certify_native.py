@@ -60,7 +60,7 @@ def test_the_search_proves_its_claim(backend, propagation, order, puzzle):
     result = solve(text, spec, limit=limit, certify=True)
     made = result.certificate
     assert result.exact and made is not None, result.message
-    assert made.prover.startswith("native") and made.encoding == "extended"
+    assert made.prover.startswith("native") and made.encoding == "optimized"
     assert made.accepted, made.reason
     assert made.claim == (
         "no solution"

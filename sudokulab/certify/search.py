@@ -1,4 +1,4 @@
-"""The native engine's search written as a DRAT proof over the extended encoding.
+"""The native engine's search written as a DRAT proof over the optimized encoding.
 
 The engine records each placement it tries as (depth, cell, value) (``steps``: the C
 core's ``trace`` and the reference's alike). A placement at depth d opens the node whose
@@ -7,8 +7,9 @@ it, as does the end of the search. Closing a node with path P writes the lemma `
 (the negation of its placements): assuming P, unit propagation over the CNF and the
 lemmas held reaches a conflict. It does because:
 
-- unit propagation over the extended encoding (Lynce and Ouaknine) *is* the engine's
-  propagation up to ``hidden``: a placement removes its value from the peers and the cell's
+- unit propagation over the extended encoding (Lynce and Ouaknine; the optimized one is
+  it less what the givens decide, Kwon and Jain) *is* the engine's propagation up to
+  ``hidden``: a placement removes its value from the peers and the cell's
   other values (the at-most-one clauses), a cell with one value left is placed (the cell's
   at-least-one clause), so is a value with one place left in a unit (the unit's), and an
   empty cell or a value with no place left is a conflict;
@@ -35,8 +36,9 @@ from typing import Any
 
 from .prove import Certificate, claim_cnf, claim_of, dimacs
 
-#: The CNF the proofs are written over: every x(cell, value) a variable, the givens units.
-ENCODING = "extended"
+#: The CNF the proofs are written over: the extended encoding less what the givens decide
+#: (Kwon and Jain), whose unit propagation is the extended encoding's after the givens'.
+ENCODING = "optimized"
 
 Literal = tuple[int, int]  # (cell, value): x(cell, value) holds
 Path = tuple[Literal, ...]
@@ -57,8 +59,12 @@ class _Conflict(Exception):  # noqa: N818 - control flow inside saturate
 class _Writer:
     """The proof's lines, and the lemmas held, by the path they were written under."""
 
-    def __init__(self, model: Any, solutions: Sequence[Sequence[int]]) -> None:
+    def __init__(self, model: Any, solutions: Sequence[Sequence[int]], cnf: Any) -> None:
         n = model.size
+        #: x(cell, value)'s variable in the CNF (none for what the givens decide)
+        self.var = {
+            (c, v): x for x, (c, v) in enumerate(zip(cnf.cell, cnf.value, strict=True)) if v
+        }
         self.n, self.full = n, (1 << n) - 1
         self.cells = n * n
         self.givens = [(c, v) for c, v in enumerate(model.givens) if v]
@@ -85,7 +91,7 @@ class _Writer:
 
     # --- lines -------------------------------------------------------------------------
     def x(self, cell: int, value: int) -> int:
-        return cell * self.n + value
+        return self.var[cell, value]
 
     def _clause(self, path: Path, also: Literal | None) -> str:
         lits = [-self.x(c, v) for c, v in path]
@@ -200,6 +206,8 @@ class _Writer:
         """Write ``¬path`` (the empty clause for the root), splitting on a cell first
         where propagation under ``path`` does not reach a conflict; then delete the
         lemmas written under ``path``."""
+        if path and path[-1] not in self.var:
+            return  # a value the givens rule out (tried by a search that propagates none)
         while True:
             masks = self.saturate(path)
             if masks is None:
@@ -246,7 +254,7 @@ def search_proof(
     cnf, clauses = claim_cnf(model, solutions, ENCODING)
     prover = "native (its search, as lemmas)"
     text = dimacs(model, cnf, clauses, claim, prover)
-    writer = _Writer(model, solutions)
+    writer = _Writer(model, solutions, cnf)
     path: list[Literal] = []
     try:
         for depth, cell, value in steps:
