@@ -4,10 +4,12 @@ reads it declares and checks it with :func:`add_data_dir` and :func:`data_dir`, 
 default being $SUDOKULAB_DATA) and ``--sets``; and the timing of a bare solver script
 against its backend that mip.py, sat.py and smt.py share (:func:`bare_against_ours`).
 
-Besides the public files, two sets where most puzzles have many solutions, made from them
-on the fly (never stored): ``sudokus_17-1``, each 17-clue puzzle less one clue, and
-``top1465-2``, each top1465 puzzle less two, the clues chosen by a seeded generator
-(:func:`fewer_clues`), so every run and machine times the same puzzles.
+Besides the public files, three sets where most puzzles have many solutions, made from
+them on the fly (never stored): ``sudokus_17-1``, each 17-clue puzzle less one clue,
+``top1465-2``, each top1465 puzzle less two, and ``sudokus_17-2to4``, 10,000 of the 17-clue
+puzzles less two to four clues each (13 to 15 clues: sparse boards with very many
+solutions), the puzzles and clues chosen by a seeded generator (:func:`fewer_clues`), so
+every run and machine times the same puzzles.
 """
 
 from __future__ import annotations
@@ -30,19 +32,31 @@ SETS = {
     "hardest": "norvig-pytudes/sudoku-hardest.txt",
 }
 
-#: Sets made from a public one: name -> (the set, clues removed from each puzzle).
-DERIVED = {"sudokus_17-1": ("sudokus_17", 1), "top1465-2": ("top1465", 2)}
+#: Sets made from a public one: name -> (the set, clues removed from each puzzle: a number,
+#: or the least and the most, drawn for each puzzle; how many puzzles, None: every one).
+DERIVED: dict[str, tuple[str, int | tuple[int, int], int | None]] = {
+    "sudokus_17-1": ("sudokus_17", 1, None),
+    "top1465-2": ("top1465", 2, None),
+    "sudokus_17-2to4": ("sudokus_17", (2, 4), 10_000),
+}
 
 #: The seed of :func:`fewer_clues` for the derived sets.
 SEED = 27
 
 
-def fewer_clues(givens: np.ndarray, k: int, seed: int = SEED) -> np.ndarray:
-    """Each puzzle (a row of ``givens``) less ``k`` of its clues, chosen by a seeded draw."""
+def fewer_clues(
+    givens: np.ndarray, k: int | tuple[int, int], seed: int = SEED, count: int | None = None
+) -> np.ndarray:
+    """Each puzzle (a row of ``givens``) less ``k`` of its clues (a pair: from ``k[0]`` to
+    ``k[1]``, drawn for each puzzle), chosen by a seeded draw; with ``count``, a seeded
+    sample of that many puzzles first, kept in file order."""
     rng = random.Random(seed)
+    if count is not None:
+        givens = np.asarray(givens)[sorted(rng.sample(range(len(givens)), count))]
     out = np.array(givens, dtype=np.uint8, copy=True)
     for row in out:
-        row[rng.sample(sorted(np.flatnonzero(row).tolist()), k)] = 0
+        drop = k if isinstance(k, int) else rng.randint(*k)
+        row[rng.sample(sorted(np.flatnonzero(row).tolist()), drop)] = 0
     return out
 
 
@@ -50,9 +64,9 @@ def load(folder: Path, name: str) -> np.ndarray:
     """The givens of set ``name`` (public or derived) as a ``(k, 81)`` uint8 array."""
     from sudokulab import read_file  # here: the options above need no sudokulab import
 
-    base, k = DERIVED.get(name, (name, 0))
+    base, k, count = DERIVED.get(name, (name, 0, None))
     givens = np.array([e.puzzle.givens for e in read_file(folder / SETS[base])], dtype=np.uint8)
-    return fewer_clues(givens, k) if k else givens
+    return fewer_clues(givens, k, count=count) if k else givens
 
 
 #: A timing pass holds at least this many searches: a smaller set runs as that many copies
@@ -109,7 +123,7 @@ def chosen(
 ) -> list[str]:
     """The names asked for, each known and its file present (else a usage error); with
     ``derived``, a :data:`DERIVED` name is known too."""
-    known = {**SETS, **{n: SETS[base] for n, (base, _) in DERIVED.items()}} if derived else SETS
+    known = {**SETS, **{n: SETS[base] for n, (base, *_) in DERIVED.items()}} if derived else SETS
     names = [n.strip() for n in args.sets.split(",") if n.strip()]
     unknown = [n for n in names if n not in known]
     if unknown or not names:

@@ -5,9 +5,10 @@ folder of a clone and this script compiles its solver (``src/solver_dpll_triad_s
 and ``src/util.cc``) with loops of ours into a temporary shared library (clang++ when there
 is one, as tdoku recommends: ``clang++`` or else the newest ``clang++-N`` on PATH, as
 Debian names it; else g++; ``-O3 -march=native``) and loads it with ctypes. Sets: the
-classic ones and the two where most puzzles have many solutions (``classic_sets.DERIVED``:
-sudokus_17 less one clue a puzzle, top1465 less two, made with a fixed seed). Two tables,
-per set and task (first solution, limit 1; count to two, limit 2):
+classic ones and the three where most puzzles have many solutions (``classic_sets.DERIVED``:
+sudokus_17 less one clue a puzzle, top1465 less two, and 10,000 of sudokus_17 less two to
+four, the sparse boards; made with a fixed seed). Two tables, per set and task (first
+solution, limit 1; count to two, limit 2):
 
 - whole sets, as a user runs both: tdoku's own loop over the set's file (the text in
   memory, one 81-character line a puzzle; the loop finds each line and hands it to the
@@ -35,7 +36,7 @@ candidate tried.
 
     git clone https://github.com/t-dillon/tdoku /tmp/tdoku
     python benchmarks/tdoku.py --tdoku /tmp/tdoku --data-dir ../shared/data
-    python benchmarks/tdoku.py --tdoku /tmp/tdoku --only whole --sets sudokus_17-1,top1465-2
+    python benchmarks/tdoku.py --tdoku /tmp/tdoku --only whole --sets sudokus_17-2to4,top1465-2
 """
 
 from __future__ import annotations
@@ -212,7 +213,7 @@ def whole_sets(lib, sets: dict[str, np.ndarray], repeat: int) -> None:
     print(f"whole sets: ms a pass, the best of {repeat} interleaved (more for a small set);")
     print("tdoku's loop over the file's text, its parsing included; ours one batch call")
     head = (
-        f"{'set':<13} {'puzzles':>8} {'many':>6} {'task':<7} {'tdoku':>8} {'ours':>8} {'ratio':>6}"
+        f"{'set':<15} {'puzzles':>8} {'many':>6} {'task':<7} {'tdoku':>8} {'ours':>8} {'ratio':>6}"
     )
     print(head)
     print("-" * len(head))
@@ -234,7 +235,7 @@ def whole_sets(lib, sets: dict[str, np.ndarray], repeat: int) -> None:
                     fail(f"{name}: a first solution of {who} breaks the rules or the givens")
             many = f"{np.mean(td_counts >= 2):.0%}" if limit == 2 else ""
             print(
-                f"{name:<13} {k:>8} {many:>6} {task:<7} {best_td * 1e3:>8.3f} "
+                f"{name:<15} {k:>8} {many:>6} {task:<7} {best_td * 1e3:>8.3f} "
                 f"{best_ours * 1e3:>8.3f} {best_ours / best_td:>5.2f}x",
                 flush=True,
             )
@@ -273,7 +274,7 @@ def per_puzzle(lib, tables, sets: dict[str, np.ndarray], repeat: int) -> None:
     """Per set and task, µs per puzzle of each engine timed alone (see the docstring)."""
     print(f"per puzzle: µs, engine time, the best of {repeat} per puzzle")
     head = (
-        f"{'set':<13} {'task':<7} {'tdoku':>7} {'guesses':>8} {'hidden,mrv':>11} "
+        f"{'set':<15} {'task':<7} {'tdoku':>7} {'guesses':>8} {'hidden,mrv':>11} "
         f"{'ratio':>6} {'default':>8} {'ratio':>6} {'guesses':>8} {'per call':>9} {'ratio':>6}"
     )
     print(head)
@@ -296,7 +297,7 @@ def per_puzzle(lib, tables, sets: dict[str, np.ndarray], repeat: int) -> None:
             t = statistics.fmean(td)
             hidden, default = rows["hidden"][0], rows[PROPAGATION][0]
             print(
-                f"{name:<13} {task:<7} {t * 1e6:>7.2f} {statistics.fmean(td_guesses):>8.1f} "
+                f"{name:<15} {task:<7} {t * 1e6:>7.2f} {statistics.fmean(td_guesses):>8.1f} "
                 f"{hidden * 1e6:>11.2f} {hidden / t:>5.2f}x {default * 1e6:>8.2f} "
                 f"{default / t:>5.2f}x {rows[PROPAGATION][1]:>8.1f} {calls * 1e6:>9.2f} "
                 f"{calls / t:>5.2f}x",
