@@ -58,11 +58,13 @@ def broken(puzzles: list, count: int) -> list:
     return found
 
 
-def drat_trim(program: str, certificate, folder: Path, number: int) -> bool:
-    """Whether drat-trim verifies the certificate (its files written to ``folder``)."""
+def drat_trim(program: str, certificate, folder: Path, number: int) -> tuple[bool, float]:
+    """Whether drat-trim verifies the certificate (its files written to ``folder``), and
+    its run's seconds, start to exit."""
     cnf, proof = certificate.write(folder, number)
+    start = time.perf_counter()
     run = subprocess.run([program, str(cnf), str(proof)], capture_output=True, text=True)
-    return "s VERIFIED" in run.stdout.splitlines()
+    return "s VERIFIED" in run.stdout.splitlines(), time.perf_counter() - start
 
 
 def measure_one(
@@ -100,7 +102,7 @@ def measure(
     """Per spec, per puzzle: times without and with proof, proof size, check time,
     drat-trim's word. The specs take turns on each puzzle, so that they share the load."""
     table = {spec: {k: [] for k in ("verdicts", "plain", "proved", "lines", "bytes", "check",
-                                    "trimmed")} for spec in specs}  # fmt: skip
+                                    "trimmed", "trim_time")} for spec in specs}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="sudokulab-certify-") as folder:
         for number, puzzle in enumerate(puzzles, 1):
             for turn, spec in enumerate(specs):
@@ -117,7 +119,9 @@ def measure(
                 rows["check"].append(check)
                 if program:
                     where = Path(folder) / str(turn)
-                    rows["trimmed"].append(drat_trim(program, made, where, number))
+                    verified, seconds = drat_trim(program, made, where, number)
+                    rows["trimmed"].append(verified)
+                    rows["trim_time"].append(seconds)
     return table
 
 
@@ -161,7 +165,7 @@ def main() -> int:
     head = "| puzzles | backend | verdicts | solve ms | with proof ms | proof / solve |"
     head += " proof lines | proof KB | check ms | check / solve | check / with proof |"
     if args.drat_trim:
-        head += " drat-trim |"
+        head += " drat-trim | drat-trim ms |"
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for label, chosen in groups:
@@ -186,6 +190,7 @@ def main() -> int:
             ]
             if args.drat_trim:
                 cells.append(f"{sum(rows['trimmed'])} of {len(rows['trimmed'])}")
+                cells.append(spread(rows["trim_time"], 1000))
             print("| " + " | ".join(cells) + " |", flush=True)
     return 0
 
