@@ -88,6 +88,9 @@ class _Writer:
         self.claimed = {tuple(g) for g in solutions}
         self.held: dict[Path, list[Literal]] = {}  # path -> conclusions ¬x written under it
         self.lines: list[str] = []
+        #: the open nodes, root first: each path and its propagated state (masks, placed),
+        #: None at a conflict
+        self.stack: list[tuple[Path, tuple[list[int], bytearray] | None]] = []
 
     # --- lines -------------------------------------------------------------------------
     def x(self, cell: int, value: int) -> int:
@@ -110,21 +113,16 @@ class _Writer:
             self.lines.append("d " + self._clause(path, gone))
 
     # --- propagation ---------------------------------------------------------------------
-    def saturate(self, path: Path) -> list[int] | None:
-        """Unit propagation (and locked eliminations, written as lemmas) under ``path``:
-        the cells' candidate masks, or None on a conflict."""
-        masks = [self.full] * self.cells
-        placed = bytearray(self.cells)
+    def propagate(self, path: Path, masks: list[int], placed: bytearray, queue: list) -> bool:
+        """Unit propagation from ``queue`` (placements (cell, value), and (cell, -value)
+        for a value ruled out), then locked eliminations, each written as a lemma under
+        ``path``, to the fixpoint, in place: False at a conflict."""
         peers = self.peers
-        queue: list[Literal] = list(self.givens) + list(path)
-        for i in range(len(path) + 1):  # the lemmas held under every prefix of the path
-            for c, v in self.held.get(path[:i], ()):
-                queue.append((c, -v))
         try:
             while True:
                 while queue:
                     c, v = queue.pop()
-                    if v < 0:  # a lemma's ¬x(c, -v)
+                    if v < 0:  # ¬x(c, -v), a lemma's
                         bit = 1 << (-v - 1)
                         if masks[c] & bit:
                             m = masks[c] ^ bit
@@ -152,10 +150,12 @@ class _Writer:
                                 queue.append((p, m.bit_length()))
                     if not queue:
                         self._hidden(masks, placed, queue)
-                if not self._hidden(masks, placed, queue) and not self._locked(path, masks, queue):
-                    return masks
+                if not self._hidden(masks, placed, queue) and not self._locked(
+                    path, masks, queue
+                ):
+                    return True
         except _Conflict:
-            return None
+            return False
 
     def _hidden(self, masks: list[int], placed: bytearray, queue: list[Literal]) -> bool:
         """Queue each value with one place left in a unit; a conflict for one with none."""
@@ -201,16 +201,38 @@ class _Writer:
                     found = True
         return found
 
-    # --- closing nodes ------------------------------------------------------------------
-    def close(self, path: Path) -> None:
-        """Write ``¬path`` (the empty clause for the root), splitting on a cell first
-        where propagation under ``path`` does not reach a conflict; then delete the
-        lemmas written under ``path``."""
+    # --- the nodes ----------------------------------------------------------------------
+    def open(self, path: Path) -> None:
+        """Push the node ``path``: its parent's state (the top of the stack) with its last
+        placement, propagated (None at a conflict). The root: the givens, propagated."""
+        if not path:
+            masks, placed = [self.full] * self.cells, bytearray(self.cells)
+            queue: list = list(self.givens)
+        else:
+            parent = self.stack[-1][1]
+            if parent is None or path[-1] not in self.var:
+                # under a conflict, or a value the givens rule out (tried by a search that
+                # propagates none): closed by the parent's lemmas as they stand
+                self.stack.append((path, None))
+                return
+            masks, placed = parent[0][:], bytearray(parent[1])
+            queue = [path[-1]]
+        ok = self.propagate(path, masks, placed, queue)
+        self.stack.append((path, (masks, placed) if ok else None))
+
+    def close(self) -> None:
+        """Pop the top node and write its lemma: the negation of its path (the empty
+        clause for the root), once its children's lemmas and propagation reach a
+        conflict; where they do not, split on a cell first, as a search would. Then
+        delete the lemmas written under the path."""
+        path, state = self.stack[-1]
         if path and path[-1] not in self.var:
-            return  # a value the givens rule out (tried by a search that propagates none)
-        while True:
-            masks = self.saturate(path)
-            if masks is None:
+            self.stack.pop()
+            return  # ¬x holds by the givens: nothing to write
+        while state is not None:
+            masks, placed = state
+            queue = [(c, -v) for c, v in self.held.get(path, ())]
+            if not self.propagate(path, masks, placed, queue):
                 break
             if all(not m & (m - 1) for m in masks):
                 grid = tuple(m.bit_length() for m in masks)
@@ -225,7 +247,9 @@ class _Writer:
             while m:
                 bit = m & -m
                 m ^= bit
-                self.close(path + ((cell, bit.bit_length()),))
+                self.open(path + ((cell, bit.bit_length()),))
+                self.close()
+        self.stack.pop()
         if path:  # written before the lemmas it rests on are deleted
             self.lemma(path[:-1], path[-1])
             self.forget(path)
@@ -255,17 +279,14 @@ def search_proof(
     prover = "native (its search, as lemmas)"
     text = dimacs(model, cnf, clauses, claim, prover)
     writer = _Writer(model, solutions, cnf)
-    path: list[Literal] = []
     try:
+        writer.open(())
         for depth, cell, value in steps:
-            while len(path) >= depth:
-                writer.close(tuple(path))
-                path.pop()
-            path.append((cell, value))
-        while path:
-            writer.close(tuple(path))
-            path.pop()
-        writer.close(())
+            while len(writer.stack) > depth:  # the nodes at depth or deeper are closed
+                writer.close()
+            writer.open(writer.stack[-1][0] + ((cell, value),))
+        while writer.stack:
+            writer.close()
     except Refuted as found:
         return Certificate(claim, text, "", prover, ENCODING, found.grid, False, 0,
                            "the CNF has a model")  # fmt: skip
