@@ -70,6 +70,13 @@ setup(
             depends=[f"{NATIVE}/core.h"],
             extra_compile_args=["-O3", "-Wall", "-Wextra", "-fvisibility=hidden"],
             optional=True,
-        )
+        ),
+        Extension(
+            # the DRAT checker, compiled (sudokulab.certify.drat falls back to its Python)
+            "sudokulab.certify._rup",
+            [f"{package_dir('sudokulab')}/certify/_rup.c"],
+            extra_compile_args=["-O2", "-Wall", "-Wextra", "-fvisibility=hidden"],
+            optional=True,
+        ),
     ],
 )

@@ -204,3 +204,39 @@ def test_solve_certify_writes_checked_proofs(tmp_path, capsys):
     assert sorted(p.name for p in folder.iterdir()) == ["1.cnf", "1.drat", "3.cnf", "3.drat"]
     for k in (1, 3):
         assert main(["check-proof", str(folder / f"{k}.cnf"), str(folder / f"{k}.drat")]) == 0
+
+
+@pytest.mark.core
+def test_the_compiled_checker_gives_the_python_checkers_verdicts():
+    from sudokulab import solve
+    from sudokulab.certify import drat
+
+    assert drat._rup is not None  # setup.py builds it (optional only where no compiler is)
+    puzzles = [(PUZZLE, "native"), ("1234" + "." * 12, "native"), (PUZZLE, "sat")]
+    made = [solve(p, b, limit=None if len(p) == 16 else 2, certify=True).certificate
+            for p, b in puzzles]  # fmt: skip
+    rng = random.Random(45)
+    cases = []
+    for m in made:
+        lines = m.proof.splitlines()
+        cases.append((m.cnf, m.proof))
+        for k in rng.sample(range(len(lines)), min(12, len(lines))):
+            cases.append((m.cnf, "\n".join(lines[:k] + lines[k + 1 :]) + "\n"))  # dropped
+            words = lines[k].split()
+            if words[0] != "d" and len(words) > 1:
+                words[0] = str(-int(words[0]))
+                cases.append((m.cnf, "\n".join(lines[:k] + [" ".join(words)] + lines[k + 1 :])))
+    cases += [(cnf, binary(proof)) for cnf, proof in cases[::5]]
+    verdicts = [
+        (check_proof(cnf, proof), check_proof(cnf, proof, compiled=False)) for cnf, proof in cases
+    ]
+    assert all(compiled == python for compiled, python in verdicts)
+    assert {c.accepted for c, _ in verdicts} == {True, False}  # both kinds met
+    # input that does not read: the same error from the readers, either way
+    for cnf, proof in [("p cnf 1 1\n1 y 0\n", "0\n"), ("p cnf 1 1\n1 0\n", "1 x 0\n")]:
+        errors = []
+        for compiled in (True, False):
+            with pytest.raises(ProofError) as err:
+                check_proof(cnf, proof, compiled=compiled)
+            errors.append(str(err.value))
+        assert errors[0] == errors[1]

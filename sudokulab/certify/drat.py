@@ -23,6 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+try:  # the compiled checker, where the build made it (setup.py: optional)
+    from . import _rup
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _rup = None
+
 
 class ProofError(ValueError):
     """A CNF or a proof that cannot be read: where, and why."""
@@ -108,15 +113,32 @@ def read_drat(data: bytes | str, name: str = "proof") -> list[tuple[int, bool, t
 
 
 def check_proof(
-    cnf: str, proof: bytes | str, cnf_name: str = "CNF", proof_name: str = "proof"
+    cnf: str | bytes,
+    proof: bytes | str,
+    cnf_name: str = "CNF",
+    proof_name: str = "proof",
+    compiled: bool = True,
 ) -> Verdict:
     """Check ``proof`` (DRAT) against ``cnf`` (DIMACS text): a :class:`Verdict`.
-    ProofError when either cannot be read."""
-    variables, clauses = read_dimacs(cnf, cnf_name)
+    ProofError when either cannot be read. The compiled checker (``_rup``, the same
+    semantics) runs where it was built, unless ``compiled`` is false."""
     if isinstance(proof, str):
         proof = proof.encode()
+    if compiled and _rup is not None:
+        found = _rup.check(cnf.encode() if isinstance(cnf, str) else cnf, proof)
+        if found is not None:  # else the readers below say why it does not read
+            accepted, lemmas, deletions, failed, why = found
+            if accepted:
+                return Verdict(True, lemmas, deletions)
+            if why == 2:
+                return Verdict(False, lemmas, deletions, None, _NO_EMPTY)
+            step = next(c for w, d, c in read_drat(proof, proof_name) if w == failed and not d)
+            why = _failed(proof, proof_name, failed, step)
+            return Verdict(False, lemmas, deletions, failed, why)
+    if isinstance(cnf, bytes):
+        cnf = cnf.decode("ascii", "replace")
+    variables, clauses = read_dimacs(cnf, cnf_name)
     steps = read_drat(proof, proof_name)
-    place = "step" if _binary(proof) else "line"
     db = _Clauses(variables)
     for clause in clauses:
         db.add(clause)
@@ -129,20 +151,22 @@ def check_proof(
             continue
         lemmas += 1
         if not db.implies(clause):
-            shown = " ".join(map(str, clause)) or "the empty clause"
-            return Verdict(
-                False,
-                lemmas,
-                deletions,
-                where,
-                f"{proof_name}: {place} {where}: lemma {shown} does not follow by unit propagation",
-            )
+            why = _failed(proof, proof_name, where, clause)
+            return Verdict(False, lemmas, deletions, where, why)
         db.add(clause)
     if not db.conflict:
-        return Verdict(
-            False, lemmas, deletions, None, "the proof ends without deriving the empty clause"
-        )
+        return Verdict(False, lemmas, deletions, None, _NO_EMPTY)
     return Verdict(True, lemmas, deletions)
+
+
+_NO_EMPTY = "the proof ends without deriving the empty clause"
+
+
+def _failed(proof: bytes, name: str, where: int, clause: tuple[int, ...]) -> str:
+    """Why a proof was rejected at ``where``: its lemma does not follow."""
+    place = "step" if _binary(proof) else "line"
+    shown = " ".join(map(str, clause)) or "the empty clause"
+    return f"{name}: {place} {where}: lemma {shown} does not follow by unit propagation"
 
 
 class _Clauses:

@@ -150,9 +150,7 @@ class _Writer:
                                 queue.append((p, m.bit_length()))
                     if not queue:
                         self._hidden(masks, placed, queue)
-                if not self._hidden(masks, placed, queue) and not self._locked(
-                    path, masks, queue
-                ):
+                if not self._hidden(masks, placed, queue) and not self._locked(path, masks, queue):
                     return True
         except _Conflict:
             return False
