@@ -148,8 +148,7 @@ class _Writer:
                             masks[p] = m
                             if not m & (m - 1) and not placed[p]:
                                 queue.append((p, m.bit_length()))
-                    if not queue:
-                        self._hidden(masks, placed, queue)
+                # a fixpoint of the singles: hidden singles, then locked eliminations
                 if not self._hidden(masks, placed, queue) and not self._locked(path, masks, queue):
                     return True
         except _Conflict:
