@@ -18,6 +18,8 @@ from .models import display as _display
 #: stays cheap, and the command line can start without what a command does not need.
 _HOMES = {
     "as_puzzle": ".api",
+    "certified": ".api",
+    "claimed": ".api",
     "count": ".api",
     "export": ".api",
     "import_solution": ".api",
