@@ -254,14 +254,190 @@ locked9(const B9V x[3], B9V gone[3])
     }
 }
 
+/*
+ * gac on the planes (gac9): Régin's all-different filtering of one unit, the digits on one
+ * side and the unit's nine places on the other. A digit's places in the unit are a 9-bit
+ * word cut out of its plane (unit9_get); only the open digits and places count (a placed
+ * cell's digit is in no other plane's place there, cover9 and place9 see to it), as many of
+ * each (the singles' checks hold when this runs: every open place has a digit, every
+ * missing digit a place), so a matching of the digits is perfect and no vertex is free: an
+ * edge (d, place) survives exactly when d and the digit matched to the place lie in one
+ * strongly connected component of d -> e (d may take e's place), as in gac_unit.
+ */
+/* Unit k's places of the band words w (lanes 0-2): rows 0-8, columns 9-17, boxes 18-26;
+ * row and column places in order, box places row by row. */
+B9 uint32_t
+unit9_get(const B9V w, int k)
+{
+    if (k < 9)
+        return (uint32_t)(w[k / 3] >> (16 * (k % 3))) & 0x1FF;
+    if (k < 18) {
+        uint32_t out = 0;
+        for (int b = 0; b < 3; b++) {
+            const uint64_t x = w[b] >> (k - 9);
+            out |= (uint32_t)((x & 1) | (x >> 15 & 2) | (x >> 30 & 4)) << (3 * b);
+        }
+        return out;
+    }
+    const uint64_t x = w[(k - 18) / 3] >> (3 * ((k - 18) % 3));
+    return (uint32_t)((x & 7) | (x >> 13 & 0x38) | (x >> 26 & 0x1C0));
+}
+
+/* unit9_get backwards: the cells of unit k at places m, as a plane. */
+B9 B9V
+unit9_put(uint32_t m, int k)
+{
+    B9V out = B9S(0);
+    if (k < 9) {
+        out[k / 3] = (uint64_t)m << (16 * (k % 3));
+    } else if (k < 18) {
+        for (int b = 0; b < 3; b++) {
+            const uint64_t x = m >> (3 * b);
+            out[b] = ((x & 1) | (x & 2) << 15 | (x & 4) << 30) << (k - 9);
+        }
+    } else {
+        const uint64_t x = m;
+        out[(k - 18) / 3] = ((x & 7) | (x & 0x38) << 13 | (x & 0x1C0) << 26)
+                            << (3 * ((k - 18) % 3));
+    }
+    return out;
+}
+
+/* The units (bit k as in unit9_get) holding a cell of t (lanes 0-2). */
+B9 uint32_t
+units9_of(const B9V t)
+{
+    uint32_t rows = 0, col = 0, box = 0;
+    for (int b = 0; b < 3; b++) {
+        const uint64_t w = t[b];
+        const uint64_t r0 = w & 0x1FF, r1 = w >> 16 & 0x1FF, r2 = w >> 32 & 0x1FF;
+        rows |= (uint32_t)(!!r0 | !!r1 << 1 | !!r2 << 2) << (3 * b);
+        const uint64_t o = r0 | r1 | r2;
+        col |= (uint32_t)o;
+        box |= (uint32_t)(!!(o & 7) | !!(o & 0x38) << 1 | !!(o & 0x1C0) << 2) << (3 * b);
+    }
+    return rows | col << 9 | box << 18;
+}
+
+/* Match digit i (dom: each digit's places; own[p]: the digit matched to place p, -1 for
+ * none; mp[i]: digit i's place) along an augmenting path (engine.c's augment). */
+static int
+augment9(int i, const uint32_t *dom, int *own, int *mp, uint32_t *seen)
+{
+    for (uint32_t c = dom[i] & ~*seen; c; c &= c - 1) {
+        const int p = __builtin_ctz(c);
+        if (*seen >> p & 1)
+            continue;
+        *seen |= 1u << p;
+        if (own[p] < 0 || augment9(own[p], dom, own, mp, seen)) {
+            own[p] = i;
+            mp[i] = p;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Régin on unit k of s: the edges in no perfect matching leave the planes; *changed gets
+ * the digits whose planes lost a cell. 0 when no matching covers the open digits. */
+B9 int
+gac9_unit(Board9 *s, int k, unsigned *changed)
+{
+    const uint32_t open = unit9_get(s->u, k);
+    if (!(open & (open - 1)))
+        return 1; /* one open place or none: nothing to filter */
+    uint32_t dom[9];
+    int dig[9], own[9], mp[9], n = 0;
+    for (int d = 0; d < 9; d++) {
+        const uint32_t m = unit9_get(s->p[d], k) & open;
+        if (m) {
+            dig[n] = d;
+            dom[n++] = m;
+        }
+    }
+    if (n != __builtin_popcount(open))
+        return 0; /* a missing digit without a place (the singles' checks catch it first) */
+    for (int p = 0; p < 9; p++)
+        own[p] = -1;
+    uint32_t taken = 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t free = dom[i] & ~taken;
+        if (free) {
+            const int p = __builtin_ctz(free);
+            own[p] = i;
+            mp[i] = p;
+            taken |= 1u << p;
+            continue;
+        }
+        uint32_t seen = 0;
+        if (!augment9(i, dom, own, mp, &seen))
+            return 0;
+        taken = 0;
+        for (int p = 0; p < 9; p++)
+            taken |= (uint32_t)(own[p] >= 0) << p;
+    }
+    uint32_t adj[9], radj[9];
+    for (int i = 0; i < n; i++)
+        radj[i] = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t r = 0;
+        for (uint32_t c = dom[i] & ~(1u << mp[i]); c; c &= c - 1)
+            r |= 1u << own[__builtin_ctz(c)];
+        adj[i] = r;
+        for (; r; r &= r - 1)
+            radj[__builtin_ctz(r)] |= 1u << i;
+    }
+    const uint32_t all = (1u << n) - 1;
+    uint32_t places_of[9];
+    for (uint32_t left = all; left;) {
+        const int s0 = __builtin_ctz(left);
+        uint32_t fwd = 1u << s0, bwd = fwd;
+        for (uint32_t front = fwd; front;) {
+            uint32_t next = 0;
+            for (uint32_t f = front; f; f &= f - 1)
+                next |= adj[__builtin_ctz(f)];
+            front = next & left & ~fwd;
+            fwd |= front;
+        }
+        for (uint32_t front = bwd; front;) {
+            uint32_t next = 0;
+            for (uint32_t f = front; f; f &= f - 1)
+                next |= radj[__builtin_ctz(f)];
+            front = next & left & ~bwd;
+            bwd |= front;
+        }
+        const uint32_t scc = fwd & bwd;
+        if (scc == all)
+            return 1; /* one component: every edge lies on an alternating cycle */
+        uint32_t places = 0;
+        for (uint32_t f = scc; f; f &= f - 1)
+            places |= 1u << mp[__builtin_ctz(f)];
+        for (uint32_t f = scc; f; f &= f - 1)
+            places_of[__builtin_ctz(f)] = places;
+        left &= ~scc;
+    }
+    for (int i = 0; i < n; i++) {
+        const uint32_t gone = dom[i] & ~places_of[i];
+        if (!gone)
+            continue;
+        s->p[dig[i]] &= ~unit9_put(gone, k);
+        *changed |= 1u << dig[i];
+    }
+    return 1;
+}
+
 /* Naked and hidden singles (and with lock, locked candidates) to the fixpoint; dirty: the
  * digits whose planes changed. 0 on a contradiction. Each round places every naked single,
  * then every hidden single of the digits whose planes changed, all at once (cover9 per
  * digit); at the singles' fixpoint come the locked candidates. */
 B9 int
-propagate9(Board9 *s, unsigned dirty, const int lock)
+propagate9(Board9 *s, unsigned dirty, const int lock, const int gac, B9V touch)
 {
     unsigned stale = dirty; /* digits whose planes changed since their locked candidates */
+    B9V snap[9];            /* under gac, the planes at its last pass */
+    if (gac)
+        for (int d = 0; d < 9; d++)
+            snap[d] = s->p[d];
     for (;;) {
         B9V ones = s->p[0], twos = B9S(0);
         for (int d = 1; d < 9; d++) {
@@ -321,6 +497,24 @@ propagate9(Board9 *s, unsigned dirty, const int lock)
         }
         if (placed)
             continue;
+        if (gac) {
+            /* Singles are at their fixpoint: gac on every unit with a cell whose candidates
+             * changed since the last pass (touch: the cells changed before this call); the
+             * singles again on the planes it narrowed. */
+            for (int d = 0; d < 9; d++) {
+                touch |= s->p[d] ^ snap[d];
+                snap[d] = s->p[d];
+            }
+            unsigned changed = 0;
+            for (uint32_t units = units9_of(touch); units; units &= units - 1)
+                if (!gac9_unit(s, __builtin_ctz(units), &changed))
+                    return 0; /* a unit whose open digits no matching covers */
+            if (!changed)
+                return 1;
+            touch = B9S(0);
+            dirty = changed;
+            continue;
+        }
         if (!lock)
             return 1;
         /* Singles are at their fixpoint: the locked candidates of each digit whose plane
@@ -470,7 +664,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
     Board9 *states = (Board9 *)(((uintptr_t)block + 31) & ~(uintptr_t)31);
     Board9 *s = states;
     const int mrv = x->mrv || x->degree, degree = x->degree;
-    const int lock = x->prop == PROP_LOCKED;
+    const int lock = x->prop == PROP_LOCKED, gac = x->prop == PROP_GAC;
     /* The givens, every digit's at once (b9_given); each plane keeps its givens and loses
      * their peers and the other digits' givens. */
     const __m256i g0 = _mm256_loadu_si256((const __m256i *)r->givens);
@@ -489,7 +683,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
     }
     s->u = band & ~given;
     uint32_t cands[81]; /* each frame's candidates: the planes its guesses change */
-    if (!propagate9(s, 0x1FF, lock)) {
+    if (!propagate9(s, 0x1FF, lock, gac, B9S(B9BAND))) {
         r->complete = 1;
         return 1;
     }
@@ -536,7 +730,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
             }
             s = &states[cur];
             place9(s, f->cell, __builtin_ctz(bit));
-            if (propagate9(s, cands[sp - 1], lock))
+            if (propagate9(s, cands[sp - 1], lock, gac, b9_bit[f->cell] | b9_peer[f->cell]))
                 break;
         }
     }
