@@ -76,6 +76,8 @@ static B9V b9_bit[81];  /* each cell alone */
 /* b9_peer's band words, read as scalars (choose9) */
 static const uint64_t (*const b9_peer_w)[4] = (const uint64_t (*)[4])b9_peer;
 
+static void board9_units_init(void);
+
 void
 board9_init(void)
 {
@@ -88,6 +90,7 @@ board9_init(void)
         }
         b9_bit[c][r / 3] = 1ull << (16 * (r % 3) + k);
     }
+    board9_units_init();
     __builtin_cpu_init();
     b9_cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 }
@@ -255,55 +258,36 @@ locked9(const B9V x[3], B9V gone[3])
 }
 
 /*
- * gac on the planes (gac9): Régin's all-different filtering of one unit, the digits on one
- * side and the unit's nine places on the other. A digit's places in the unit are a 9-bit
- * word cut out of its plane (unit9_get); only the open digits and places count (a placed
- * cell's digit is in no other plane's place there, cover9 and place9 see to it), as many of
- * each (the singles' checks hold when this runs: every open place has a digit, every
- * missing digit a place), so a matching of the digits is perfect and no vertex is free: an
- * edge (d, place) survives exactly when d and the digit matched to the place lie in one
- * strongly connected component of d -> e (d may take e's place), as in gac_unit.
+ * gac on the planes (gac9): Régin's all-different filtering of each unit, as gac_unit
+ * (engine.c) does it on 9-bit words: each cell's candidates, taken out of the planes
+ * once per pass (cands9), the open cells (two candidates or more: the naked singles are
+ * placed when a pass starts) matched to distinct digits, and the edges outside every such
+ * matching gone. The open cells' candidates are the unit's missing digits, as many as the
+ * cells (the singles' checks hold), so the matching is perfect and an edge (i, v) survives
+ * exactly when i and the cell matched to v lie in one strongly connected component of
+ * i -> j (i has j's matched digit). A unit with three open cells or fewer is skipped: the
+ * singles' fixpoint is gac's there (a Hall set of two cells among three leaves the third
+ * a single). Within a pass each unit reads the candidates of the pass's start, a superset
+ * of the current ones: what it removes is removed for the current ones too (an edge in no
+ * perfect matching of a graph is in none of its subgraphs), and every unit whose cells
+ * changed is looked at again, on fresh candidates, in the next pass, so the passes end at
+ * gac's fixpoint, or its contradiction.
  */
-/* Unit k's places of the band words w (lanes 0-2): rows 0-8, columns 9-17, boxes 18-26;
- * row and column places in order, box places row by row. */
-B9 uint32_t
-unit9_get(const B9V w, int k)
+/* Each unit's cells, rows 0-8, columns 9-17, boxes 18-26 (bit k of units9_of). */
+static uint8_t b9_unit[27][9];
+
+static void
+board9_units_init(void)
 {
-    if (k < 9)
-        return (uint32_t)(w[k / 3] >> (16 * (k % 3))) & 0x1FF;
-    if (k < 18) {
-        uint32_t out = 0;
-        for (int b = 0; b < 3; b++) {
-            const uint64_t x = w[b] >> (k - 9);
-            out |= (uint32_t)((x & 1) | (x >> 15 & 2) | (x >> 30 & 4)) << (3 * b);
+    for (int k = 0; k < 9; k++)
+        for (int i = 0; i < 9; i++) {
+            b9_unit[k][i] = (uint8_t)(9 * k + i);
+            b9_unit[9 + k][i] = (uint8_t)(9 * i + k);
+            b9_unit[18 + k][i] = (uint8_t)(27 * (k / 3) + 9 * (i / 3) + 3 * (k % 3) + i % 3);
         }
-        return out;
-    }
-    const uint64_t x = w[(k - 18) / 3] >> (3 * ((k - 18) % 3));
-    return (uint32_t)((x & 7) | (x >> 13 & 0x38) | (x >> 26 & 0x1C0));
 }
 
-/* unit9_get backwards: the cells of unit k at places m, as a plane. */
-B9 B9V
-unit9_put(uint32_t m, int k)
-{
-    B9V out = B9S(0);
-    if (k < 9) {
-        out[k / 3] = (uint64_t)m << (16 * (k % 3));
-    } else if (k < 18) {
-        for (int b = 0; b < 3; b++) {
-            const uint64_t x = m >> (3 * b);
-            out[b] = ((x & 1) | (x & 2) << 15 | (x & 4) << 30) << (k - 9);
-        }
-    } else {
-        const uint64_t x = m;
-        out[(k - 18) / 3] = ((x & 7) | (x & 0x38) << 13 | (x & 0x1C0) << 26)
-                            << (3 * ((k - 18) % 3));
-    }
-    return out;
-}
-
-/* The units (bit k as in unit9_get) holding a cell of t (lanes 0-2). */
+/* The units holding a cell of t (lanes 0-2). */
 B9 uint32_t
 units9_of(const B9V t)
 {
@@ -319,76 +303,104 @@ units9_of(const B9V t)
     return rows | col << 9 | box << 18;
 }
 
-/* Match digit i (dom: each digit's places; own[p]: the digit matched to place p, -1 for
- * none; mp[i]: digit i's place) along an augmenting path (engine.c's augment). */
+/* Every cell's candidates (bit d: digit d + 1) into cm[0..80], sixteen cells a vector
+ * (cm has room for 96: a band's second store runs into the next band, stored after). */
+B9 void
+cands9(const Board9 *s, uint16_t *cm)
+{
+    const __m256i lo = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+                                         4096, 8192, 16384, (short)0x8000);
+    for (int b = 0; b < 3; b++) {
+        __m256i a0 = _mm256_setzero_si256(), a1 = a0;
+        for (int d = 0; d < 9; d++) {
+            const uint32_t cells = (uint32_t)b9_cells27(s->p[d][b]);
+            const __m256i bit = _mm256_set1_epi16((short)(1 << d));
+            const __m256i v0 = _mm256_set1_epi16((short)(cells & 0xFFFF));
+            const __m256i v1 = _mm256_set1_epi16((short)(cells >> 16));
+            a0 = _mm256_or_si256(a0, _mm256_and_si256(
+                                         _mm256_cmpeq_epi16(_mm256_and_si256(v0, lo), lo), bit));
+            a1 = _mm256_or_si256(a1, _mm256_and_si256(
+                                         _mm256_cmpeq_epi16(_mm256_and_si256(v1, lo), lo), bit));
+        }
+        _mm256_storeu_si256((__m256i *)(cm + 27 * b), a0);
+        _mm256_storeu_si256((__m256i *)(cm + 27 * b + 16), a1);
+    }
+}
+
+/* Match open cell i (dom: the open cells' candidates; own[v]: the cell matched to digit
+ * v, -1 for none; mv[i]: cell i's digit) along an augmenting path (engine.c's augment). */
 static int
-augment9(int i, const uint32_t *dom, int *own, int *mp, uint32_t *seen)
+augment9(int i, const uint32_t *dom, int *own, int *mv, uint32_t *seen)
 {
     for (uint32_t c = dom[i] & ~*seen; c; c &= c - 1) {
-        const int p = __builtin_ctz(c);
-        if (*seen >> p & 1)
+        const int v = __builtin_ctz(c);
+        if (*seen >> v & 1)
             continue;
-        *seen |= 1u << p;
-        if (own[p] < 0 || augment9(own[p], dom, own, mp, seen)) {
-            own[p] = i;
-            mp[i] = p;
+        *seen |= 1u << v;
+        if (own[v] < 0 || augment9(own[v], dom, own, mv, seen)) {
+            own[v] = i;
+            mv[i] = v;
             return 1;
         }
     }
     return 0;
 }
 
-/* Régin on unit k of s: the edges in no perfect matching leave the planes; *changed gets
- * the digits whose planes lost a cell. 0 when no matching covers the open digits. */
+/* Régin on unit k of s from the candidates cm: the edges in no perfect matching leave the
+ * planes; *changed gets the digits whose planes lost a cell. 0 when no matching covers
+ * the open cells. */
 B9 int
-gac9_unit(Board9 *s, int k, unsigned *changed)
+gac9_unit(Board9 *s, const uint16_t *cm, int k, unsigned *changed)
 {
-    const uint32_t open = unit9_get(s->u, k);
-    if (!(open & (open - 1)))
-        return 1; /* one open place or none: nothing to filter */
-    uint32_t dom[9];
-    int dig[9], own[9], mp[9], n = 0;
-    for (int d = 0; d < 9; d++) {
-        const uint32_t m = unit9_get(s->p[d], k) & open;
-        if (m) {
-            dig[n] = d;
+    int cell[9], own[9], mv[9], n = 0;
+    uint32_t dom[9], digits = 0;
+    for (int i = 0; i < 9; i++) {
+        const int c = b9_unit[k][i];
+        const uint32_t m = cm[c];
+        if (m & (m - 1)) {
+            cell[n] = c;
             dom[n++] = m;
+            digits |= m;
         }
     }
-    if (n != __builtin_popcount(open))
-        return 0; /* a missing digit without a place (the singles' checks catch it first) */
-    for (int p = 0; p < 9; p++)
-        own[p] = -1;
+    if (n < 4)
+        return 1; /* the singles' fixpoint is gac's (see above) */
+    if (__builtin_popcount(digits) < n)
+        return 0; /* more open cells than digits for them */
+    for (int v = 0; v < 9; v++)
+        own[v] = -1;
     uint32_t taken = 0;
     for (int i = 0; i < n; i++) {
         const uint32_t free = dom[i] & ~taken;
         if (free) {
-            const int p = __builtin_ctz(free);
-            own[p] = i;
-            mp[i] = p;
-            taken |= 1u << p;
+            const int v = __builtin_ctz(free);
+            own[v] = i;
+            mv[i] = v;
+            taken |= 1u << v;
             continue;
         }
         uint32_t seen = 0;
-        if (!augment9(i, dom, own, mp, &seen))
-            return 0;
+        if (!augment9(i, dom, own, mv, &seen))
+            return 0; /* no matching covers the open cells */
         taken = 0;
-        for (int p = 0; p < 9; p++)
-            taken |= (uint32_t)(own[p] >= 0) << p;
+        for (int v = 0; v < 9; v++)
+            taken |= (uint32_t)(own[v] >= 0) << v;
     }
+    if (taken != digits)
+        return 0; /* a missing digit left without a place (never at the singles' fixpoint) */
     uint32_t adj[9], radj[9];
     for (int i = 0; i < n; i++)
         radj[i] = 0;
     for (int i = 0; i < n; i++) {
         uint32_t r = 0;
-        for (uint32_t c = dom[i] & ~(1u << mp[i]); c; c &= c - 1)
+        for (uint32_t c = dom[i] & ~(1u << mv[i]); c; c &= c - 1)
             r |= 1u << own[__builtin_ctz(c)];
         adj[i] = r;
         for (; r; r &= r - 1)
             radj[__builtin_ctz(r)] |= 1u << i;
     }
     const uint32_t all = (1u << n) - 1;
-    uint32_t places_of[9];
+    uint32_t vals_of[9];
     for (uint32_t left = all; left;) {
         const int s0 = __builtin_ctz(left);
         uint32_t fwd = 1u << s0, bwd = fwd;
@@ -409,19 +421,18 @@ gac9_unit(Board9 *s, int k, unsigned *changed)
         const uint32_t scc = fwd & bwd;
         if (scc == all)
             return 1; /* one component: every edge lies on an alternating cycle */
-        uint32_t places = 0;
+        uint32_t vals = 0;
         for (uint32_t f = scc; f; f &= f - 1)
-            places |= 1u << mp[__builtin_ctz(f)];
+            vals |= 1u << mv[__builtin_ctz(f)];
         for (uint32_t f = scc; f; f &= f - 1)
-            places_of[__builtin_ctz(f)] = places;
+            vals_of[__builtin_ctz(f)] = vals;
         left &= ~scc;
     }
     for (int i = 0; i < n; i++) {
-        const uint32_t gone = dom[i] & ~places_of[i];
-        if (!gone)
-            continue;
-        s->p[dig[i]] &= ~unit9_put(gone, k);
-        *changed |= 1u << dig[i];
+        uint32_t gone = dom[i] & ~vals_of[i];
+        *changed |= gone;
+        for (; gone; gone &= gone - 1)
+            s->p[__builtin_ctz(gone)] &= ~b9_bit[cell[i]];
     }
     return 1;
 }
@@ -505,9 +516,11 @@ propagate9(Board9 *s, unsigned dirty, const int lock, const int gac, B9V touch)
                 touch |= s->p[d] ^ snap[d];
                 snap[d] = s->p[d];
             }
+            uint16_t cm[96];
+            cands9(s, cm);
             unsigned changed = 0;
             for (uint32_t units = units9_of(touch); units; units &= units - 1)
-                if (!gac9_unit(s, __builtin_ctz(units), &changed))
+                if (!gac9_unit(s, cm, __builtin_ctz(units), &changed))
                     return 0; /* a unit whose open digits no matching covers */
             if (!changed)
                 return 1;
