@@ -388,48 +388,35 @@ gac9_unit(Board9 *s, const uint16_t *cm, int k, unsigned *changed)
     }
     if (taken != digits)
         return 0; /* a missing digit left without a place (never at the singles' fixpoint) */
-    uint32_t adj[9], radj[9];
-    for (int i = 0; i < n; i++)
-        radj[i] = 0;
+    /* reach[i]: the open cells i reaches (itself too) in the graph i -> j (i has j's
+     * matched digit), by Warshall's closure on bit rows: no branch on the data, where a
+     * search by frontiers mispredicts. An edge (i, v) survives when the cell matched to v
+     * reaches i back. */
+    uint32_t cellbit[9], reach[9];
+    for (int v = 0; v < 9; v++)
+        cellbit[v] = own[v] >= 0 ? 1u << own[v] : 0;
     for (int i = 0; i < n; i++) {
-        uint32_t r = 0;
-        for (uint32_t c = dom[i] & ~(1u << mv[i]); c; c &= c - 1)
-            r |= 1u << own[__builtin_ctz(c)];
-        adj[i] = r;
-        for (; r; r &= r - 1)
-            radj[__builtin_ctz(r)] |= 1u << i;
+        uint32_t r = 1u << i;
+        for (int v = 0; v < 9; v++)
+            r |= (0u - (dom[i] >> v & 1)) & cellbit[v];
+        reach[i] = r;
+    }
+    for (int k = 0; k < n; k++) {
+        const uint32_t rk = reach[k];
+        for (int i = 0; i < n; i++)
+            reach[i] |= (0u - (reach[i] >> k & 1)) & rk;
     }
     const uint32_t all = (1u << n) - 1;
-    uint32_t vals_of[9];
-    for (uint32_t left = all; left;) {
-        const int s0 = __builtin_ctz(left);
-        uint32_t fwd = 1u << s0, bwd = fwd;
-        for (uint32_t front = fwd; front;) {
-            uint32_t next = 0;
-            for (uint32_t f = front; f; f &= f - 1)
-                next |= adj[__builtin_ctz(f)];
-            front = next & left & ~fwd;
-            fwd |= front;
-        }
-        for (uint32_t front = bwd; front;) {
-            uint32_t next = 0;
-            for (uint32_t f = front; f; f &= f - 1)
-                next |= radj[__builtin_ctz(f)];
-            front = next & left & ~bwd;
-            bwd |= front;
-        }
-        const uint32_t scc = fwd & bwd;
-        if (scc == all)
-            return 1; /* one component: every edge lies on an alternating cycle */
-        uint32_t vals = 0;
-        for (uint32_t f = scc; f; f &= f - 1)
-            vals |= 1u << mv[__builtin_ctz(f)];
-        for (uint32_t f = scc; f; f &= f - 1)
-            vals_of[__builtin_ctz(f)] = vals;
-        left &= ~scc;
-    }
+    uint32_t every = all;
+    for (int i = 0; i < n; i++)
+        every &= reach[i];
+    if (every == all)
+        return 1; /* strongly connected: every edge lies on an alternating cycle */
     for (int i = 0; i < n; i++) {
-        uint32_t gone = dom[i] & ~vals_of[i];
+        uint32_t keep = 0;
+        for (int j = 0; j < n; j++)
+            keep |= (0u - (reach[j] >> i & 1)) & (1u << mv[j]);
+        uint32_t gone = dom[i] & ~keep;
         *changed |= gone;
         for (; gone; gone &= gone - 1)
             s->p[__builtin_ctz(gone)] &= ~b9_bit[cell[i]];
