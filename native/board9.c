@@ -1,5 +1,5 @@
 /*
- * The classic 9x9 board under hidden or locked propagation on digit planes (AVX2):
+ * The classic 9x9 board under hidden, locked or gac propagation on digit planes (AVX2):
  * run_board9.
  * See core.h for the whole core, and run_search (engine.c) for the search it mirrors.
  */
@@ -7,16 +7,16 @@
 #include "core.h"
 
 /* ------------------------------------------------------------------------------------ */
-/* The classic 9x9 board under hidden or locked: digit planes (AVX2)                      */
+/* The classic 9x9 board under hidden, locked or gac: digit planes (AVX2)                */
 /* ------------------------------------------------------------------------------------ */
 
 /*
- * The same search as run_search under hidden (and locked), for the classic 9x9 shape only (rows,
- * columns and 3x3 boxes, no cages), turned around: instead of each cell's candidates,
- * each digit's plane, the cells that may still hold it. A plane is one AVX2 vector of
- * four 64-bit lanes: lanes 0-2 are the bands (rows 3b..3b+2, row r at bits 16 (r mod 3)
- * up, column k at bit k), lane 3 a pad (full in the planes, empty in `u`). Then a rule
- * is a few vector operations on a plane, with no branch on the data:
+ * The same search as run_search under hidden (and locked, and gac), for the classic 9x9
+ * shape only (rows, columns and 3x3 boxes, no cages), turned around: instead of each
+ * cell's candidates, each digit's plane, the cells that may still hold it. A plane is one
+ * AVX2 vector of four 64-bit lanes: lanes 0-2 are the bands (rows 3b..3b+2, row r at
+ * bits 16 (r mod 3) up, column k at bit k), lane 3 a pad (full in the planes, empty in
+ * `u`). Then a rule is a few vector operations on a plane, with no branch on the data:
  *
  *   - naked singles: the cells in exactly one plane (`ones` and `twos` over the planes);
  *     a cell in none is the reference's empty-cell contradiction;
@@ -47,6 +47,9 @@
  * segment words, three digits sharing each vector operation), and the singles run again
  * on what they removed, to the fixpoint: the reference's rules again, so again the same
  * results.
+ * Under gac, once the singles are at their fixpoint, Régin's filtering of every unit whose
+ * cells changed (gac9, below), and the singles again on what it removed, to the fixpoint:
+ * gac's own, as the singles only remove what gac would (docs/engine.md).
  * A state is 320 bytes (the general engine's is 1.4 KB), copied once per guess.
  *
  * Compiled for AVX2 and POPCNT (target attribute) where the compiler can, used when the CPU
@@ -295,10 +298,11 @@ units9_of(const B9V t)
     for (int b = 0; b < 3; b++) {
         const uint64_t w = t[b];
         const uint64_t r0 = w & 0x1FF, r1 = w >> 16 & 0x1FF, r2 = w >> 32 & 0x1FF;
-        rows |= (uint32_t)(!!r0 | !!r1 << 1 | !!r2 << 2) << (3 * b);
+        rows |= (uint32_t)((r0 != 0) | (r1 != 0) << 1 | (r2 != 0) << 2) << (3 * b);
         const uint64_t o = r0 | r1 | r2;
         col |= (uint32_t)o;
-        box |= (uint32_t)(!!(o & 7) | !!(o & 0x38) << 1 | !!(o & 0x1C0) << 2) << (3 * b);
+        box |= (uint32_t)(((o & 7) != 0) | ((o & 0x38) != 0) << 1 | ((o & 0x1C0) != 0) << 2)
+               << (3 * b);
     }
     return rows | col << 9 | box << 18;
 }
@@ -656,7 +660,7 @@ b9_grid(const Board9 *s, uint8_t *grid)
     memcpy(grid, bytes, 81);
 }
 
-/* run_search for the classic 9x9 shape under hidden or locked (see above); `block` holds 82
+/* run_search for the classic 9x9 shape under hidden, locked or gac (see above); `block` holds 82
  * states (the root and one per depth) plus 32 bytes for the alignment. */
 __attribute__((target("avx2,popcnt"))) int
 run_board9(Ctx *x, Run *r, char *block, Frame *stack)
