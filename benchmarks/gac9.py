@@ -12,11 +12,12 @@ against board9 locked's and general gac's, all measured in this run. The two gac
 configurations must give the same nodes (the same search); it says so, or exits 1.
 
 With --only NAME one configuration runs once, nothing printed but its nodes: for
-``valgrind --tool=callgrind --toggle-collect=run_search`` (the instructions of the
-searches alone), divided by the nodes.
+``valgrind --tool=callgrind --toggle-collect=core_search`` (the instructions of the
+searches alone), divided by the nodes. Valgrind does not decode AVX-512: build the core
+portable first (``SUDOKULAB_PORTABLE=1 pip install --no-deps -e .``), and rebuild after.
 
     python benchmarks/gac9.py --data-dir ../shared/data [--set top1465] [--rounds 5]
-    valgrind --tool=callgrind --toggle-collect=run_search \\
+    valgrind --tool=callgrind --toggle-collect=core_search \\
         python benchmarks/gac9.py --data-dir ../shared/data --only "board9 gac"
 """
 
