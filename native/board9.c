@@ -733,8 +733,11 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
                 cur = f->state;
             }
             s = &states[cur];
-            place9(s, f->cell, __builtin_ctz(bit));
-            if (propagate9(s, cands[sp - 1], lock, gac, b9_bit[f->cell] | b9_peer[f->cell]))
+            const int d = __builtin_ctz(bit);
+            /* the cells place9 changes: the cell and its peers that may hold d */
+            const B9V touch = b9_bit[f->cell] | (b9_peer[f->cell] & s->p[d]);
+            place9(s, f->cell, d);
+            if (propagate9(s, cands[sp - 1], lock, gac, touch))
                 break;
         }
     }
