@@ -123,13 +123,15 @@ def test_whole_sets_agree(public_givens, pair, name):
     # The two largest sets (49,151 and 2,365 puzzles) under one limit a propagation
     # (hidden: 1, locked: 2), the others under both; gac (the general engine's gac costs
     # several times its locked) under limit 2 on the four small sets only.
-    puzzles = public_givens(SETS[name])
     fast, general, propagation = pair
     limits = (1, 2)
     if propagation == "gac":
-        limits = () if name in ("sudokus_17", "top2365") else (2,)
+        if name in ("sudokus_17", "top2365"):
+            return  # not even loaded: the other tests cover gac on these sets' kind
+        limits = (2,)
     elif name in ("sudokus_17", "top2365"):
         limits = limits[BITBOARD_PROPAGATIONS.index(propagation) :][:1]
+    puzzles = public_givens(SETS[name])
     for limit in limits:
         assert run(fast, puzzles, propagation, limit=limit) == run(
             general, puzzles, propagation, limit=limit
