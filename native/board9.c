@@ -1,5 +1,5 @@
 /*
- * The classic 9x9 board under hidden or locked propagation on digit planes (AVX2):
+ * The classic 9x9 board under hidden, locked or gac propagation on digit planes (AVX2):
  * run_board9.
  * See core.h for the whole core, and run_search (engine.c) for the search it mirrors.
  */
@@ -7,16 +7,16 @@
 #include "core.h"
 
 /* ------------------------------------------------------------------------------------ */
-/* The classic 9x9 board under hidden or locked: digit planes (AVX2)                      */
+/* The classic 9x9 board under hidden, locked or gac: digit planes (AVX2)                */
 /* ------------------------------------------------------------------------------------ */
 
 /*
- * The same search as run_search under hidden (and locked), for the classic 9x9 shape only (rows,
- * columns and 3x3 boxes, no cages), turned around: instead of each cell's candidates,
- * each digit's plane, the cells that may still hold it. A plane is one AVX2 vector of
- * four 64-bit lanes: lanes 0-2 are the bands (rows 3b..3b+2, row r at bits 16 (r mod 3)
- * up, column k at bit k), lane 3 a pad (full in the planes, empty in `u`). Then a rule
- * is a few vector operations on a plane, with no branch on the data:
+ * The same search as run_search under hidden (and locked, and gac), for the classic 9x9
+ * shape only (rows, columns and 3x3 boxes, no cages), turned around: instead of each
+ * cell's candidates, each digit's plane, the cells that may still hold it. A plane is one
+ * AVX2 vector of four 64-bit lanes: lanes 0-2 are the bands (rows 3b..3b+2, row r at
+ * bits 16 (r mod 3) up, column k at bit k), lane 3 a pad (full in the planes, empty in
+ * `u`). Then a rule is a few vector operations on a plane, with no branch on the data:
  *
  *   - naked singles: the cells in exactly one plane (`ones` and `twos` over the planes);
  *     a cell in none is the reference's empty-cell contradiction;
@@ -47,6 +47,9 @@
  * segment words, three digits sharing each vector operation), and the singles run again
  * on what they removed, to the fixpoint: the reference's rules again, so again the same
  * results.
+ * Under gac, once the singles are at their fixpoint, Régin's filtering of every unit whose
+ * cells changed (gac9, below), and the singles again on what it removed, to the fixpoint:
+ * gac's own, as the singles only remove what gac would (docs/engine.md).
  * A state is 320 bytes (the general engine's is 1.4 KB), copied once per guess.
  *
  * Compiled for AVX2 and POPCNT (target attribute) where the compiler can, used when the CPU
@@ -76,6 +79,8 @@ static B9V b9_bit[81];  /* each cell alone */
 /* b9_peer's band words, read as scalars (choose9) */
 static const uint64_t (*const b9_peer_w)[4] = (const uint64_t (*)[4])b9_peer;
 
+static void board9_units_init(void);
+
 void
 board9_init(void)
 {
@@ -88,6 +93,7 @@ board9_init(void)
         }
         b9_bit[c][r / 3] = 1ull << (16 * (r % 3) + k);
     }
+    board9_units_init();
     __builtin_cpu_init();
     b9_cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 }
@@ -254,14 +260,186 @@ locked9(const B9V x[3], B9V gone[3])
     }
 }
 
+/*
+ * gac on the planes (gac9): Régin's all-different filtering of each unit, as gac_unit
+ * (engine.c) does it on 9-bit words: each cell's candidates, taken out of the planes
+ * once per pass (cands9), the open cells (two candidates or more: the naked singles are
+ * placed when a pass starts) matched to distinct digits, and the edges outside every such
+ * matching gone. The open cells' candidates are the unit's missing digits, as many as the
+ * cells (the singles' checks hold), so the matching is perfect and an edge (i, v) survives
+ * exactly when i and the cell matched to v lie in one strongly connected component of
+ * i -> j (i has j's matched digit). A unit with three open cells or fewer is skipped: the
+ * singles' fixpoint is gac's there (a Hall set of two cells among three leaves the third
+ * a single). Within a pass each unit reads the candidates of the pass's start, a superset
+ * of the current ones: what it removes is removed for the current ones too (an edge in no
+ * perfect matching of a graph is in none of its subgraphs), and every unit whose cells
+ * changed is looked at again, on fresh candidates, in the next pass, so the passes end at
+ * gac's fixpoint, or its contradiction.
+ */
+/* Each unit's cells, rows 0-8, columns 9-17, boxes 18-26 (bit k of units9_of). */
+static uint8_t b9_unit[27][9];
+
+static void
+board9_units_init(void)
+{
+    for (int k = 0; k < 9; k++)
+        for (int i = 0; i < 9; i++) {
+            b9_unit[k][i] = (uint8_t)(9 * k + i);
+            b9_unit[9 + k][i] = (uint8_t)(9 * i + k);
+            b9_unit[18 + k][i] = (uint8_t)(27 * (k / 3) + 9 * (i / 3) + 3 * (k % 3) + i % 3);
+        }
+}
+
+/* The units holding a cell of t (lanes 0-2). */
+B9 uint32_t
+units9_of(const B9V t)
+{
+    uint32_t rows = 0, col = 0, box = 0;
+    for (int b = 0; b < 3; b++) {
+        const uint64_t w = t[b];
+        const uint64_t r0 = w & 0x1FF, r1 = w >> 16 & 0x1FF, r2 = w >> 32 & 0x1FF;
+        rows |= (uint32_t)((r0 != 0) | (r1 != 0) << 1 | (r2 != 0) << 2) << (3 * b);
+        const uint64_t o = r0 | r1 | r2;
+        col |= (uint32_t)o;
+        box |= (uint32_t)(((o & 7) != 0) | ((o & 0x38) != 0) << 1 | ((o & 0x1C0) != 0) << 2)
+               << (3 * b);
+    }
+    return rows | col << 9 | box << 18;
+}
+
+/* Every cell's candidates (bit d: digit d + 1) into cm[0..80], sixteen cells a vector
+ * (cm has room for 96: a band's second store runs into the next band, stored after). */
+B9 void
+cands9(const Board9 *s, uint16_t *cm)
+{
+    const __m256i lo = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+                                         4096, 8192, 16384, (short)0x8000);
+    for (int b = 0; b < 3; b++) {
+        __m256i a0 = _mm256_setzero_si256(), a1 = a0;
+        for (int d = 0; d < 9; d++) {
+            const uint32_t cells = (uint32_t)b9_cells27(s->p[d][b]);
+            const __m256i bit = _mm256_set1_epi16((short)(1 << d));
+            const __m256i v0 = _mm256_set1_epi16((short)(cells & 0xFFFF));
+            const __m256i v1 = _mm256_set1_epi16((short)(cells >> 16));
+            a0 = _mm256_or_si256(a0, _mm256_and_si256(
+                                         _mm256_cmpeq_epi16(_mm256_and_si256(v0, lo), lo), bit));
+            a1 = _mm256_or_si256(a1, _mm256_and_si256(
+                                         _mm256_cmpeq_epi16(_mm256_and_si256(v1, lo), lo), bit));
+        }
+        _mm256_storeu_si256((__m256i *)(cm + 27 * b), a0);
+        _mm256_storeu_si256((__m256i *)(cm + 27 * b + 16), a1);
+    }
+}
+
+/* Match open cell i (dom: the open cells' candidates; own[v]: the cell matched to digit
+ * v, -1 for none; mv[i]: cell i's digit) along an augmenting path (engine.c's augment). */
+static int
+augment9(int i, const uint32_t *dom, int *own, int *mv, uint32_t *seen)
+{
+    for (uint32_t c = dom[i] & ~*seen; c; c &= c - 1) {
+        const int v = __builtin_ctz(c);
+        if (*seen >> v & 1)
+            continue;
+        *seen |= 1u << v;
+        if (own[v] < 0 || augment9(own[v], dom, own, mv, seen)) {
+            own[v] = i;
+            mv[i] = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Régin on unit k of s from the candidates cm: the edges in no perfect matching leave the
+ * planes; *changed gets the digits whose planes lost a cell. 0 when no matching covers
+ * the open cells. */
+B9 int
+gac9_unit(Board9 *s, const uint16_t *cm, int k, unsigned *changed)
+{
+    int cell[9], own[9], mv[9], n = 0;
+    uint32_t dom[9], digits = 0;
+    for (int i = 0; i < 9; i++) {
+        const int c = b9_unit[k][i];
+        const uint32_t m = cm[c];
+        if (m & (m - 1)) {
+            cell[n] = c;
+            dom[n++] = m;
+            digits |= m;
+        }
+    }
+    if (n < 4)
+        return 1; /* the singles' fixpoint is gac's (see above) */
+    if (__builtin_popcount(digits) < n)
+        return 0; /* more open cells than digits for them */
+    for (int v = 0; v < 9; v++)
+        own[v] = -1;
+    uint32_t taken = 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t free = dom[i] & ~taken;
+        if (free) {
+            const int v = __builtin_ctz(free);
+            own[v] = i;
+            mv[i] = v;
+            taken |= 1u << v;
+            continue;
+        }
+        uint32_t seen = 0;
+        if (!augment9(i, dom, own, mv, &seen))
+            return 0; /* no matching covers the open cells */
+        taken = 0;
+        for (int v = 0; v < 9; v++)
+            taken |= (uint32_t)(own[v] >= 0) << v;
+    }
+    if (taken != digits)
+        return 0; /* a missing digit left without a place (never at the singles' fixpoint) */
+    /* reach[i]: the open cells i reaches (itself too) in the graph i -> j (i has j's
+     * matched digit), by Warshall's closure on bit rows: no branch on the data, where a
+     * search by frontiers mispredicts. An edge (i, v) survives when the cell matched to v
+     * reaches i back. */
+    uint32_t cellbit[9], reach[9];
+    for (int v = 0; v < 9; v++)
+        cellbit[v] = own[v] >= 0 ? 1u << own[v] : 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t r = 1u << i;
+        for (int v = 0; v < 9; v++)
+            r |= (0u - (dom[i] >> v & 1)) & cellbit[v];
+        reach[i] = r;
+    }
+    for (int k = 0; k < n; k++) {
+        const uint32_t rk = reach[k];
+        for (int i = 0; i < n; i++)
+            reach[i] |= (0u - (reach[i] >> k & 1)) & rk;
+    }
+    const uint32_t all = (1u << n) - 1;
+    uint32_t every = all;
+    for (int i = 0; i < n; i++)
+        every &= reach[i];
+    if (every == all)
+        return 1; /* strongly connected: every edge lies on an alternating cycle */
+    for (int i = 0; i < n; i++) {
+        uint32_t keep = 0;
+        for (int j = 0; j < n; j++)
+            keep |= (0u - (reach[j] >> i & 1)) & (1u << mv[j]);
+        uint32_t gone = dom[i] & ~keep;
+        *changed |= gone;
+        for (; gone; gone &= gone - 1)
+            s->p[__builtin_ctz(gone)] &= ~b9_bit[cell[i]];
+    }
+    return 1;
+}
+
 /* Naked and hidden singles (and with lock, locked candidates) to the fixpoint; dirty: the
  * digits whose planes changed. 0 on a contradiction. Each round places every naked single,
  * then every hidden single of the digits whose planes changed, all at once (cover9 per
  * digit); at the singles' fixpoint come the locked candidates. */
 B9 int
-propagate9(Board9 *s, unsigned dirty, const int lock)
+propagate9(Board9 *s, unsigned dirty, const int lock, const int gac, B9V touch)
 {
     unsigned stale = dirty; /* digits whose planes changed since their locked candidates */
+    B9V snap[9];            /* under gac, the planes at its last pass */
+    if (gac)
+        for (int d = 0; d < 9; d++)
+            snap[d] = s->p[d];
     for (;;) {
         B9V ones = s->p[0], twos = B9S(0);
         for (int d = 1; d < 9; d++) {
@@ -321,6 +499,26 @@ propagate9(Board9 *s, unsigned dirty, const int lock)
         }
         if (placed)
             continue;
+        if (gac) {
+            /* Singles are at their fixpoint: gac on every unit with a cell whose candidates
+             * changed since the last pass (touch: the cells changed before this call); the
+             * singles again on the planes it narrowed. */
+            for (int d = 0; d < 9; d++) {
+                touch |= s->p[d] ^ snap[d];
+                snap[d] = s->p[d];
+            }
+            uint16_t cm[96];
+            cands9(s, cm);
+            unsigned changed = 0;
+            for (uint32_t units = units9_of(touch); units; units &= units - 1)
+                if (!gac9_unit(s, cm, __builtin_ctz(units), &changed))
+                    return 0; /* a unit whose open digits no matching covers */
+            if (!changed)
+                return 1;
+            touch = B9S(0);
+            dirty = changed;
+            continue;
+        }
         if (!lock)
             return 1;
         /* Singles are at their fixpoint: the locked candidates of each digit whose plane
@@ -462,7 +660,7 @@ b9_grid(const Board9 *s, uint8_t *grid)
     memcpy(grid, bytes, 81);
 }
 
-/* run_search for the classic 9x9 shape under hidden or locked (see above); `block` holds 82
+/* run_search for the classic 9x9 shape under hidden, locked or gac (see above); `block` holds 82
  * states (the root and one per depth) plus 32 bytes for the alignment. */
 __attribute__((target("avx2,popcnt"))) int
 run_board9(Ctx *x, Run *r, char *block, Frame *stack)
@@ -470,7 +668,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
     Board9 *states = (Board9 *)(((uintptr_t)block + 31) & ~(uintptr_t)31);
     Board9 *s = states;
     const int mrv = x->mrv || x->degree, degree = x->degree;
-    const int lock = x->prop == PROP_LOCKED;
+    const int lock = x->prop == PROP_LOCKED, gac = x->prop == PROP_GAC;
     /* The givens, every digit's at once (b9_given); each plane keeps its givens and loses
      * their peers and the other digits' givens. */
     const __m256i g0 = _mm256_loadu_si256((const __m256i *)r->givens);
@@ -489,7 +687,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
     }
     s->u = band & ~given;
     uint32_t cands[81]; /* each frame's candidates: the planes its guesses change */
-    if (!propagate9(s, 0x1FF, lock)) {
+    if (!propagate9(s, 0x1FF, lock, gac, B9S(B9BAND))) {
         r->complete = 1;
         return 1;
     }
@@ -535,8 +733,11 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
                 cur = f->state;
             }
             s = &states[cur];
-            place9(s, f->cell, __builtin_ctz(bit));
-            if (propagate9(s, cands[sp - 1], lock))
+            const int d = __builtin_ctz(bit);
+            /* the cells place9 changes: the cell and its peers that may hold d */
+            const B9V touch = b9_bit[f->cell] | (b9_peer[f->cell] & s->p[d]);
+            place9(s, f->cell, d);
+            if (propagate9(s, cands[sp - 1], lock, gac, touch))
                 break;
         }
     }

@@ -2188,8 +2188,8 @@ run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack)
     if (ncells < 1 || ncells > MAX_SIZE * MAX_SIZE)
         return 0; /* Tables never makes such a shape */
 #if HAVE_BOARD9
-    if ((x->prop == PROP_HIDDEN || x->prop == PROP_LOCKED) && x->t->board9 && r->cands == NULL &&
-        !x->wdeg && !x->lcv)
+    if ((x->prop == PROP_HIDDEN || x->prop == PROP_LOCKED || x->prop == PROP_GAC) &&
+        x->t->board9 && r->cands == NULL && !x->wdeg && !x->lcv)
         return run_board9(x, r, states, stack); /* pencil marks: the general engine */
 #endif
 
