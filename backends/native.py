@@ -123,7 +123,7 @@ class NativeBackend(Backend):
         from .. import __version__
 
         if self.engine == "c" and native.BITBOARD:
-            return f"{__version__} (c; classic 9x9 under hidden or locked: AVX2 bitboards)"
+            return f"{__version__} (c; classic 9x9 under hidden, locked or gac: AVX2 bitboards)"
         return f"{__version__} ({self.engine})"
 
     def search(self, model: Model, request: Request) -> Result:
