@@ -171,7 +171,6 @@ class SatBackend(Backend):
         with _Deadline(solver, request.left()) as watch:
             interrupt.on_interrupt(watch.stop)
 
-            found_model: list[int] = []
             blocked: list[list[int]] = []  # the clauses the solver was given after the CNF
 
             def ask(left: float | None) -> Grid | None | Unanswered:
@@ -184,11 +183,10 @@ class SatBackend(Backend):
                     return Unanswered()
                 if not answer:
                     return None
-                found_model[:] = solver.get_model()
-                return cnf.grid(found_model)
+                return cnf.grid(solver.get_model())
 
             def block(grid: Grid) -> None:
-                blocked.append(cnf.blocking(found_model))
+                blocked.append(cnf.blocking(grid))
                 solver.add_clause(blocked[-1])
 
             found = count_by_blocking(request, ask, block, closed=0 not in cnf.fixed)
@@ -231,10 +229,8 @@ class SatBackend(Backend):
         what = "unit propagation" if search == "none" else "failed literals"
         certificate = None
         if certify and (found.contradiction or found.solution is not None):
-            from ..certify.prove import blocking
-
             cnf = encode(model, encoding)
-            blocked = [] if found.solution is None else [blocking(cnf, found.solution)]
+            blocked = [] if found.solution is None else [cnf.blocking(found.solution)]
             proof = [f"{-lit} 0" for lit in found.failed] + ["0"]
             prover = f"sat:{solver_name} ({what}, written as lemmas)"
             certificate = _certificate(model, cnf, blocked, proof, prover)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain, combinations
 from math import comb
 from typing import Any
@@ -93,10 +94,17 @@ class Cnf:
                 grid[cell[lit]] = value[lit]
         return tuple(grid)
 
-    def blocking(self, literals: list[int]) -> list[int]:
-        """The clause forbidding a model's values in the non-given cells."""
-        value, cell, fixed = self.value, self.cell, self.fixed
-        return [-lit for lit in literals if lit > 0 and value[lit] and not fixed[cell[lit]]]
+    @cached_property
+    def variable(self) -> dict[tuple[int, int], int]:
+        """x(cell, value)'s variable, by (cell, value); none for what the encoding leaves
+        out (the optimized encoding's given cells and the givens' values in their peers)."""
+        pairs = zip(self.cell, self.value, strict=True)
+        return {(c, v): x for x, (c, v) in enumerate(pairs) if v}
+
+    def blocking(self, grid: Sequence[int]) -> list[int]:
+        """The clause forbidding ``grid``'s values in the non-given cells."""
+        variable, fixed = self.variable, self.fixed
+        return [-variable[c, v] for c, v in enumerate(grid) if not fixed[c]]
 
 
 def encode(

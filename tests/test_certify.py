@@ -161,9 +161,12 @@ def test_certificates_of_unique_unsolvable_and_refuted_claims(tmp_path):
     from helpers import two_solution_grid
 
     from sudokulab import solve
-    from sudokulab.certify.prove import certify
+    from sudokulab.certify.prove import second_opinion
     from sudokulab.cli import main
     from sudokulab.models import Puzzle, is_solution
+
+    def certify(model, solutions, **options):  # the second solver's proof, checked
+        return second_opinion(model, solutions, **options).checked()
 
     unique = build_model(parse_puzzle(PUZZLE))
     answer = solve(PUZZLE, limit=2)

@@ -15,7 +15,6 @@ from sudokulab import Puzzle, build_model, is_solution, solve
 from sudokulab.backends import sat
 from sudokulab.catalog import load
 from sudokulab.certify import check_proof, read_dimacs
-from sudokulab.certify.prove import blocking
 from sudokulab.encodings.cnf import encode
 from sudokulab.models import geometry, rules
 from sudokulab.models.puzzle import Cage
@@ -107,7 +106,7 @@ def test_each_exact_verdict_comes_with_the_solvers_own_proof(case, encoding, sol
     # solution, as the certify module writes them
     exported = read_dimacs(sudokulab.export(puzzle, "dimacs", encoding))[1]
     cnf = encode(build_model(sudokulab.as_puzzle(puzzle)), encoding)
-    blocked = [tuple(blocking(cnf, grid)) for grid in result.solutions]
+    blocked = [tuple(cnf.blocking(grid)) for grid in result.solutions]
     assert read_dimacs(made.cnf)[1] == exported + blocked
 
 

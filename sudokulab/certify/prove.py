@@ -87,12 +87,6 @@ def claim_of(count: int) -> str:
     return "no solution" if not count else f"exactly {count} solution{'s' * (count > 1)}"
 
 
-def blocking(cnf: Cnf, grid: Sequence[int]) -> list[int]:
-    """The clause forbidding ``grid``'s values in the cells the encoding leaves open."""
-    var = {(c, v): x for x, (c, v) in enumerate(zip(cnf.cell, cnf.value, strict=True)) if v}
-    return [-var[c, grid[c]] for c in range(len(grid)) if not cnf.fixed[c]]
-
-
 def dimacs(model: Any, cnf: Cnf, clauses: Sequence[Sequence[int]], claim: str, prover: str) -> str:
     """The DIMACS text of a claim's CNF: comments naming the claim, the puzzle, the
     encoding and the prover, then ``clauses`` (the encoding's, then the blocking ones)."""
@@ -115,7 +109,7 @@ def claim_cnf(
     """The puzzle's CNF in ``encoding`` and the claim's clauses: the encoding's, then one
     blocking each of ``solutions``."""
     cnf = encode(model, encoding)
-    return cnf, [list(c) for c in cnf.clauses] + [blocking(cnf, grid) for grid in solutions]
+    return cnf, [list(c) for c in cnf.clauses] + [cnf.blocking(grid) for grid in solutions]
 
 
 def second_opinion(
@@ -143,13 +137,3 @@ def second_opinion(
                                "the CNF has a model")  # fmt: skip
         proof = "\n".join(s.get_proof()) + "\n"
     return Certificate(claim, text, proof, prover, encoding)
-
-
-def certify(
-    model: Any,
-    solutions: Sequence[Sequence[int]],
-    encoding: str = "optimized",
-    solver: str = "glucose4",
-) -> Certificate:
-    """:func:`second_opinion`, checked."""
-    return second_opinion(model, solutions, encoding, solver).checked()

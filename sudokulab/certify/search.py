@@ -62,9 +62,7 @@ class _Writer:
     def __init__(self, model: Any, solutions: Sequence[Sequence[int]], cnf: Any) -> None:
         n = model.size
         #: x(cell, value)'s variable in the CNF (none for what the givens decide)
-        self.var = {
-            (c, v): x for x, (c, v) in enumerate(zip(cnf.cell, cnf.value, strict=True)) if v
-        }
+        self.var = cnf.variable
         self.n, self.full = n, (1 << n) - 1
         self.cells = n * n
         self.givens = [(c, v) for c, v in enumerate(model.givens) if v]
