@@ -631,11 +631,12 @@ b9_given(__m256i g0, __m256i g1, __m256i g2, int v)
     const uint64_t a = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(g0, k)) |
                        (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(g1, k)) << 32;
     const uint64_t c = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(g2, k)) >> 15;
-    const uint64_t cells[3] = {a, a >> 27, a >> 54 | c << 10}; /* cells 0-26, 27-53, 54-80 */
-    B9V out = B9S(0);
-    for (int b = 0; b < 3; b++)
-        out[b] = (cells[b] & 0x1FF) | (cells[b] & 0x3FE00) << 7 | (cells[b] & 0x7FC0000) << 14;
-    return out;
+    /* cells 0-26, 27-53, 54-80, each band's 27 cells spread to its three row fields in
+     * every lane at once (lane 3 empty): a vector built from scalars lane by lane goes
+     * through memory and stalls on the store forwarding */
+    const B9V cells = (B9V)_mm256_setr_epi64x((long long)a, (long long)(a >> 27),
+                                               (long long)(a >> 54 | c << 10), 0);
+    return (cells & B9S(0x1FF)) | (cells & B9S(0x3FE00)) << 7 | (cells & B9S(0x7FC0000)) << 14;
 }
 
 /* The solved board's 81 values into grid, b9_given backwards: per band, each digit's 27
