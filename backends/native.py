@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import native
 from ..models import Model, build_model, geometry
-from ..native import BUDGET_SPENT, COMPLETE, TIMED_OUT
+from ..native import BUDGET_SPENT, COMPLETE, TIMED_OUT, surface
 from ..native import options as engine_options
 from ..native.surface import RULE_KINDS, Cage
 from . import interrupt
@@ -147,6 +147,12 @@ class NativeBackend(Backend):
         )  # fmt: skip
         result = self._result(out, time.perf_counter() - start, propagation, order, budget, more)
         if request.certify and out.complete and out.count == len(out.solutions):
+            if out.steps is None:  # too long a search to keep: a second solver proves it
+                note = (
+                    f"the search tried more than {surface.STEPS_MAX:,} placements, "
+                    "too many to write as its own proof"
+                )
+                return dataclasses.replace(result, message=note)
             from ..certify.search import search_proof
 
             start = time.perf_counter()

@@ -67,7 +67,7 @@ typedef struct {
     int64_t timeout_ns;
     unsigned long long max_guesses; /* ULLONG_MAX: no budget */
     Py_ssize_t keep;
-    int trace; /* record every placement tried (one puzzle only) */
+    Py_ssize_t trace; /* record every placement tried, up to this many (one puzzle only) */
 } Knobs;
 
 /* A count (limit, keep, max_guesses) from a Python int, at least lo; *huge when beyond a long long.
@@ -165,8 +165,13 @@ parse_knobs(PyObject *const *knob, Knobs *k)
         if (!huge) /* beyond 2**63: as good as no budget */
             k->max_guesses = (unsigned long long)n;
     }
-    if (knob[K_TRACE] != NULL && (k->trace = PyObject_IsTrue(knob[K_TRACE])) < 0)
-        return -1;
+    if (knob[K_TRACE] != NULL && knob[K_TRACE] != Py_None) {
+        /* the most placements to record: beyond them the record stops (the search goes
+         * on) and the answer's steps are None, so memory is bounded by the knob */
+        if (read_count(knob[K_TRACE], "trace", "an int", 0, &n, &huge) < 0)
+            return -1;
+        k->trace = huge ? PY_SSIZE_T_MAX / 4 : (Py_ssize_t)n;
+    }
     return 0;
 }
 
@@ -427,7 +432,8 @@ arena_run(Arena *a, const Knobs *k, const uint8_t *givens, const uint32_t *cands
     r->solcap = solcap;
     r->trace = trace;
     r->tracecap = tracecap;
-    r->tracing = k->trace;
+    r->tracing = k->trace > 0;
+    r->tracemax = 3 * k->trace;
     r->givens = givens;
     r->cands = cands;
     r->limit = k->limit;
@@ -752,9 +758,11 @@ core_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject 
         interrupted_error();
     } else {
         PyObject *sols = PyBytes_FromStringAndSize((const char *)grids, (Py_ssize_t)grids_len);
-        PyObject *steps = !k.trace ? NULL
-                                   : PyBytes_FromStringAndSize((const char *)r.trace,
-                                                               r.ntrace * (Py_ssize_t)sizeof(int32_t));
+        PyObject *steps = !k.trace      ? NULL
+                          : r.trace_over ? Py_NewRef(Py_None)
+                                         : PyBytes_FromStringAndSize(
+                                               (const char *)r.trace,
+                                               r.ntrace * (Py_ssize_t)sizeof(int32_t));
         if (sols != NULL && (!k.trace || steps != NULL))
             out = k.trace ? PyTuple_Pack(3, sols, counters, steps) : PyTuple_Pack(2, sols, counters);
         Py_XDECREF(sols);
@@ -787,7 +795,7 @@ static PyMethodDef core_methods[] = {
      "(within 256 guesses): each raises KeyboardInterrupt. Searches started later run."},
     {"search", (PyCFunction)(void (*)(void))core_search, METH_FASTCALL | METH_KEYWORDS,
      "search(tables, givens, /, *, propagation='hidden', order='mrv', limit=1, timeout=None, "
-     "keep=1, max_guesses=None, candidates=None, values='natural', backjump=False, trace=False)\n--\n\n"
+     "keep=1, max_guesses=None, candidates=None, values='natural', backjump=False, trace=0)\n--\n\n"
      "Search k grids of the tables' shape, one after the other without the GIL (see "
      "sudokulab.native.reference; one puzzle is k = 1). givens: a buffer (bytes, or a "
      "C-contiguous uint8 array) of n*n values in 0..n per puzzle, or a sequence of ints "
@@ -801,14 +809,14 @@ static PyMethodDef core_methods[] = {
      "the guess budget per puzzle, an int >= 0 or None; candidates: None, or a buffer of "
      "uint32 masks (bit v-1 for value v), n*n per puzzle as the givens: each cell starts "
      "from its pencil marks (the general engine runs such a search); backjump: False only "
-     "(the reference's search); trace: True records every placement tried (one puzzle "
-     "only). Returns (solutions, counters): "
+     "(the reference's search); trace: N > 0 records every placement tried, up to N of "
+     "them (one puzzle only). Returns (solutions, counters): "
      "bytes holding each puzzle's kept grids (n*n values each, in the order found), "
      "puzzle after puzzle; and bytes of 7 native int64 per puzzle: count, flags (1 "
      "complete, 2 timed out, 4 budget spent), nodes, guesses, backtracks, search "
-     "nanoseconds (its own clock) and kept (its grids in solutions); with trace, a third "
+     "nanoseconds (its own clock) and kept (its grids in solutions); with trace, a third: "
      "bytes of native int32 triples (depth from 1, cell, value), one per placement tried "
-     "in order."},
+     "in order, or None when the search tried more than N."},
     {NULL, NULL, 0, NULL},
 };
 

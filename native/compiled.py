@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from . import _core
+from . import _core, surface
 from .options import DEFAULTS, check
 from .surface import BUDGET_SPENT, COMPLETE, COUNTERS, KEEP, TIMED_OUT, Cage, Outcome
 
@@ -117,11 +117,12 @@ class Engine:
         keep: int = KEEP,
         max_guesses: int | None = None,
         candidates: Sequence[int] | None = None,
-        steps: bool = False,
+        steps: bool | int = False,
     ) -> Outcome:
         """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)
         and within ``max_guesses`` guesses, from the pencil marks ``candidates`` when
-        given; the first ``keep`` kept as grids; with ``steps`` every placement tried (see
+        given; the first ``keep`` kept as grids; with ``steps`` every placement tried, up
+        to :data:`~sudokulab.native.surface.STEPS_MAX` (or ``steps`` when an int; see
         :meth:`sudokulab.native.reference.Engine.search`)."""
         cells = self._cells
         if len(givens) != cells:  # the core would read two short puzzles as one
@@ -132,11 +133,13 @@ class Engine:
         found = _core.search(
             self.tables, givens, propagation=self.propagation, order=self.order,
             limit=limit, timeout=timeout, keep=keep, max_guesses=max_guesses,
-            candidates=candidates, values=self.values, trace=steps,
+            candidates=candidates, values=self.values, trace=surface.steps_bound(steps),
         )  # fmt: skip
         out = _outcome(found[0], found[1], 0, 0, cells)[0]
         if not steps:
             return out
+        if found[2] is None:  # more placements than the bound: no record
+            return dataclasses.replace(out, steps=None)
         raw = array("i", found[2])
         triples = tuple(zip(raw[0::3], raw[1::3], raw[2::3], strict=True))
         return dataclasses.replace(out, steps=triples)

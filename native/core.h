@@ -323,6 +323,8 @@ typedef struct Run {
     int tracing;
     int32_t *trace;
     Py_ssize_t ntrace, tracecap; /* int32 held, and room for */
+    Py_ssize_t tracemax;         /* int32 at most: past it the record stops, trace_over set */
+    int trace_over;
 } Run;
 
 /* The look every 256 guesses (_core.c): 1 when the search must stop, with r->timed_out

@@ -2111,8 +2111,14 @@ grid_slot(Run *r, int ncells)
 int
 trace_push(Run *r, int depth, int cell, uint32_t bit)
 {
+    if (r->ntrace + 3 > r->tracemax) { /* the record's bound: it stops, the search goes on */
+        r->trace_over = 1;
+        r->tracing = 0;
+        return 1;
+    }
     if (r->ntrace + 3 > r->tracecap) {
         Py_ssize_t cap = r->tracecap ? r->tracecap * 2 : 3 * 256;
+        cap = cap < r->tracemax ? cap : r->tracemax;
         int32_t *grown = PyMem_RawRealloc(r->trace, (size_t)cap * sizeof(int32_t));
         if (grown == NULL) {
             r->nomem = 1;

@@ -29,6 +29,7 @@ from .surface import (  # the surface both implementations share, named here as 
     TIMED_OUT,
     Cage,
     Outcome,
+    steps_bound,
 )
 
 #: The levels named as constraint programming names them (their own root: docs/engine.md).
@@ -1592,12 +1593,14 @@ class Engine:
         keep: int = KEEP,
         max_guesses: int | None = None,
         candidates: Any = None,
-        steps: bool = False,
+        steps: bool | int = False,
     ) -> Outcome:
         """Count up to ``limit`` solutions (None: all) before ``deadline`` (perf_counter)
         and within ``max_guesses`` guesses (None: no budget; see docs/engine.md),
         from the pencil marks ``candidates`` (one mask per cell) when given; with
-        ``steps``, the outcome's ``steps`` record every placement tried.
+        ``steps``, the outcome's ``steps`` record every placement tried, up to
+        :data:`~sudokulab.native.surface.STEPS_MAX` of them (or ``steps`` when an int;
+        past the bound the record stops, the search goes on and ``steps`` is None).
 
         The first ``keep`` solutions are returned as grids; all are counted. A dead end
         goes back one level, or with backjumping to the level its conflicts name
@@ -1609,12 +1612,13 @@ class Engine:
             raise ValueError(f"keep must be at least 0, got {keep}")
         check_budget(max_guesses)
         if steps:
-            recorder = self.trace = _Steps(self.trace)
+            recorder = self.trace = _Steps(self.trace, steps_bound(steps))
             try:
                 out = self.search(givens, limit, deadline, keep, max_guesses, candidates)
             finally:
                 self.trace = recorder.inner
-            return dataclasses.replace(out, steps=tuple(recorder.steps))
+            record = None if recorder.over else tuple(recorder.steps)
+            return dataclasses.replace(out, steps=record)
         if self.order == "dom-wdeg" and self._weights is None:
             return self._weighted().search(givens, limit, deadline, keep, max_guesses, candidates)
         solutions: list[tuple[int, ...]] = []
@@ -1915,23 +1919,32 @@ def _ignore(*args: Any) -> None:
 
 
 class _Steps:
-    """A tracer that records each placement tried, (depth, cell, value), and passes every
-    event on to ``inner`` (the caller's tracer, or None)."""
+    """A tracer that records each placement tried, (depth, cell, value), up to ``bound``
+    of them (past it the record stops and ``over`` is set), and passes every event on to
+    ``inner`` (the caller's tracer, or None)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, bound: int) -> None:
         self.inner = inner
+        self.bound = bound
+        self.over = False
         self.steps: list[tuple[int, int, int]] = []
 
     def __getattr__(self, name: str) -> Any:
         return _ignore if self.inner is None else getattr(self.inner, name)
 
+    def _record(self, depth: int, cell: int, bit: int) -> None:
+        if len(self.steps) < self.bound:
+            self.steps.append((depth, cell, bit.bit_length()))
+        else:
+            self.over = True
+
     def guess(self, cell: int, bit: int, candidates: int, depth: int) -> None:
-        self.steps.append((depth, cell, bit.bit_length()))
+        self._record(depth, cell, bit)
         if self.inner is not None:
             self.inner.guess(cell, bit, candidates, depth)
 
     def forced(self, cell: int, bit: int, depth: int) -> None:
-        self.steps.append((depth, cell, bit.bit_length()))
+        self._record(depth, cell, bit)
         if self.inner is not None:
             self.inner.forced(cell, bit, depth)
 

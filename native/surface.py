@@ -15,6 +15,25 @@ from dataclasses import dataclass
 #: to this many (each is counted all the same).
 KEEP = 1000
 
+#: Placements a search records at most when asked for its steps (a proof's skeleton,
+#: :mod:`sudokulab.certify.search`): past them the record stops, the search goes on, and
+#: the outcome's ``steps`` is None, so the memory a certified search takes is bounded
+#: (a proof of that many lemmas is tens of MB; a second solver proves a longer one's claim).
+STEPS_MAX = 100_000
+
+
+def steps_bound(steps: bool | int) -> int:
+    """The placements to record for a search's ``steps`` argument: none for False,
+    :data:`STEPS_MAX` for True (read when called), else the int given."""
+    if steps is True:
+        return STEPS_MAX
+    if steps is False:
+        return 0
+    if not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"steps must be True, False or an int >= 0, got {steps!r}")
+    return steps
+
+
 #: A cage: its cells and the sum of their values.
 Cage = tuple[tuple[int, ...], int]
 
@@ -37,8 +56,9 @@ class Outcome:
     backjumps: int = 0  # backjumping only: dead ends that jumped back over a branching level
     skipped: int = 0  # backjumping only: the branching levels those jumps passed over
     #: With ``steps``: every placement tried, (depth from 1, cell, value), in order (the
-    #: skeleton of a proof, :mod:`sudokulab.certify.search`).
-    steps: tuple[tuple[int, int, int], ...] = ()
+    #: skeleton of a proof, :mod:`sudokulab.certify.search`); None when there were more
+    #: than the bound asked (:data:`STEPS_MAX` by default).
+    steps: tuple[tuple[int, int, int], ...] | None = ()
 
 
 #: The int64 counters each puzzle gets from :meth:`Engine.search_grids` (and the compiled

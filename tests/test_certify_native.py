@@ -131,3 +131,28 @@ def test_cages_and_rules_are_proved_by_a_second_solver():
     result = solve(killer, "native", limit=None, certify=True)
     assert result.exact and result.certificate.accepted
     assert "second solver" in result.certificate.prover
+
+
+def test_a_search_past_the_record_bound_keeps_no_steps_in_either_engine():
+    # the empty 4x4 counted whole under none: thousands of placements, cheap
+    units = tuple(u.cells for u in geometry(4).units)
+    engines = [cls(4, units, "none", "first") for cls in (Engine, reference.Engine)]
+    whole = [e.search((0,) * 16, None, steps=True) for e in engines]
+    n = len(whole[0].steps)
+    assert whole[0].steps == whole[1].steps and n > 100
+    for e, out in zip(engines, whole, strict=True):
+        assert e.search((0,) * 16, None, steps=n).steps == out.steps  # exactly the bound
+        over = e.search((0,) * 16, None, steps=n - 1)
+        assert over.steps is None  # one placement more than the bound: no record
+        assert over.count == out.count == 288 and over.nodes == out.nodes  # the search went on
+
+
+def test_a_search_too_long_to_keep_is_proved_by_a_second_solver(monkeypatch):
+    from sudokulab.native import surface
+
+    monkeypatch.setattr(surface, "STEPS_MAX", 50)
+    empty = Puzzle(geometry(4), (0,) * 16)
+    result = solve(empty, "native:propagation=none,order=first", limit=None, certify=True)
+    assert result.exact and result.count == 288
+    assert result.certificate.accepted and "second solver" in result.certificate.prover
+    assert "more than 50 placements" in result.message
