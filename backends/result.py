@@ -223,12 +223,17 @@ class Answers:
         return len(self.status)
 
     def put(self, rows: np.ndarray, other: Answers) -> None:
-        """Write ``other``'s rows into rows ``rows`` (indices, in order) of this block."""
+        """Write ``other``'s rows into rows ``rows`` (indices, in order) of this block,
+        their ``verified`` column too when ``other`` has one."""
         import numpy as np
 
         rows = np.asarray(rows, dtype=np.intp)
         for name in ("status", "count", "exact", "solution", "build_time", "solve_time"):
             getattr(self, name)[rows] = getattr(other, name)
+        if other.verified is not None:
+            if self.verified is None:
+                self.verified = np.zeros(len(self), dtype=bool)
+            self.verified[rows] = other.verified
         for name in ("nodes", "guesses", "backtracks"):
             getattr(self, name)[rows] = getattr(other, name)
         if other.stats is not None or self.stats is not None:

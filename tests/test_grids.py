@@ -221,3 +221,16 @@ def test_clashes_checked_after_the_search_give_what_checking_first_gives(backend
             # block's common stats, one solved alone none: as before the change)
         assert (after.verified == grids.verify(after.solution)).all()
         assert (first.verified == grids.verify(first.solution)).all()  # every path verifies
+
+
+def test_answers_put_carries_the_verified_column():
+    from sudokulab.backends.result import Answers
+
+    whole = Answers.empty("native", 3, 16)
+    part = Answers.empty("native", 2, 16)
+    part.verified = np.array([True, False])
+    whole.put(np.array([2, 0]), part)
+    assert whole.verified.tolist() == [False, False, True]
+    part.verified = None  # a block nobody verified leaves the column as it was
+    whole.put(np.array([1]), Answers.empty("native", 1, 16))
+    assert whole.verified.tolist() == [False, False, True]

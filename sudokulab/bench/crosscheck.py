@@ -114,7 +114,6 @@ def _answers(
             out.messages[i] = f"{type(err).__name__}: {err}"
         else:
             out.put(np.array([i]), one)
-            out.verified[i] = one.verified[0]  # put leaves the column out
         if tick is not None:
             tick(1)
     return out

@@ -301,7 +301,6 @@ def solve_chunk(
             one = solve_grids(chunk.grids.take(slice(i, i + 1)), spec, limit, timeout,
                               isolate=True, worker=worker)  # fmt: skip
             answers.put(np.array([i]), one)
-            answers.verified[i] = one.verified[0]  # put leaves the column out
             used = worker.take_usage()
             if len(used) == 1 and used[0] is not None:  # none: an invalid puzzle, a kill
                 measured.cpu_s[i], measured.peak_mb[i] = used[0].cpu_s, used[0].peak_mb
