@@ -3,12 +3,16 @@
 Jupyter shows an object through its ``_repr_html_``. ``Puzzle``, ``Result`` and ``Trace``
 inherit it from :class:`Displayed`, which calls the view registered for the object's
 type; the views live in the classroom (:mod:`sudokulab.classroom.notebook`), above the
-types they show, and ``import sudokulab`` registers them. Without a registered view,
-``_repr_html_`` returns None and Jupyter falls back to the plain text form.
+types they show. The package registers them through its ``_register_views``, which the
+first display calls (the package is loaded whenever this module is: it is the package's
+own), so that ``import sudokulab`` imports nothing of the models and the command line's
+Ctrl-C arrangement is in place at once. Without a registered view, ``_repr_html_``
+returns None and Jupyter falls back to the plain text form.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -16,8 +20,8 @@ from typing import Any
 _VIEWS: dict[type, Callable[[Any], str]] = {}
 
 
-#: Registrations to run before the first view is looked up.
-_PENDING: list[Callable[[], None]] = []
+#: Whether the package's registration has run (at the first view looked up).
+_REGISTERED = False
 
 
 def register_view(cls: type, view: Callable[[Any], str]) -> None:
@@ -25,9 +29,15 @@ def register_view(cls: type, view: Callable[[Any], str]) -> None:
     _VIEWS[cls] = view
 
 
-def defer(registration: Callable[[], None]) -> None:
-    """Run ``registration`` (which calls :func:`register_view`) at the first display."""
-    _PENDING.append(registration)
+def _register() -> None:
+    """Run the package's ``_register_views`` (which calls :func:`register_view`) once."""
+    global _REGISTERED
+    if not _REGISTERED:
+        _REGISTERED = True
+        package = sys.modules.get(__name__.split(".")[0])
+        hook = getattr(package, "_register_views", None)
+        if hook is not None:
+            hook()
 
 
 class Displayed:
@@ -36,7 +46,6 @@ class Displayed:
     __slots__ = ()
 
     def _repr_html_(self) -> str | None:
-        while _PENDING:
-            _PENDING.pop(0)()
+        _register()
         view = _VIEWS.get(type(self))
         return None if view is None else view(self)

@@ -12,8 +12,6 @@ interchangeable backends; verify every answer independently.
 from importlib import import_module
 from typing import Any
 
-from .models import display as _display
-
 #: Where each public name lives. Imported on first use (PEP 562): ``import sudokulab``
 #: stays cheap, and the command line can start without what a command does not need.
 _HOMES = {
@@ -76,12 +74,11 @@ def __dir__() -> list[str]:
 
 
 def _register_views() -> None:
+    """Jupyter shows puzzles, results and traces as HTML: the classroom's views, which
+    :mod:`sudokulab.models.display` registers through this at the first display."""
     from .classroom import notebook
 
     notebook.register()
-
-
-_display.defer(_register_views)  # Jupyter shows puzzles, results and traces as HTML
 
 
 #: Every name of _HOMES: one list, so a name added there is public at once.

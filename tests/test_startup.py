@@ -105,6 +105,17 @@ def test_solving_one_puzzle_loads_the_engine_and_the_front_end_alone(tmp_path):
     assert "sudokulab.models.rules" not in modules
 
 
+def test_the_command_lines_entry_loads_nothing_of_sudokulab_but_itself(tmp_path):
+    # the console script imports sudokulab.cli before main() puts the Ctrl-C arrangement
+    # in place: a Ctrl-C meanwhile is a traceback, so that import is kept to the package
+    modules, _ = imported(
+        "import sys; from sudokulab.cli import main; "
+        "print('modules:', *sys.modules, file=sys.stderr)",
+        cwd=tmp_path,
+    )
+    assert {m for m in modules if m.startswith("sudokulab")} == {"sudokulab", "sudokulab.cli"}
+
+
 def test_a_file_of_puzzles_goes_the_block_way(tmp_path):
     (tmp_path / "two.txt").write_text(f"{PUZZLE}\n{PUZZLE}\n")
     modules, out = command("solve", "two.txt", cwd=tmp_path)
