@@ -433,7 +433,8 @@ gac9_unit(Board9 *s, const uint16_t *cm, int k, unsigned *changed)
  * then every hidden single of the digits whose planes changed, all at once (cover9 per
  * digit); at the singles' fixpoint come the locked candidates. */
 B9 int
-propagate9(Board9 *s, unsigned dirty, const int lock, const int gac, B9V touch)
+propagate9(Board9 *s, unsigned dirty, const int lock, const int gac, B9V touch,
+           const B9V *first)
 {
     unsigned stale = dirty; /* digits whose planes changed since their locked candidates */
     B9V snap[9];            /* under gac, the planes at its last pass */
@@ -441,14 +442,20 @@ propagate9(Board9 *s, unsigned dirty, const int lock, const int gac, B9V touch)
         for (int d = 0; d < 9; d++)
             snap[d] = s->p[d];
     for (;;) {
-        B9V ones = s->p[0], twos = B9S(0);
-        for (int d = 1; d < 9; d++) {
-            twos |= ones & s->p[d];
-            ones |= s->p[d];
+        B9V naked;
+        if (first != NULL) { /* a guess's first round: its naked singles are known */
+            naked = *first;
+            first = NULL;
+        } else {
+            B9V ones = s->p[0], twos = B9S(0);
+            for (int d = 1; d < 9; d++) {
+                twos |= ones & s->p[d];
+                ones |= s->p[d];
+            }
+            if (b9_any(s->u & ~ones))
+                return 0; /* a cell without a candidate */
+            naked = s->u & ~twos;
         }
-        if (b9_any(s->u & ~ones))
-            return 0; /* a cell without a candidate */
-        const B9V naked = s->u & ~twos;
         int placed = b9_any(naked);
         if (placed) {
             unsigned digits = 0;
@@ -547,7 +554,7 @@ propagate9(Board9 *s, unsigned dirty, const int lock, const int gac, B9V touch)
 /* The cell to branch on (mrv: the fewest candidates, lowest index; degree too, then on
  * ties the most unplaced peers; else the first), or -1 when every cell is placed. */
 B9 int
-choose9(const Board9 *s, int mrv, int degree)
+choose9(const Board9 *s, int mrv, int degree, B9V *two)
 {
     B9V m = s->u;
     if (mrv) {
@@ -560,6 +567,7 @@ choose9(const Board9 *s, int mrv, int degree)
             t1 |= s->p[d];
         }
         m = s->u & ~t3;
+        *two = m; /* the cells with two candidates, for the guesses' first round */
     }
     if (mrv && !b9_any(m)) {
         /* the candidates of every cell counted in binary (c3 c2 c1 c0), over the planes */
@@ -688,7 +696,13 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
     }
     s->u = band & ~given;
     uint32_t cands[81]; /* each frame's candidates: the planes its guesses change */
-    if (!propagate9(s, 0x1FF, lock, gac, B9S(B9BAND))) {
+    /* Under mrv, each frame's cells with two candidates (choose9 counts them): a guess of
+     * d there takes d from the cell's peers and nothing else from any cell but the cell
+     * itself, at a fixpoint where every open cell has two candidates or more, so the
+     * first round's naked singles are the peers that held d among those, and no cell is
+     * left without a candidate: that round counts no planes. */
+    B9V two[82]; /* one per frame, and one more: choose9 writes it at a solution too */
+    if (!propagate9(s, 0x1FF, lock, gac, B9S(B9BAND), NULL)) {
         r->complete = 1;
         return 1;
     }
@@ -696,7 +710,7 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
     for (;;) {
         /* s is a consistent state: a node. */
         r->nodes++;
-        const int cell = choose9(s, mrv, degree);
+        const int cell = choose9(s, mrv, degree, &two[sp]);
         if (cell < 0) {
             r->count++;
             if ((Py_ssize_t)r->count <= r->keep) {
@@ -737,8 +751,9 @@ run_board9(Ctx *x, Run *r, char *block, Frame *stack)
             const int d = __builtin_ctz(bit);
             /* the cells place9 changes: the cell and its peers that may hold d */
             const B9V touch = b9_bit[f->cell] | (b9_peer[f->cell] & s->p[d]);
+            const B9V naked = b9_peer[f->cell] & s->p[d] & two[sp - 1];
             place9(s, f->cell, d);
-            if (propagate9(s, cands[sp - 1], lock, gac, touch))
+            if (propagate9(s, cands[sp - 1], lock, gac, touch, mrv ? &naked : NULL))
                 break;
         }
     }
