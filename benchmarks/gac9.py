@@ -4,7 +4,8 @@ Three configurations of the C core on the same set (default top1465), each the w
 in one call, first two solutions (limit 2, mrv), in rounds that alternate them:
 
     board9 locked   the bitboard solver under locked (the reference per node)
-    board9 gac      the bitboard solver under gac (native/board9.c's gac9)
+    board9 gac      the bitboard solver under gac (native/board9.c: gac9_hall where the CPU
+                    has AVX-512, else gac9_unit; SUDOKULAB_GAC9_AVX2=1 forces gac9_unit)
     general gac     the general engine under gac (``Tables(..., bitboard=False)``)
 
 It prints, per configuration, the nodes, the best time over the rounds per node, and that
@@ -14,7 +15,8 @@ configurations must give the same nodes (the same search); it says so, or exits 
 With --only NAME one configuration runs once, nothing printed but its nodes: for
 ``valgrind --tool=callgrind --toggle-collect=core_search`` (the instructions of the
 searches alone), divided by the nodes. Valgrind does not decode AVX-512: build the core
-portable first (``SUDOKULAB_PORTABLE=1 pip install --no-deps -e .``), and rebuild after.
+portable first (``SUDOKULAB_PORTABLE=1 pip install --no-deps -e .``), and rebuild after;
+under valgrind the CPU shows no AVX-512, so gac runs gac9_unit (gac9_hall is not counted).
 
     python benchmarks/gac9.py --data-dir ../shared/data [--set top1465] [--rounds 5]
     valgrind --tool=callgrind --toggle-collect=core_search \\

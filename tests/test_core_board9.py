@@ -12,13 +12,18 @@ enough to compare whole sets here (all of sudokus_17 and top1465 take a few seco
 
 from __future__ import annotations
 
+import os
+import pickle
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sudokulab.models import geometry
+from sudokulab import is_solution
+from sudokulab.models import Puzzle, geometry
 from sudokulab.native import COUNTERS, reference
 from sudokulab.native.reference import Outcome
 
@@ -67,6 +72,11 @@ def run(tables, puzzles, propagation, order="mrv", limit=2, keep=1000, **knobs):
         tables, b"".join(map(bytes, puzzles)), propagation=propagation, order=order,
         limit=limit, keep=keep, **knobs,
     )  # fmt: skip
+    return untimed(grids, counters)
+
+
+def untimed(grids, counters):
+    """(grids, counters) with each puzzle's search time zeroed."""
     times = memoryview(bytearray(counters)).cast("q")
     for i in range(COUNTERS.index("nanoseconds"), len(times), len(COUNTERS)):
         times[i] = 0
@@ -232,6 +242,38 @@ def test_batch_runs_the_bitboard_solver_too(public_givens, pair):
     for budget in (0, 3, 50):
         batch = compiled.outcomes(*run(fast, puzzles, prop, keep=10, max_guesses=budget), 81)
         assert batch == [both(pair, p, keep=10, max_guesses=budget)[1] for p in puzzles]
+
+
+#: A fresh interpreter's bitboard gac on the puzzles on stdin (limit 2, mrv), pickled.
+AVX2_GAC = """
+import pickle, sys
+from sudokulab.models import geometry
+from sudokulab.native import _core
+units = tuple(u.cells for u in geometry(9).units)
+blob = sys.stdin.buffer.read()
+answer = _core.search(_core.Tables(9, units), blob, propagation="gac", order="mrv", limit=2,
+                      keep=1000)
+sys.stdout.buffer.write(pickle.dumps(answer))
+"""
+
+
+def test_gac_on_the_avx2_path_agrees_too(public_givens):
+    # Where the CPU has AVX-512, gac on the bitboards filters by Hall sets (gac9_hall);
+    # SUDOKULAB_GAC9_AVX2=1, read at import, keeps the path of CPUs without it (Régin's
+    # matching, gac9_unit): that one, in a fresh interpreter, against the general engine.
+    puzzles = public_givens(SETS["top95"])
+    env = {**os.environ, "SUDOKULAB_GAC9_AVX2": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", AVX2_GAC], input=b"".join(map(bytes, puzzles)), env=env,
+        capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    answer = untimed(*pickle.loads(out))
+    assert answer == run(_core.Tables(9, UNITS, bitboard=False), puzzles, "gac")
+    outcomes = compiled.outcomes(*answer, 81)
+    assert all(
+        o.count >= 1 and all(is_solution(Puzzle.from_grid(g), s) for s in o.solutions)
+        for g, o in zip(puzzles, outcomes, strict=True)
+    )
 
 
 def test_other_propagations_are_untouched(pair):
