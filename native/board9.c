@@ -549,25 +549,34 @@ gac9_hall(Board9 *s, uint32_t units, unsigned *changed)
             return 0; /* fewer digits than open cells (never at the singles' fixpoint) */
         if (!found)
             continue; /* no tight set but the trivial: every edge in some matching */
-        /* each tight set (a short one: no matching) takes its digits from the other cells */
-        uint16_t d[32], at[32];
+        /* each tight set (a short one: no matching) takes its digits from the other cells:
+         * its digits read from its vector's unions (made again, stored), the other cells'
+         * lanes of `gone` (lane i: open cell i) given them in one masked or */
+        uint16_t d[32], at[32], have[32];
         _mm512_storeu_si512((void *)d, p);
         _mm512_storeu_si512((void *)at, _mm512_maskz_compress_epi16(
                                             open, _mm512_load_si512((const void *)b9_iota)));
-        uint32_t gone[9] = {0};
-        for (uint32_t j = 0; j <= last; j++)
-            for (uint32_t t = tight[j]; t; t &= t - 1) {
-                const uint32_t set = j << 5 | (uint32_t)__builtin_ctz(t);
-                uint32_t have = 0;
-                for (uint32_t c = set; c; c &= c - 1)
-                    have |= d[__builtin_ctz(c)];
-                if (__builtin_popcount(have) < __builtin_popcount(set))
+        __m512i gone = _mm512_setzero_si512();
+        for (uint32_t j = 0; j <= last; j++) {
+            uint32_t t = tight[j];
+            if (!t)
+                continue;
+            _mm512_storeu_si512((void *)have, _mm512_or_si512(lo, _mm512_permutexvar_epi16(
+                                                                     _mm512_set1_epi16((short)j), hi)));
+            for (; t; t &= t - 1) {
+                const int l = __builtin_ctz(t);
+                const uint32_t set = j << 5 | (uint32_t)l;
+                if (__builtin_popcount(have[l]) < __builtin_popcount(set))
                     return 0; /* fewer digits than cells: no matching covers them */
-                for (uint32_t c = full & ~set; c; c &= c - 1)
-                    gone[__builtin_ctz(c)] |= have;
+                gone = _mm512_mask_mov_epi16(
+                    gone, full & ~set,
+                    _mm512_or_si512(gone, _mm512_set1_epi16((short)have[l])));
             }
+        }
+        uint16_t lost[32];
+        _mm512_storeu_si512((void *)lost, _mm512_and_si512(gone, p));
         for (int i = 0; i < n; i++) {
-            uint32_t g = gone[i] & d[i];
+            uint32_t g = lost[i];
             *changed |= g;
             for (; g; g &= g - 1)
                 s->p[__builtin_ctz(g)] &= ~b9_bit[b9_unit[k][at[i]]];
