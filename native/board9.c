@@ -485,14 +485,93 @@ gac9_unit(Board9 *s, const uint16_t *cm, int k, unsigned *changed)
     static __attribute__((target("avx2,popcnt,bmi2,avx512f,avx512bw,avx512bitalg,avx512vbmi2"), \
                           noinline))
 
+/* One unit k of gac9_hall, its open cells `open` (four or more; `small`: five at most, so
+ * one vector of subsets and no cell past the fifth), from the bands' candidates cb. */
+#define B9XI                                                                                   \
+    static inline __attribute__((                                                              \
+        target("avx2,popcnt,bmi2,avx512f,avx512bw,avx512bitalg,avx512vbmi2"), always_inline))
+/* the lanes whose subset holds open cell c: cells 0-4 in lo's lanes, 5-8 in hi's */
+static const __mmask32 b9_has[9] = {0xAAAAAAAA, 0xCCCCCCCC, 0xF0F0F0F0, 0xFF00FF00, 0xFFFF0000,
+                                    0xAAAA,     0xCCCC,     0xF0F0,     0xFF00};
+
+B9XI int
+hall9_unit(Board9 *s, const __m512i cb[3], int k, uint32_t open, unsigned *changed,
+           const int small)
+{
+    const __mmask32 *has = b9_has;
+    const int n = __builtin_popcount(open);
+    /* lane i: the unit's cell i's candidates (bands 0 and 1 in one table, then 2) */
+    const __m512i idx = _mm512_load_si512((const void *)b9_uidx[k]);
+    const __m512i dom = _mm512_mask_permutexvar_epi16(
+        _mm512_permutex2var_epi16(cb[0], idx, cb[1]), b9_uhi[k], idx, cb[2]);
+    /* p: the open cells' packed (lane i: the i-th, none past n); lo: the union of
+     * subset l of open cells 0-4 in lane l, hi: of subset j of open cells 5-8 in lane j */
+    const __m512i p = _mm512_maskz_compress_epi16(open, dom);
+    __m512i lo = _mm512_setzero_si512(), hi = lo;
+    for (int c = 0; c < 5; c++)
+        lo = _mm512_or_si512(
+            lo, _mm512_maskz_permutexvar_epi16(has[c], _mm512_set1_epi16((short)c), p));
+    if (!small) /* cells 5-8: none in a small unit */
+        for (int c = 5; c < 9; c++)
+            hi = _mm512_or_si512(
+                hi, _mm512_maskz_permutexvar_epi16(has[c], _mm512_set1_epi16((short)c), p));
+    /* vector j: the subsets 32 j + l (l: the lane) of the open cells, up to all n */
+    const uint32_t full = (1u << n) - 1, last = small ? 0 : full >> 5; /* small: one vector */
+    const uint32_t lanes = n < 5 ? (1u << (1 << n)) - 1 : 0xFFFFFFFFu; /* within n */
+    uint32_t tight[16], found = 0, v = 0;
+    __m512i cnt, cells;
+    do {
+        cnt = _mm512_popcnt_epi16(
+            _mm512_or_si512(lo, _mm512_permutexvar_epi16(_mm512_set1_epi16((short)v), hi)));
+        cells = _mm512_load_si512((const void *)b9_size[v]);
+        const uint32_t trivial = (uint32_t)(v == 0) | (uint32_t)(v == last) << (full & 31);
+        tight[v] = _mm512_cmple_epu16_mask(cnt, cells) & lanes & ~trivial;
+        found |= tight[v];
+    } while (++v <= last);
+    if (_mm512_mask_cmplt_epu16_mask(1u << (full & 31), cnt, cells))
+        return 0; /* fewer digits than open cells (never at the singles' fixpoint) */
+    if (!found)
+        return 1; /* no tight set but the trivial: every edge in some matching */
+    /* each tight set (a short one: no matching) takes its digits from the other cells:
+     * its digits read from its vector's unions (made again, stored), the other cells'
+     * lanes of `gone` (lane i: open cell i) given them in one masked or */
+    uint16_t d[32], at[32], have[32];
+    _mm512_storeu_si512((void *)d, p);
+    _mm512_storeu_si512((void *)at, _mm512_maskz_compress_epi16(
+                                        open, _mm512_load_si512((const void *)b9_iota)));
+    __m512i gone = _mm512_setzero_si512();
+    for (uint32_t j = 0; j <= last; j++) {
+        uint32_t t = tight[j];
+        if (!t)
+            continue;
+        _mm512_storeu_si512((void *)have, _mm512_or_si512(lo, _mm512_permutexvar_epi16(
+                                                                 _mm512_set1_epi16((short)j), hi)));
+        for (; t; t &= t - 1) {
+            const int l = __builtin_ctz(t);
+            const uint32_t set = j << 5 | (uint32_t)l;
+            if (__builtin_popcount(have[l]) < __builtin_popcount(set))
+                return 0; /* fewer digits than cells: no matching covers them */
+            gone = _mm512_mask_mov_epi16(
+                gone, full & ~set,
+                _mm512_or_si512(gone, _mm512_set1_epi16((short)have[l])));
+        }
+    }
+    uint16_t lost[32];
+    _mm512_storeu_si512((void *)lost, _mm512_and_si512(gone, p));
+    for (int i = 0; i < n; i++) {
+        uint32_t g = lost[i];
+        *changed |= g;
+        for (; g; g &= g - 1)
+            s->p[__builtin_ctz(g)] &= ~b9_bit[b9_unit[k][at[i]]];
+    }
+    return 1;
+}
+
 /* gac9_unit's loop over the units in `units`, by Hall sets (above), from the planes of the
  * pass's start: *changed gets the digits whose planes lost a cell; 0 on a contradiction. */
 B9X int
 gac9_hall(Board9 *s, uint32_t units, unsigned *changed)
 {
-    /* the lanes whose subset holds open cell c: cells 0-4 in lo's lanes, 5-8 in hi's */
-    static const __mmask32 has[9] = {0xAAAAAAAA, 0xCCCCCCCC, 0xF0F0F0F0, 0xFF00FF00,
-                                     0xFFFF0000, 0xAAAA,     0xCCCC,     0xF0F0, 0xFF00};
     /* every cell's candidates (bit d: digit d + 1), band b's 27 cells in cb[b]'s lanes 0-26
      * in cell order, and its open cells (two candidates or more) in ob[b]'s bits */
     __m512i cb[3];
@@ -506,81 +585,27 @@ gac9_hall(Board9 *s, uint32_t units, unsigned *changed)
     }
     /* each unit's open cells (bit i: its cell i, cells in increasing order in every unit),
      * and the units with four or more (the others' fixpoint is gac's, see above) */
-    uint32_t opens[27], wide = 0;
+    uint32_t opens[27], small = 0, big = 0;
     for (; units; units &= units - 1) {
         const int k = __builtin_ctz(units);
         opens[k] = (uint32_t)(_pext_u64(ob[0], b9_umask[k][0]) |
                               _pext_u64(ob[1], b9_umask[k][1]) << b9_uat[k][0] |
                               _pext_u64(ob[2], b9_umask[k][2]) << b9_uat[k][1]);
-        wide |= (uint32_t)(__builtin_popcount(opens[k]) >= 4) << k;
+        const int n = __builtin_popcount(opens[k]);
+        small |= (uint32_t)(n >= 4 && n <= 5) << k;
+        big |= (uint32_t)(n >= 6) << k;
     }
-    for (; wide; wide &= wide - 1) {
-        const int k = __builtin_ctz(wide);
-        const uint32_t open = opens[k];
-        const int n = __builtin_popcount(open);
-        /* lane i: the unit's cell i's candidates (bands 0 and 1 in one table, then 2) */
-        const __m512i idx = _mm512_load_si512((const void *)b9_uidx[k]);
-        const __m512i dom = _mm512_mask_permutexvar_epi16(
-            _mm512_permutex2var_epi16(cb[0], idx, cb[1]), b9_uhi[k], idx, cb[2]);
-        /* p: the open cells' packed (lane i: the i-th, none past n); lo: the union of
-         * subset l of open cells 0-4 in lane l, hi: of subset j of open cells 5-8 in lane j */
-        const __m512i p = _mm512_maskz_compress_epi16(open, dom);
-        __m512i lo = _mm512_setzero_si512(), hi = lo;
-        for (int c = 0; c < 5; c++)
-            lo = _mm512_or_si512(
-                lo, _mm512_maskz_permutexvar_epi16(has[c], _mm512_set1_epi16((short)c), p));
-        for (int c = 5; c < 9; c++) /* all four, even past n: a branch on n costs more */
-            hi = _mm512_or_si512(
-                hi, _mm512_maskz_permutexvar_epi16(has[c], _mm512_set1_epi16((short)c), p));
-        /* vector j: the subsets 32 j + l (l: the lane) of the open cells, up to all n */
-        const uint32_t full = (1u << n) - 1, last = full >> 5;
-        const uint32_t lanes = n < 5 ? (1u << (1 << n)) - 1 : 0xFFFFFFFFu; /* within n */
-        uint32_t tight[16], found = 0, v = 0;
-        __m512i cnt, cells;
-        do {
-            cnt = _mm512_popcnt_epi16(
-                _mm512_or_si512(lo, _mm512_permutexvar_epi16(_mm512_set1_epi16((short)v), hi)));
-            cells = _mm512_load_si512((const void *)b9_size[v]);
-            const uint32_t trivial = (uint32_t)(v == 0) | (uint32_t)(v == last) << (full & 31);
-            tight[v] = _mm512_cmple_epu16_mask(cnt, cells) & lanes & ~trivial;
-            found |= tight[v];
-        } while (++v <= last);
-        if (_mm512_mask_cmplt_epu16_mask(1u << (full & 31), cnt, cells))
-            return 0; /* fewer digits than open cells (never at the singles' fixpoint) */
-        if (!found)
-            continue; /* no tight set but the trivial: every edge in some matching */
-        /* each tight set (a short one: no matching) takes its digits from the other cells:
-         * its digits read from its vector's unions (made again, stored), the other cells'
-         * lanes of `gone` (lane i: open cell i) given them in one masked or */
-        uint16_t d[32], at[32], have[32];
-        _mm512_storeu_si512((void *)d, p);
-        _mm512_storeu_si512((void *)at, _mm512_maskz_compress_epi16(
-                                            open, _mm512_load_si512((const void *)b9_iota)));
-        __m512i gone = _mm512_setzero_si512();
-        for (uint32_t j = 0; j <= last; j++) {
-            uint32_t t = tight[j];
-            if (!t)
-                continue;
-            _mm512_storeu_si512((void *)have, _mm512_or_si512(lo, _mm512_permutexvar_epi16(
-                                                                     _mm512_set1_epi16((short)j), hi)));
-            for (; t; t &= t - 1) {
-                const int l = __builtin_ctz(t);
-                const uint32_t set = j << 5 | (uint32_t)l;
-                if (__builtin_popcount(have[l]) < __builtin_popcount(set))
-                    return 0; /* fewer digits than cells: no matching covers them */
-                gone = _mm512_mask_mov_epi16(
-                    gone, full & ~set,
-                    _mm512_or_si512(gone, _mm512_set1_epi16((short)have[l])));
-            }
-        }
-        uint16_t lost[32];
-        _mm512_storeu_si512((void *)lost, _mm512_and_si512(gone, p));
-        for (int i = 0; i < n; i++) {
-            uint32_t g = lost[i];
-            *changed |= g;
-            for (; g; g &= g - 1)
-                s->p[__builtin_ctz(g)] &= ~b9_bit[b9_unit[k][at[i]]];
-        }
+    /* the small units (four or five open cells) first, then the rest: a pass's units all
+     * read the candidates of its start, so their order changes nothing */
+    for (; small; small &= small - 1) {
+        const int k = __builtin_ctz(small);
+        if (!hall9_unit(s, cb, k, opens[k], changed, 1))
+            return 0;
+    }
+    for (; big; big &= big - 1) {
+        const int k = __builtin_ctz(big);
+        if (!hall9_unit(s, cb, k, opens[k], changed, 0))
+            return 0;
     }
     return 1;
 }
