@@ -5,7 +5,7 @@ in one call, first two solutions (limit 2, mrv), in rounds that alternate them:
 
     board9 locked   the bitboard solver under locked (the reference per node)
     board9 gac      the bitboard solver under gac (native/board9.c: gac9_hall where the CPU
-                    has AVX-512, else gac9_unit; SUDOKULAB_GAC9_AVX2=1 forces gac9_unit)
+                    has AVX-512, else gac9_hall2; SUDOKULAB_GAC9_AVX2=1 forces gac9_hall2)
     general gac     the general engine under gac (``Tables(..., bitboard=False)``)
 
 It prints, per configuration, the nodes, the best time over the rounds per node, and that
@@ -16,7 +16,7 @@ With --only NAME one configuration runs once, nothing printed but its nodes: for
 ``valgrind --tool=callgrind --toggle-collect=core_search`` (the instructions of the
 searches alone), divided by the nodes. Valgrind does not decode AVX-512: build the core
 portable first (``SUDOKULAB_PORTABLE=1 pip install --no-deps -e .``), and rebuild after;
-under valgrind the CPU shows no AVX-512, so gac runs gac9_unit (gac9_hall is not counted).
+under valgrind the CPU shows no AVX-512, so gac runs gac9_hall2 (gac9_hall is not counted).
 
     python benchmarks/gac9.py --data-dir ../shared/data [--set top1465] [--rounds 5]
     valgrind --tool=callgrind --toggle-collect=core_search \\

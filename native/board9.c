@@ -48,14 +48,14 @@
  * on what they removed, to the fixpoint: the reference's rules again, so again the same
  * results.
  * Under gac, once the singles are at their fixpoint, Régin's filtering of every unit whose
- * cells changed (gac9, below), and the singles again on what it removed, to the fixpoint:
+ * cells changed (by Hall sets, below), and the singles again on what it removed, to the fixpoint:
  * gac's own, as the singles only remove what gac would (docs/engine.md).
  * A state is 320 bytes (the general engine's is 1.4 KB), copied once per guess.
  *
  * Compiled for AVX2 and POPCNT (target attribute) where the compiler can, used when the CPU
  * has them (checked once at import); elsewhere the general engine runs. gac's filter by
  * Hall sets (gac9_hall) is compiled for AVX-512 (BW, BITALG, VBMI2) and BMI2, used when
- * the CPU has them too (checked at import); else gac9_unit, on AVX2.
+ * the CPU has them too (checked at import); else gac9_hall2, on AVX2.
  */
 /* The CPU runs AVX2 code (see run_board9); set at import. */
 int b9_cpu;
@@ -263,21 +263,25 @@ locked9(const B9V x[3], B9V gone[3])
 }
 
 /*
- * gac on the planes (gac9): Régin's all-different filtering of each unit, as gac_unit
- * (engine.c) does it on 9-bit words: each cell's candidates, taken out of the planes
- * once per pass (cands9), the open cells (two candidates or more: the naked singles are
- * placed when a pass starts) matched to distinct digits, and the edges outside every such
- * matching gone. The open cells' candidates are the unit's missing digits, as many as the
- * cells (the singles' checks hold), so the matching is perfect and an edge (i, v) survives
- * exactly when i and the cell matched to v lie in one strongly connected component of
- * i -> j (i has j's matched digit). A unit with three open cells or fewer is skipped: the
- * singles' fixpoint is gac's there (a Hall set of two cells among three leaves the third
- * a single). Within a pass each unit reads the candidates of the pass's start, a superset
- * of the current ones: what it removes is removed for the current ones too (an edge in no
- * perfect matching of a graph is in none of its subgraphs), and every unit whose cells
- * changed is looked at again, on fresh candidates, in the next pass, so the passes end at
- * gac's fixpoint, or its contradiction. Where the CPU has AVX-512, gac9_hall (below) finds
- * the same edges by Hall sets, several times faster; gac9_unit is the path elsewhere.
+ * gac on the planes: Régin's all-different filtering of each unit (gac_unit in engine.c
+ * does it with a matching), here found by Hall sets. The open cells of a unit (two
+ * candidates or more: the naked singles are placed when a pass starts) have the unit's
+ * missing digits among their candidates, as many as the cells (the singles' checks hold),
+ * so a perfect matching exists unless some set of open cells is short (fewer digits among
+ * them than cells: Hall's theorem), and then an edge (i, v) lies in no perfect matching
+ * exactly when a tight set S of open cells (as many digits among them as cells) holds v
+ * and not i: every matching gives S's digits to S's cells; conversely, when Régin drops
+ * (i, v), the cells that v's cell reaches are such an S. So every subset of a unit's open
+ * cells has its digits counted against its cells, many subsets a vector; a short one is a
+ * contradiction, and each tight one takes its digits from the other open cells. A unit
+ * with three open cells or fewer is skipped: the singles' fixpoint is gac's there (a Hall
+ * set of two cells among three leaves the third a single). Within a pass each unit reads
+ * the candidates of the pass's start, a superset of the current ones: what it removes is
+ * removed for the current ones too (an edge in no perfect matching of a graph is in none
+ * of its subgraphs), and every unit whose cells changed is looked at again, on fresh
+ * candidates, in the next pass, so the passes end at gac's fixpoint, or its
+ * contradiction. Two implementations: gac9_hall where the CPU has AVX-512 (BW, BITALG,
+ * VBMI2) and BMI2, 32 subsets a vector; gac9_hall2 elsewhere, on AVX2, 16 a vector.
  */
 /* Each unit's cells, rows 0-8, columns 9-17, boxes 18-26 (bit k of units9_of). */
 static uint8_t b9_unit[27][9];
@@ -292,7 +296,7 @@ static uint8_t b9_uat[27][2];
 static uint16_t b9_size[16][32] __attribute__((aligned(64)));
 static uint16_t b9_iota[32] __attribute__((aligned(64)));
 
-/* gac by gac9_hall, not gac9_unit: set at import, when the CPU has what it needs and the
+/* gac by gac9_hall, not gac9_hall2: set at import, when the CPU has what it needs and the
  * environment does not ask for the other with SUDOKULAB_GAC9_AVX2=1 (for its tests). */
 static int b9_hall;
 
@@ -367,113 +371,11 @@ cands9(const Board9 *s, uint16_t *cm)
     }
 }
 
-/* Match open cell i (dom: the open cells' candidates; own[v]: the cell matched to digit
- * v, -1 for none; mv[i]: cell i's digit) along an augmenting path (engine.c's augment). */
-static int
-augment9(int i, const uint32_t *dom, int *own, int *mv, uint32_t *seen)
-{
-    for (uint32_t c = dom[i] & ~*seen; c; c &= c - 1) {
-        const int v = __builtin_ctz(c);
-        if (*seen >> v & 1)
-            continue;
-        *seen |= 1u << v;
-        if (own[v] < 0 || augment9(own[v], dom, own, mv, seen)) {
-            own[v] = i;
-            mv[i] = v;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Régin on unit k of s from the candidates cm: the edges in no perfect matching leave the
- * planes; *changed gets the digits whose planes lost a cell. 0 when no matching covers
- * the open cells. */
-B9 int
-gac9_unit(Board9 *s, const uint16_t *cm, int k, unsigned *changed)
-{
-    int cell[9], own[9], mv[9], n = 0;
-    uint32_t dom[9], digits = 0;
-    for (int i = 0; i < 9; i++) {
-        const int c = b9_unit[k][i];
-        const uint32_t m = cm[c];
-        if (m & (m - 1)) {
-            cell[n] = c;
-            dom[n++] = m;
-            digits |= m;
-        }
-    }
-    if (n < 4)
-        return 1; /* the singles' fixpoint is gac's (see above) */
-    if (__builtin_popcount(digits) < n)
-        return 0; /* more open cells than digits for them */
-    for (int v = 0; v < 9; v++)
-        own[v] = -1;
-    uint32_t taken = 0;
-    for (int i = 0; i < n; i++) {
-        const uint32_t free = dom[i] & ~taken;
-        if (free) {
-            const int v = __builtin_ctz(free);
-            own[v] = i;
-            mv[i] = v;
-            taken |= 1u << v;
-            continue;
-        }
-        uint32_t seen = 0;
-        if (!augment9(i, dom, own, mv, &seen))
-            return 0; /* no matching covers the open cells */
-        taken = 0;
-        for (int v = 0; v < 9; v++)
-            taken |= (uint32_t)(own[v] >= 0) << v;
-    }
-    if (taken != digits)
-        return 0; /* a missing digit left without a place (never at the singles' fixpoint) */
-    /* reach[i]: the open cells i reaches (itself too) in the graph i -> j (i has j's
-     * matched digit), by Warshall's closure on bit rows: no branch on the data, where a
-     * search by frontiers mispredicts. An edge (i, v) survives when the cell matched to v
-     * reaches i back. */
-    uint32_t cellbit[9], reach[9];
-    for (int v = 0; v < 9; v++)
-        cellbit[v] = own[v] >= 0 ? 1u << own[v] : 0;
-    for (int i = 0; i < n; i++) {
-        uint32_t r = 1u << i;
-        for (int v = 0; v < 9; v++)
-            r |= (0u - (dom[i] >> v & 1)) & cellbit[v];
-        reach[i] = r;
-    }
-    for (int k = 0; k < n; k++) {
-        const uint32_t rk = reach[k];
-        for (int i = 0; i < n; i++)
-            reach[i] |= (0u - (reach[i] >> k & 1)) & rk;
-    }
-    const uint32_t all = (1u << n) - 1;
-    uint32_t every = all;
-    for (int i = 0; i < n; i++)
-        every &= reach[i];
-    if (every == all)
-        return 1; /* strongly connected: every edge lies on an alternating cycle */
-    for (int i = 0; i < n; i++) {
-        uint32_t keep = 0;
-        for (int j = 0; j < n; j++)
-            keep |= (0u - (reach[j] >> i & 1)) & (1u << mv[j]);
-        uint32_t gone = dom[i] & ~keep;
-        *changed |= gone;
-        for (; gone; gone &= gone - 1)
-            s->p[__builtin_ctz(gone)] &= ~b9_bit[cell[i]];
-    }
-    return 1;
-}
-
 /*
- * The same filtering by Hall sets (gac9_hall), where the CPU has AVX-512 (BW, BITALG and
- * VBMI2) and BMI2. With a perfect matching, an edge (i, v) lies in none exactly when a
- * tight set S of open cells (as many digits among them as cells) holds v and not i: every
- * matching gives S's digits to S's cells; conversely, when Régin drops (i, v), the cells
- * that v's cell reaches are such an S. And no matching covers the open cells exactly when
- * a set of them is short (fewer digits than cells: Hall's theorem). So the edges dropped
- * are Régin's, with no matching: every subset of a unit's open cells (packed in cell order)
- * gets its digits counted (vpopcntw on the union of its cells' candidates) against its
- * cells, 32 subsets a vector (open cells 0-4 across the lanes, one vector per subset of
+ * gac9_hall, where the CPU has AVX-512 (BW, BITALG and VBMI2) and BMI2 (see above for
+ * why tight and short sets are Régin's filtering): every subset of a unit's open cells
+ * (packed in cell order) gets its digits counted (vpopcntw on the union of its cells'
+ * candidates) against its cells, 32 subsets a vector (open cells 0-4 across the lanes, one vector per subset of
  * open cells 5-8), with no branch on the data but the tight set's (about one unit in six).
  * The empty set and all the open cells (tight at the singles' fixpoint) remove nothing and
  * are left out. The candidates come from the planes in three vectors, one per band (a
@@ -567,7 +469,7 @@ hall9_unit(Board9 *s, const __m512i cb[3], int k, uint32_t open, unsigned *chang
     return 1;
 }
 
-/* gac9_unit's loop over the units in `units`, by Hall sets (above), from the planes of the
+/* gac's filter of the units in `units`, by Hall sets (above), from the planes of the
  * pass's start: *changed gets the digits whose planes lost a cell; 0 on a contradiction. */
 B9X int
 gac9_hall(Board9 *s, uint32_t units, unsigned *changed)
@@ -610,6 +512,96 @@ gac9_hall(Board9 *s, uint32_t units, unsigned *changed)
     return 1;
 }
 
+/* gac9_hall on AVX2 (gac9_hall2): the same subsets and tests on sixteen 16-bit lanes, the
+ * unions of open cells 0-3 across the lanes, of cells 4-8 a scalar table broadcast per
+ * vector, the digits counted by nibble lookups; each unit's cells from cands9's words. */
+B9 __m256i
+b9_popcnt16(__m256i x)
+{
+    const __m256i nib = _mm256_set1_epi8(0x0F);
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1,
+                                         2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i c8 =
+        _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(x, nib)),
+                        _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(x, 4), nib)));
+    return _mm256_add_epi16(_mm256_and_si256(c8, _mm256_set1_epi16(0xFF)),
+                            _mm256_srli_epi16(c8, 8));
+}
+
+/* The lanes of a 16-bit mask vector (all ones or zero) as 16 bits. */
+B9 uint32_t
+b9_lanes16(__m256i m)
+{
+    const uint32_t b = (uint32_t)_mm256_movemask_epi8(_mm256_packs_epi16(m, m));
+    return (b & 0xFF) | (b >> 8 & 0xFF00);
+}
+
+B9 int
+gac9_hall2(Board9 *s, const uint16_t *cm, uint32_t units, unsigned *changed)
+{
+    const __m256i lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m256i lane_size = b9_popcnt16(lane);
+    for (; units; units &= units - 1) {
+        const int k = __builtin_ctz(units);
+        uint32_t d[9], at[9];
+        int n = 0;
+        for (int i = 0; i < 9; i++) { /* the open cells, packed without a branch */
+            const uint32_t m = cm[b9_unit[k][i]];
+            d[n] = m;
+            at[n] = (uint32_t)i;
+            n += (m & (m - 1)) != 0;
+        }
+        if (n < 4)
+            continue; /* the singles' fixpoint is gac's (see above) */
+        __m256i lo = _mm256_setzero_si256();
+        for (int c = 0; c < 4; c++) {
+            const __m256i bit = _mm256_set1_epi16((short)(1 << c));
+            const __m256i in = _mm256_cmpeq_epi16(_mm256_and_si256(lane, bit), bit);
+            lo = _mm256_or_si256(lo, _mm256_and_si256(in, _mm256_set1_epi16((short)d[c])));
+        }
+        uint16_t hi[32];
+        hi[0] = 0;
+        for (int c = 4, half = 1; c < n; c++, half <<= 1)
+            for (int j = 0; j < half; j++)
+                hi[half + j] = (uint16_t)(hi[j] | d[c]);
+        const uint32_t last = (1u << (n - 4)) - 1, full = (1u << n) - 1;
+        uint32_t tight[32], found = 0;
+        for (uint32_t j = 0; j <= last; j++) {
+            const __m256i cnt = b9_popcnt16(_mm256_or_si256(lo, _mm256_set1_epi16((short)hi[j])));
+            const __m256i size =
+                _mm256_add_epi16(lane_size, _mm256_set1_epi16((short)__builtin_popcount(j)));
+            if (!_mm256_testz_si256(_mm256_cmpgt_epi16(size, cnt), _mm256_cmpgt_epi16(size, cnt)))
+                return 0; /* a set of open cells with fewer digits: no matching covers them */
+            const uint32_t trivial = (uint32_t)(j == 0) | (uint32_t)(j == last) << 15;
+            tight[j] = ~b9_lanes16(_mm256_cmpgt_epi16(cnt, size)) & 0xFFFF & ~trivial;
+            found |= tight[j];
+        }
+        if (!found)
+            continue; /* no tight set but the trivial: every edge in some matching */
+        /* each tight set takes its digits from the other open cells */
+        uint32_t gone[9] = {0};
+        for (uint32_t j = 0; j <= last; j++)
+            for (uint32_t t = tight[j]; t; t &= t - 1) {
+                const uint32_t set = j << 4 | (uint32_t)__builtin_ctz(t);
+                uint32_t have = hi[j];
+                for (uint32_t c = set & 0xF; c; c &= c - 1)
+                    have |= d[__builtin_ctz(c)];
+                for (uint32_t c = full & ~set; c; c &= c - 1)
+                    gone[__builtin_ctz(c)] |= have;
+            }
+        for (int i = 0; i < n; i++) {
+            uint32_t g = gone[i] & d[i];
+            *changed |= g;
+            for (; g; g &= g - 1)
+                s->p[__builtin_ctz(g)] &= ~b9_bit[b9_unit[k][at[i]]];
+        }
+    }
+    return 1;
+}
+
+/* snap (below) is set and read under gac alone, which GCC cannot tell once inlined */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 /* Naked and hidden singles (and with lock, locked candidates) to the fixpoint; dirty: the
  * digits whose planes changed. 0 on a contradiction. Each round places every naked single,
  * then every hidden single of the digits whose planes changed, all at once (cover9 per
@@ -704,9 +696,8 @@ propagate9(Board9 *s, unsigned dirty, const int lock, const int gac, B9V touch,
             } else {
                 uint16_t cm[96];
                 cands9(s, cm);
-                for (uint32_t left = units; left; left &= left - 1)
-                    if (!gac9_unit(s, cm, __builtin_ctz(left), &changed))
-                        return 0;
+                if (!gac9_hall2(s, cm, units, &changed))
+                    return 0;
             }
             if (!changed)
                 return 1;
@@ -738,6 +729,8 @@ propagate9(Board9 *s, unsigned dirty, const int lock, const int gac, B9V touch,
         stale = dirty;
     }
 }
+
+#pragma GCC diagnostic pop
 
 /* The cell to branch on (mrv: the fewest candidates, lowest index; degree too, then on
  * ties the most unplaced peers; else the first), or -1 when every cell is placed. */

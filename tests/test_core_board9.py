@@ -258,9 +258,10 @@ sys.stdout.buffer.write(pickle.dumps(answer))
 
 
 def test_gac_on_the_avx2_path_agrees_too(public_givens):
-    # Where the CPU has AVX-512, gac on the bitboards filters by Hall sets (gac9_hall);
-    # SUDOKULAB_GAC9_AVX2=1, read at import, keeps the path of CPUs without it (Régin's
-    # matching, gac9_unit): that one, in a fresh interpreter, against the general engine.
+    # Where the CPU has AVX-512, gac on the bitboards counts a unit's subsets 32 a vector
+    # (gac9_hall); SUDOKULAB_GAC9_AVX2=1, read at import, keeps the path of CPUs without it
+    # (gac9_hall2, 16 a vector on AVX2): that one, in a fresh interpreter, against the
+    # general engine (Régin's matching).
     puzzles = public_givens(SETS["top95"])
     env = {**os.environ, "SUDOKULAB_GAC9_AVX2": "1"}
     out = subprocess.run(
