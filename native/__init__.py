@@ -70,6 +70,9 @@ ENGINE = "python" if _compiled is None else "c"
 #: Whether the compiled core runs classic 9x9 grids under ``hidden`` propagation on its
 #: AVX2 bitboard solver (same results as its general engine; see native/board9.c).
 BITBOARD = _compiled is not None and bool(_compiled._core.BITBOARD)
+#: Whether that solver's gac filter runs its AVX-512 build (gac9_hall; else gac9_hall2 on
+#: AVX2): the same results, about 1.5x as fast a node (docs/results.md).
+GAC_AVX512 = BITBOARD and bool(_compiled._core.GAC_AVX512)
 
 #: The engine of one grid shape and knobs: ``Engine(size, units, propagation="hidden",
 #: order="mrv", cages=())``, compiled when the core runs, else the reference.
@@ -89,6 +92,7 @@ def interrupt() -> None:
 
 __all__ = [
     "BITBOARD",
+    "GAC_AVX512",
     "BUDGET_SPENT",
     "COMPLETE",
     "COUNTERS",

@@ -865,7 +865,8 @@ PyInit__core(void)
         Py_DECREF(m);
         return NULL;
     }
-    if (PyModule_AddIntConstant(m, "BITBOARD", b9_cpu) < 0) {
+    if (PyModule_AddIntConstant(m, "BITBOARD", b9_cpu) < 0 ||
+        PyModule_AddIntConstant(m, "GAC_AVX512", b9_cpu && board9_gac_avx512()) < 0) {
         Py_DECREF(m);
         return NULL;
     }

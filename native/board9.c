@@ -300,6 +300,12 @@ static uint16_t b9_iota[32] __attribute__((aligned(64)));
  * environment does not ask for the other with SUDOKULAB_GAC9_AVX2=1 (for its tests). */
 static int b9_hall;
 
+int
+board9_gac_avx512(void)
+{
+    return b9_hall;
+}
+
 static void
 board9_units_init(void)
 {
@@ -956,6 +962,12 @@ board9_init(void)
 
 size_t
 board9_states_bytes(void)
+{
+    return 0;
+}
+
+int
+board9_gac_avx512(void)
 {
     return 0;
 }

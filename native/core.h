@@ -405,6 +405,7 @@ int run_search(Ctx *x, Run *r, char *states, size_t stride, Frame *stack);
  * search's states need there (within the arena's states); the search itself. */
 extern int b9_cpu;
 void board9_init(void);
+int board9_gac_avx512(void); /* gac's filter is the AVX-512 build (gac9_hall) */
 size_t board9_states_bytes(void);
 int run_board9(Ctx *x, Run *r, char *block, Frame *stack);
 

@@ -315,3 +315,27 @@ def test_random_grids_agree(givens, order, limit, max_guesses, propagation):
     pair = (_core.Tables(9, UNITS), _core.Tables(9, UNITS, bitboard=False), propagation)
     fast, general = both(pair, givens, order, limit, keep=3, max_guesses=max_guesses)
     assert fast == general
+
+
+def test_gacs_build_is_the_cpus_and_the_native_version_names_it():
+    # gac9_hall needs AVX-512 BW, BITALG and VBMI2, and BMI2: read here from the kernel's
+    # list of the CPU's flags, independently of the core's own check
+    from sudokulab.backends import get_backend
+
+    try:
+        with open("/proc/cpuinfo") as info:
+            flags = next(line for line in info if line.startswith("flags")).split()
+    except (OSError, StopIteration):
+        pytest.skip("no /proc/cpuinfo to read the CPU's flags from")
+    needs = {"avx512bw", "avx512_bitalg", "avx512_vbmi2", "bmi2"}
+    forced = os.environ.get("SUDOKULAB_GAC9_AVX2") == "1"
+    expect = _core.BITBOARD and needs <= set(flags) and not forced
+    assert bool(_core.GAC_AVX512) == expect
+    assert ("gac's filter on AVX-512" in get_backend("native").version()) == expect
+    # SUDOKULAB_GAC9_AVX2=1 keeps it on AVX2, and the version says so
+    env = {**os.environ, "SUDOKULAB_GAC9_AVX2": "1"}
+    show = "from sudokulab.backends import get_backend; print(get_backend('native').version())"
+    out = subprocess.run(
+        [sys.executable, "-c", show], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert "gac's filter on AVX2" in out
