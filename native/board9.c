@@ -381,32 +381,31 @@ cands9(const Board9 *s, uint16_t *cm)
  * gac9_hall, where the CPU has AVX-512 (BW, BITALG and VBMI2) and BMI2 (see above for
  * why tight and short sets are Régin's filtering): every subset of a unit's open cells
  * (packed in cell order) gets its digits counted (vpopcntw on the union of its cells'
- * candidates) against its cells, 32 subsets a vector (open cells 0-4 across the lanes, one vector per subset of
- * open cells 5-8), with no branch on the data but the tight set's (about one unit in six).
+ * candidates) against its cells, 32 subsets a vector (open cells 0-4 across the lanes,
+ * one vector per subset of open cells 5-8), with no branch on the data but the tight
+ * set's (about one unit in six).
  * The empty set and all the open cells (tight at the singles' fixpoint) remove nothing and
  * are left out. The candidates come from the planes in three vectors, one per band (a
  * masked add per plane), and each unit's from those by two permutations; its open cells
  * (the unit's n) from the bands' by bit extraction, so the units with fewer than four are
  * dropped before any vector work, with no branch on each.
  */
-#define B9X                                                                                    \
-    static __attribute__((target("avx2,popcnt,bmi2,avx512f,avx512bw,avx512bitalg,avx512vbmi2"), \
-                          noinline))
+/* gac9_hall's code: compiled for AVX-512 whatever the rest is compiled for; the filter
+ * itself not inlined (propagate9, compiled for AVX2 alone, calls it), its units inlined */
+#define B9X_TARGET target("avx2,popcnt,bmi2,avx512f,avx512bw,avx512bitalg,avx512vbmi2")
+#define B9X static __attribute__((B9X_TARGET, noinline))
+#define B9XI static inline __attribute__((B9X_TARGET, always_inline))
 
-/* One unit k of gac9_hall, its open cells `open` (four or more; `small`: five at most, so
- * one vector of subsets and no cell past the fifth), from the bands' candidates cb. */
-#define B9XI                                                                                   \
-    static inline __attribute__((                                                              \
-        target("avx2,popcnt,bmi2,avx512f,avx512bw,avx512bitalg,avx512vbmi2"), always_inline))
 /* the lanes whose subset holds open cell c: cells 0-4 in lo's lanes, 5-8 in hi's */
 static const __mmask32 b9_has[9] = {0xAAAAAAAA, 0xCCCCCCCC, 0xF0F0F0F0, 0xFF00FF00, 0xFFFF0000,
                                     0xAAAA,     0xCCCC,     0xF0F0,     0xFF00};
 
+/* One unit k of gac9_hall, its open cells `open` (four or more; `small`: five at most, so
+ * one vector of subsets and no cell past the fifth), from the bands' candidates cb. */
 B9XI int
 hall9_unit(Board9 *s, const __m512i cb[3], int k, uint32_t open, unsigned *changed,
            const int small)
 {
-    const __mmask32 *has = b9_has;
     const int n = __builtin_popcount(open);
     /* lane i: the unit's cell i's candidates (bands 0 and 1 in one table, then 2) */
     const __m512i idx = _mm512_load_si512((const void *)b9_uidx[k]);
@@ -418,11 +417,11 @@ hall9_unit(Board9 *s, const __m512i cb[3], int k, uint32_t open, unsigned *chang
     __m512i lo = _mm512_setzero_si512(), hi = lo;
     for (int c = 0; c < 5; c++)
         lo = _mm512_or_si512(
-            lo, _mm512_maskz_permutexvar_epi16(has[c], _mm512_set1_epi16((short)c), p));
+            lo, _mm512_maskz_permutexvar_epi16(b9_has[c], _mm512_set1_epi16((short)c), p));
     if (!small) /* cells 5-8: none in a small unit */
         for (int c = 5; c < 9; c++)
             hi = _mm512_or_si512(
-                hi, _mm512_maskz_permutexvar_epi16(has[c], _mm512_set1_epi16((short)c), p));
+                hi, _mm512_maskz_permutexvar_epi16(b9_has[c], _mm512_set1_epi16((short)c), p));
     /* vector j: the subsets 32 j + l (l: the lane) of the open cells, up to all n */
     const uint32_t full = (1u << n) - 1, last = small ? 0 : full >> 5; /* small: one vector */
     const uint32_t lanes = n < 5 ? (1u << (1 << n)) - 1 : 0xFFFFFFFFu; /* within n */
