@@ -220,10 +220,10 @@ def test_bad_puzzles_get_the_command_lines_words_and_position(server, capsys):
     [
         ({"puzzle": "." * 625}, 413, "25x25 grid is over the server's bound of 16x16"),
         ({"puzzle": HARD, "maxSteps": 10**6}, 413, "maxSteps: 1000000 is over"),
-        ({"puzzle": HARD, "propagation": "psychic"}, 422, "propagation: unknown 'psychic'"),
-        ({"puzzle": HARD, "solver": "oracle"}, 422, "solver: unknown 'oracle'"),
+        ({"puzzle": HARD, "propagation": "psychic"}, 400, "propagation: unknown 'psychic'"),
+        ({"puzzle": HARD, "solver": "oracle"}, 400, "solver: unknown 'oracle'"),
         ({"puzzle": "." * 5000}, 413, "5000 characters, over the bound"),
-        ({}, 422, "puzzle: missing"),
+        ({}, 400, "puzzle: missing"),
     ],
 )
 def test_a_request_over_a_bound_is_refused_in_one_line_and_the_server_goes_on(
@@ -252,7 +252,7 @@ def test_check_runs_the_chosen_backends(server):
         grid = tuple(int(ch) for ch in row["solution"])
         assert is_solution(parse_puzzle(HARD), grid)
     status, d = call(server, "/api/check", {"puzzle": HARD, "backends": ["nope"]})
-    assert status == 422 and "unknown nope" in d["error"]
+    assert status == 400 and "unknown nope" in d["error"]
 
 
 def test_check_of_a_puzzle_with_several_solutions_agrees_on_the_verdict(server):
@@ -266,7 +266,7 @@ def test_generate_by_grade_and_pick_from_a_set(server):
     status, d = call(server, "/api/generate", {"grade": "easy", "seed": 7})
     assert status == 200 and d["grade"] == "easy"
     assert rate_puzzle(parse_puzzle(d["puzzle"])).grade == "easy"
-    assert call(server, "/api/generate", {"grade": "godlike"})[0] == 422
+    assert call(server, "/api/generate", {"grade": "godlike"})[0] == 400
     status, d = call(server, "/api/generate", {"grade": "easy", "variant": "hyper", "seed": 3})
     assert status == 200 and d["variant"] == "hyper"
     status, solved = call(server, "/api/solve", {"puzzle": d["puzzle"], "variant": "hyper"})
@@ -328,9 +328,9 @@ def test_generate_makes_killer_and_jigsaw_documents(server):
         status, solved = call(server, "/api/solve", {"puzzle": d["puzzle"]})
         assert status == 200 and solved["counters"]["solutions"] == 1
         assert solved["puzzle"] == str(puzzle)
-    # the generator's own words for what it cannot make, as a 422
+    # the generator's own words for what it cannot make, as a 400
     status, d = call(server, "/api/generate", {"grade": "medium", "variant": "killer"})
-    assert status == 422 and "killer puzzles are graded easy or extreme" in d["error"]
+    assert status == 400 and "killer puzzles are graded easy or extreme" in d["error"]
 
 
 def test_the_page_and_its_assets_need_no_network(server):
@@ -573,4 +573,4 @@ def test_certify_proves_nothing_of_many_solutions_and_takes_only_true_or_false(s
     status, answer = call(server, "/api/solve", {"puzzle": UNIQUE4})
     assert status == 200 and "certificate" not in answer and "proof" not in answer["viewer"]
     status, answer = call(server, "/api/solve", {"puzzle": UNIQUE4, "certify": "yes"})
-    assert status == 422 and answer == {"error": "certify: 'yes' is not true or false"}
+    assert status == 400 and answer == {"error": "certify: 'yes' is not true or false"}

@@ -20,14 +20,14 @@ ERROR = {"$ref": "#/components/schemas/Error"}
 
 #: What each refusal means, by status.
 REFUSALS = {
-    "400": "The body or the puzzle cannot be read (the command line's words, and the column).",
+    "400": "A bad value: the body or the puzzle cannot be read (the command line's words, and "
+    "the column), or a value is of the wrong type or not one of the choices (the field named).",
     "403": "A POST from a page of another origin.",
     "404": "No such set, or no such puzzle in it.",
     "408": "The request did not arrive in time, or nothing was made within the timeout.",
     "413": "Over a bound: the body, the puzzle text, the grid, the steps, the backends.",
     "415": "The body is not sent as application/json.",
     "421": "The Host header is not this server's address.",
-    "422": "A value of the wrong type, or not one of the choices.",
     "503": "The server is busy, or stopping.",
 }
 
@@ -198,7 +198,7 @@ def openapi(bounds: Bounds) -> dict[str, Any]:
         number=INTEGER,
         document=BOOLEAN,
     )
-    posted = ("400", "403", "408", "413", "415", "421", "422", "503")
+    posted = ("400", "403", "408", "413", "415", "421", "503")
     return {
         "openapi": "3.0.3",
         "info": {
@@ -233,7 +233,7 @@ def openapi(bounds: Bounds) -> dict[str, Any]:
                     ],
                     "responses": {
                         "200": _answer("The puzzle: its line, or its document.", picked),
-                        **_refusals("404", "421", "422", "503"),
+                        **_refusals("400", "404", "421", "503"),
                     },
                 }
             },

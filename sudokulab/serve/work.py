@@ -175,7 +175,7 @@ def shown(value: Any) -> str:
 def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
     value = body.get(key, default)
     if not isinstance(value, str):
-        raise Refused(422, f"{key}: give a string" if key in body else f"{key}: missing")
+        raise Refused(400, f"{key}: give a string" if key in body else f"{key}: missing")
     return value
 
 
@@ -187,25 +187,25 @@ def _size(
     if size is None and default is None:
         return None
     if isinstance(size, bool) or not isinstance(size, int) or size not in sizes:
-        raise Refused(422, f"size: {shown(size)} is not one of {', '.join(map(str, sizes))}")
+        raise Refused(400, f"size: {shown(size)} is not one of {', '.join(map(str, sizes))}")
     return size
 
 
 def _choice(body: dict[str, Any], key: str, choices: tuple[str, ...] | list[str], default: str):
     value = _text(body, key, default)
     if value not in choices:
-        raise Refused(422, f"{key}: unknown {shown(value)}: choose from {', '.join(choices)}")
+        raise Refused(400, f"{key}: unknown {shown(value)}: choose from {', '.join(choices)}")
     return value
 
 
 def _whole(body: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
     value = body.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise Refused(422, f"{key}: give a whole number from {low} to {high}")
+        raise Refused(400, f"{key}: give a whole number from {low} to {high}")
     if value > high:
         raise Refused(413, f"{key}: {value} is over the server's bound of {high}")
     if value < low:
-        raise Refused(422, f"{key}: {value} is below {low}")
+        raise Refused(400, f"{key}: {value} is below {low}")
     return value
 
 
@@ -437,7 +437,7 @@ def _flag(body: dict[str, Any], key: str) -> bool:
     """The body's ``key``: true or false (false when left out)."""
     value = body.get(key, False)
     if not isinstance(value, bool):
-        raise Refused(422, f"{key}: {shown(value)} is not true or false")
+        raise Refused(400, f"{key}: {shown(value)} is not true or false")
     return value
 
 
@@ -451,14 +451,14 @@ def check(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     names = body.get("backends")
     known = backend_names()
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise Refused(422, "backends: give a list of backend names")
+        raise Refused(400, "backends: give a list of backend names")
     if len(names) > bounds.max_backends:
         raise Refused(413, f"backends: {len(names)} is over the bound of {bounds.max_backends}")
     unknown = [n for n in names if n not in known]
     if unknown:
         choose = ", ".join(known)
         named = ", ".join(shown(n)[1:-1] for n in unknown[:5])  # a few, each cut short
-        raise Refused(422, f"backends: unknown {named}: choose from {choose}")
+        raise Refused(400, f"backends: unknown {named}: choose from {choose}")
     rows = []
     with stopping.worker() as worker:
         for name in dict.fromkeys(names):
@@ -517,12 +517,12 @@ def make(body: dict[str, Any], bounds: Bounds) -> dict[str, Any]:
     size = _size(body, [s for s in SIZES if s <= bounds.max_size], 9)
     seed = body.get("seed", random.randrange(2**31))
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise Refused(422, "seed: give a whole number")
+        raise Refused(400, "seed: give a whole number")
     try:
         made = next(generate(size, variant, difficulty=grade, seed=seed, timeout=bounds.timeout))
     except GenerateError as err:
         timed_out = "within the timeout" in str(err)
-        raise Refused(408 if timed_out else 422, f"generate: {err}") from None
+        raise Refused(408 if timed_out else 400, f"generate: {err}") from None
     text = puzzle_text(made.puzzle)
     return {
         "puzzle": text,
@@ -580,7 +580,7 @@ def set_puzzle(name: str, number: int, data_dirs: tuple[str, ...] = ()) -> dict[
     try:
         texts = _set_texts(name, data_dirs)
     except (OSError, ValueError) as err:  # a file changed since, or broken: said, not fatal
-        raise Refused(422, f"set: {name}: {err}") from None
+        raise Refused(400, f"set: {name}: {err}") from None
     if not 1 <= number <= len(texts):
         raise Refused(404, f"set: {name} holds {len(texts)} puzzles, not a number {number}")
     text = texts[number - 1]
