@@ -131,3 +131,24 @@ def test_bench_certify_keeps_the_proofs_figures_in_the_store_and_the_report(
     assert table["badproof"]["wrong"] == "1"
     for column in ("mean_proof_lines", "mean_proof_bytes", "mean_check_s"):
         assert float(table["native"][column]) > 0
+
+
+def test_a_claim_no_proof_can_be_made_of_fails_solve_and_check(tmp_path, capsys, monkeypatch):
+    import sudokulab.certify.prove as prove
+
+    def refuse(*args, **kwargs):  # what a 25x25 killer cage of twelve cells meets
+        raise ValueError("a cage of 12 cells in a 25x25 grid has too many value sets")
+
+    # dlx logs no proof: its claims go to the second solver, whose CNF is refused here
+    monkeypatch.setattr(prove, "claim_cnf", refuse)
+    folder = tmp_path / "none"
+    assert main(["solve", UNIQUE, "--unique", "--backend", "dlx", "--certify", str(folder)]) == 1
+    assert "not certified: a cage of 12 cells" in capsys.readouterr().err
+    args = ["check", UNIQUE, "--backends", "dlx", "--certify", str(folder)]
+    assert main(args) == 1  # the answer verifies, and its claim is not proved
+    out = capsys.readouterr().out
+    assert "solved; not certified: a cage of 12 cells" in out
+    assert "backends disagree or fail" in out and not folder.exists()
+    monkeypatch.undo()  # the same check with the CNF allowed: the claim proved, exit 0
+    assert main(args) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["1.cnf", "1.drat"]

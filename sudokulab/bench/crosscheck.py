@@ -4,8 +4,8 @@ Each answer is checked by the independent verifier (the API's, on every answer),
 a known solution when the input has one, and against the other backends' answers: they
 must agree on whether the puzzle has no solution, one (and which), or several.
 Disagreements are reported, never hidden. With ``certify`` each negative claim is also
-proved and checked (:func:`sudokulab.solve`): a rejected proof or a refuted claim fails
-its row as a disagreement does.
+proved and checked (:func:`sudokulab.solve`): a rejected proof, a refuted claim or a
+claim no proof could be made of fails its row as a disagreement does.
 """
 
 from __future__ import annotations
@@ -305,6 +305,7 @@ def _rows(
                 and checked is not False
                 and matches is not False
                 and figures.get("proved") is not False
+                and not (proofs is not None and proofs[j] is not None and proofs[j].unproved[i])
             )
             rows.append(
                 {

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..api import solve, solve_grids
+from ..api import claimed, solve, solve_grids
 from ..backends import BackendSpec, Result, Worker, get_backend
 from ..backends.isolation import Usage
 from ..backends.result import INVALID, Answers, Status
@@ -209,22 +209,27 @@ class Proofs:
     claim was refuted), the proof's ``lines`` and ``size`` in bytes, and ``check_s``, the
     checker's seconds; NaN where nothing was proved (no negative claim: a first solution,
     a timeout; or a claim that cannot be put as a CNF) and, but ``proved``, for a refuted
-    claim (no proof). The proofs themselves are not kept."""
+    claim (no proof); ``unproved`` True where the row made a negative claim that no proof
+    could be made of (it cannot be put as a CNF: the result's message says why). The proofs
+    themselves are not kept."""
 
     proved: np.ndarray
     lines: np.ndarray
     size: np.ndarray
     check_s: np.ndarray
+    unproved: np.ndarray
 
     @classmethod
     def nothing(cls, k: int) -> Proofs:
         """``k`` rows, none proved."""
-        return cls(*(np.full(k, np.nan) for _ in range(4)))
+        return cls(*(np.full(k, np.nan) for _ in range(4)), np.zeros(k, dtype=bool))
 
     def note(self, i: int, result: Result) -> None:
-        """Row ``i``'s figures from its result's certificate (none: left NaN)."""
+        """Row ``i``'s figures from its result's certificate (none: left NaN, and the row
+        marked ``unproved`` when it makes a claim all the same)."""
         made = result.certificate
         if made is None:
+            self.unproved[i] = claimed(result) is not None
             return
         self.proved[i] = 1.0 if made.accepted else 0.0
         if made.refuted is None:

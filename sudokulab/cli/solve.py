@@ -84,13 +84,13 @@ skipped on it, with its reason: neither a failure nor a disagreement.
 
 With --certify each backend's negative claims ('no solution', 'unique') are proved and
 checked: the table's certified column counts the proofs accepted (and rejected), with the
-mean proof's lines, bytes and check time; a rejected proof or a refuted claim is a
-disagreement.
+mean proof's lines, bytes and check time; a rejected proof, a refuted claim or a claim
+no proof could be made of (a cage with too many value sets for a CNF) is a disagreement.
 
 exit status: 0 every backend agrees and every answer verifies (on a puzzle without a
 solution too, when every backend proves it has none), 1 some backend disagrees, fails
-verification, times out or errs (or, with --certify, a proof is rejected or a claim
-refuted), 2 bad input.
+verification, times out or errs (or, with --certify, a proof is rejected, a claim
+refuted or no proof of it could be made), 2 bad input.
 """
 
 
