@@ -297,7 +297,8 @@ def _rows(
             if entry.count is not None and status in _BY_COUNT.values():
                 right = status == _BY_COUNT[min(entry.count, 2)]
                 matches = right if matches is None else matches and right
-            figures = _figures(proofs[j] if proofs is not None else None, i)
+            row_proofs = proofs[j] if proofs is not None else None
+            figures = _figures(row_proofs, i)
             ok = bool(refused[j]) or (
                 status in CONCLUSIVE
                 and status != "invalid"
@@ -305,7 +306,7 @@ def _rows(
                 and checked is not False
                 and matches is not False
                 and figures.get("proved") is not False
-                and not (proofs is not None and proofs[j] is not None and proofs[j].unproved[i])
+                and not (row_proofs is not None and row_proofs.unproved[i])
             )
             rows.append(
                 {
