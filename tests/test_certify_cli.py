@@ -133,8 +133,9 @@ def test_bench_certify_keeps_the_proofs_figures_in_the_store_and_the_report(
         assert float(table["native"][column]) > 0
 
 
-def test_a_claim_no_proof_can_be_made_of_fails_solve_and_check(tmp_path, capsys, monkeypatch):
+def test_a_claim_no_proof_can_be_made_of_fails_solve_check_and_bench(tmp_path, capsys, monkeypatch):
     import sudokulab.certify.prove as prove
+    from sudokulab.bench.store import Store
 
     def refuse(*args, **kwargs):  # what a 25x25 killer cage of twelve cells meets
         raise ValueError("a cage of 12 cells in a 25x25 grid has too many value sets")
@@ -149,6 +150,25 @@ def test_a_claim_no_proof_can_be_made_of_fails_solve_and_check(tmp_path, capsys,
     out = capsys.readouterr().out
     assert "solved; not certified: a cage of 12 cells" in out
     assert "backends disagree or fail" in out and not folder.exists()
-    monkeypatch.undo()  # the same check with the CNF allowed: the claim proved, exit 0
+    # the bench's certified run: the row keeps its verdict, unproved (proved 0, a wrong
+    # row, the reason in its error), and fails the run; the two-solution puzzle claims nothing
+    puzzles = _lines(tmp_path, UNIQUE, TWO)
+    bench = ["bench", puzzles, "--backends", "dlx", "--unique", "--certify", "--workers", "1",
+             "--no-plots", "--format", "csv"]  # fmt: skip
+    assert main([*bench, "--out", str(tmp_path / "b1")]) == 1
+    with Store(tmp_path / "b1" / "results.sqlite") as store:
+        rows = store.results().set_index("idx")
+    assert rows.loc[0, "status"] == "solved" and rows.loc[0, "proved"] is False
+    assert "not certified: a cage of 12 cells" in rows.loc[0, "error"]
+    assert rows.loc[1, "status"] == "multiple" and rows.loc[1, "proved"] is None
+    table = capsys.readouterr().out.splitlines()
+    head, dlx = table[0].split(","), table[1].split(",")
+    assert dlx[head.index("wrong")] == "1" and dlx[head.index("rejected")] == "1"
+    monkeypatch.undo()  # the same with the CNF allowed: the claims proved, exit 0
     assert main(args) == 0
     assert sorted(p.name for p in folder.iterdir()) == ["1.cnf", "1.drat"]
+    capsys.readouterr()
+    assert main([*bench, "--out", str(tmp_path / "b2")]) == 0
+    table = capsys.readouterr().out.splitlines()
+    head, dlx = table[0].split(","), table[1].split(",")
+    assert dlx[head.index("wrong")] == "0" and dlx[head.index("proved")] == "1"

@@ -14,8 +14,9 @@ and queried the same way). Decisions every table here shares:
 - ``wrong`` counts rows that gave an answer the project cannot trust: a solution the
   independent verifier rejected, a conclusive verdict (solved, unsolvable, several,
   invalid) that disagrees with the other backends, or (``bench --certify``) one whose
-  proof the checker rejected. A timeout or error that "disagrees" is already counted as
-  a timeout or error, not again as wrong (a refuted claim is an error row).
+  proof the checker rejected or whose claim no proof could be made of. A timeout or
+  error that "disagrees" is already counted as a timeout or error, not again as wrong (a
+  refuted claim is an error row).
 - The ``under_*`` columns are the distribution seed system 2 published ("71.1% solved in
   under 0.1 s, 81.9% under 0.5 s, 87.2% under 1 s"): the fraction of rows that solved the
   puzzle (status solved or multiple) in strictly less than the bound.
@@ -85,8 +86,9 @@ MEASURED_NOTE = (
 #: What the certified columns are, as every report of a ``bench --certify`` run says it.
 CERTIFIED_NOTE = (
     "*proved*: rows whose negative claim (no solution, unique, an exact count) came with a "
-    "proof our DRAT checker accepted; *rejected*: a proof it rejected, or a claim the "
-    "claim's CNF refuted (counted wrong, or an error); *proof lines*, *proof bytes*, *check "
+    "proof our DRAT checker accepted; *rejected*: a proof it rejected, a claim no proof "
+    "could be made of (its CNF refused; the row's error says why), both counted wrong, or "
+    "a claim the claim's CNF refuted (an error); *proof lines*, *proof bytes*, *check "
     "ms*: the mean proof over the rows with one. A first solution or a timeout makes no "
     "claim: nothing to prove."
 )
@@ -105,8 +107,9 @@ SUMMARY_COLUMNS = [
     "mean_cpu_high_s", "peak_mb",
 ]  # fmt: skip
 #: The summary's columns of a certified run (``bench --certify``), only when some row
-#: has a proof: those whose proof was accepted and rejected (a refuted claim counts as
-#: rejected), and the mean proof's lines, bytes and check time over the rows proved.
+#: has a proof: those whose proof was accepted and rejected (a refuted claim, and a claim
+#: no proof could be made of, count as rejected), and the mean proof's lines, bytes and
+#: check time over the rows proved.
 CERTIFIED_COLUMNS = ["proved", "rejected", "mean_proof_lines", "mean_proof_bytes", "mean_check_s"]
 
 #: How the human formats show a column: its header and its kind (see ``_cell``).

@@ -88,7 +88,9 @@ def chunk_rows(
     :func:`sudokulab.solve_grids` found it (NULL where nothing says); ``worker`` is where
     the chunk ran, and ``measured`` what each row used (CPU time, peak memory) and, with
     ``certify``, what its proof came to, when the executor says (else, and where a row
-    was not measured or proved nothing, NULL).
+    was not measured or proved nothing, NULL): a claim no proof could be made of (its CNF
+    refused: the row's error says why) is ``proved`` 0, as a rejected proof, for a
+    certified run trusts only what was proved.
 
     An ``invalid`` row (clashing givens: no backend ran) has no counters or stats.
     """
@@ -120,8 +122,8 @@ def chunk_rows(
         else [
             [None if v != v else kind(v) for v in column.tolist()]
             for column, kind in (
-                (proofs.proved, int), (proofs.lines, int), (proofs.size, int),
-                (proofs.check_s, float),
+                (np.where(proofs.unproved, 0.0, proofs.proved), int), (proofs.lines, int),
+                (proofs.size, int), (proofs.check_s, float),
             )
         ]
     )  # fmt: skip

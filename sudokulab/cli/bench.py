@@ -162,8 +162,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="prove each negative claim ('no solution'; with --unique, 'unique') and check "
         "the proof (the backend's own, else a second solver's, as `solve --certify`): each "
         "row keeps the proof's lines, bytes, check time and whether it was accepted (the "
-        "report's certified column; a rejected proof is a wrong row, a refuted claim an "
-        "error). Each puzzle is then solved alone; the proofs are not kept",
+        "report's certified column; a rejected proof, or a claim no proof can be made of, "
+        "is a wrong row, a refuted claim an error). Each puzzle is then solved alone; the "
+        "proofs are not kept",
     )
     p.add_argument(
         "--rate",
